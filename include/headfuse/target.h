@@ -1,0 +1,81 @@
+/* Targets: sums of softmax attention heads with exact rational weights and values.
+ *
+ * A head is a list of atoms (key k in Z^d, weight c > 0 in Q, value v in Q^dv) and
+ * computes f(q) = sum_i c_i v_i exp(k_i.q) / sum_i c_i exp(k_i.q). A target is the sum
+ * of its heads. Targets come from JSON files (docs/targets.md), from built-in families
+ * ("wd:d=3", "chain:d=2", "multi:d=2,k=3", "wdw:d=4"), or are built in code. A witness
+ * head found by the search is an hf_head_t too. */
+#ifndef HEADFUSE_TARGET_H
+#define HEADFUSE_TARGET_H
+
+#include <stdint.h>
+#include <flint/fmpq.h>
+
+#include "headfuse/error.h"
+
+#define HF_D_MAX 64        /* largest query dimension d */
+#define HF_DV_MAX 16       /* largest value dimension dv */
+#define HF_KEY_MAX 1048576 /* |key coordinate| bound: keeps exponents and degrees sane */
+#define HF_ATOMS_MAX 1048576 /* atoms per head read from a file */
+
+/* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */
+typedef struct {
+    int d, dv;
+    long natoms;
+    int64_t *keys;
+    fmpq *weights;
+    fmpq *values;
+} hf_head_t;
+
+typedef struct {
+    char *name; /* never NULL after init */
+    int d, dv;
+    int nheads;
+    hf_head_t *heads;
+} hf_target_t;
+
+/* Heads. init makes an empty head (natoms = 0) of the given dimensions; resize grows or
+ * shrinks storage keeping the first atoms (new atoms: key 0, weight 1, value 0). */
+void hf_head_init(hf_head_t *h, int d, int dv);
+void hf_head_clear(hf_head_t *h);
+hf_err_t hf_head_resize(hf_head_t *h, long natoms);
+hf_err_t hf_head_copy(hf_head_t *dst, const hf_head_t *src); /* dst initialised */
+/* Append one atom (copies key[d], weight, value[dv]). */
+hf_err_t hf_head_push(hf_head_t *h, const int64_t *key, const fmpq_t weight, const fmpq *value);
+/* Check a head: natoms >= 1, weights > 0, |keys| <= HF_KEY_MAX. Message names `where`. */
+hf_err_t hf_head_validate(const hf_head_t *h, const char *where);
+/* Evaluate the head at query q[d] in double precision with a stable log-sum-exp;
+ * writes out[dv]. */
+void hf_head_eval(const hf_head_t *h, const double *q, double *out);
+
+/* Targets. */
+hf_err_t hf_target_init(hf_target_t *t, const char *name, int d, int dv);
+void hf_target_clear(hf_target_t *t);
+hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src); /* dst uninitialised */
+/* Append a copy of a head (its d, dv must match). */
+hf_err_t hf_target_add_head(hf_target_t *t, const hf_head_t *h);
+/* Total atoms over all heads ("head-atom terms"). */
+long hf_target_head_atoms(const hf_target_t *t);
+/* Evaluate the target at q[d]: out[dv] = sum of heads. */
+void hf_target_eval(const hf_target_t *t, const double *q, double *out);
+
+/* Parse a JSON document (schema in docs/targets.md). `origin` names the file in
+ * messages. Bad input -> HF_ERR_INPUT with "origin: field: problem". */
+hf_err_t hf_target_from_json_text(hf_target_t *t, const char *text, const char *origin);
+hf_err_t hf_target_load_json(hf_target_t *t, const char *path);
+/* Built-in family "NAME:d=N[,k=K]". Bad spec -> HF_ERR_INPUT naming --family. */
+hf_err_t hf_target_from_family(hf_target_t *t, const char *spec);
+/* Serialise to the JSON schema (malloc'd string, caller frees) / write to a file. */
+char *hf_target_to_json(const hf_target_t *t);
+hf_err_t hf_target_save_json(const hf_target_t *t, const char *path);
+
+/* Exact rationals: strict parse of "[-]digits[/digits]" (no spaces, nonzero
+ * denominator) into canonical form; print as "p" or "p/q" (malloc'd). */
+hf_err_t hf_rational_parse(fmpq_t out, const char *s);
+char *hf_rational_str(const fmpq_t x);
+
+/* Keys option "0,0;1,0;0,1": m keys of dimension d (keys malloc'd, m*d). `origin`
+ * names the option in messages ("--keys"). */
+hf_err_t hf_keys_parse(const char *text, int d, const char *origin, int64_t **keys, long *m);
+
+#endif

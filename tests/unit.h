@@ -1,0 +1,27 @@
+/* Helpers shared by the CUnit test files. */
+#ifndef HF_TESTS_UNIT_H
+#define HF_TESTS_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+/* Each tests/test_<module>.c defines this: add its suites; return 0 on success. */
+int hf_register_tests(void);
+
+/* Add a suite with the given tests (NULL-terminated {name, fn} array). */
+typedef struct {
+    const char *name;
+    CU_TestFunc fn;
+} hf_unit_case_t;
+
+static inline int hf_unit_suite(const char *name, const hf_unit_case_t *cases)
+{
+    CU_pSuite s = CU_add_suite(name, NULL, NULL);
+    if (!s)
+        return -1;
+    for (; cases->name; cases++)
+        if (!CU_add_test(s, cases->name, cases->fn))
+            return -1;
+    return 0;
+}
+
+#endif
