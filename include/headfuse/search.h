@@ -1,0 +1,87 @@
+/* The minimal-support search over one target and one span (MATH.md sections 3, 4, 6).
+ *
+ * Search space: key sets K inside the box {0..S}^d in canonical position (every
+ * coordinate's minimum over K is 0). Sizes m = 1, 2, ... are decided in order. For
+ * each size the space is cut into work units; a unit is deterministic (the same unit
+ * list on every rank, whatever the number of ranks), so units can be handed out
+ * dynamically, logged, and skipped on resume. This module is pure computation: no
+ * MPI, no files (the scheduler and the store do those).
+ *
+ * With pruning on, only proven rules cut the space (docs/search.md):
+ *  - sizes below the face-rule lower bound LB(T) hold no feasible support;
+ *  - layered generation along one coordinate: the bottom and top layers of K are faces
+ *    of K, so they must be feasible supports of the limit targets (found recursively);
+ *  - every other coordinate face of a candidate must be feasible for its limit target;
+ *  - the exact test (with its modular-rank rejection) decides each survivor.
+ * With pruning off, every m-subset of the box in canonical position is tested: the
+ * plain reference enumerator. */
+#ifndef HEADFUSE_SEARCH_H
+#define HEADFUSE_SEARCH_H
+
+#include <stdint.h>
+
+#include "headfuse/target.h"
+
+#define HF_SPAN_MAX 16
+
+typedef struct {
+    int span;       /* S >= 1: keys in {0..S}^d */
+    int prune;      /* 1: proven pruning rules; 0: plain enumerator (reference) */
+    long max_atoms; /* largest size tried; 0 = no limit (up to the upper bound) */
+} hf_search_opts_t;
+
+/* Opaque search state; one per rank. */
+typedef struct hf_search_s hf_search_t;
+
+/* Prepare a search: fraction, exact tester, bounds, limit targets, symmetry group.
+ * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
+hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts,
+                          hf_search_t **out);
+void hf_search_destroy(hf_search_t **s);
+
+/* Bounds computed at creation, as decimal strings (may exceed 64 bits). */
+const char *hf_search_lb(const hf_search_t *s);
+const char *hf_search_ub(const hf_search_t *s);
+
+/* Smallest size worth enumerating: every smaller support is infeasible by a proven
+ * rule (the face-rule LB when pruning; 1 otherwise). */
+long hf_search_first_size(const hf_search_t *s);
+
+/* Largest size the search will try: max_atoms if set, else min(UB, box points). */
+long hf_search_last_size(const hf_search_t *s);
+
+/* Prepare size m and return its number of work units (may be 0). Deterministic. */
+hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
+
+/* Called for each feasible support found: keys[m*d] in canonical position, sorted
+ * lexicographically; witness holds the exact weights/values for those keys. */
+typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,
+                                       const hf_head_t *witness);
+
+/* Called every few thousand candidates; return nonzero to abandon the unit
+ * (then hf_search_run_unit returns HF_ERR_INTERRUPTED and the unit counts as not done). */
+typedef int (*hf_search_poll_fn)(void *ctx);
+
+/* Run unit `unit` (0 <= unit < nunits) of the prepared size m. *nodes = candidate
+ * supports examined (deterministic). found/poll may be NULL. */
+hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
+                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx,
+                            long *nodes);
+
+/* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
+ * with T(g q) = alpha T(q) + beta, found by exact comparison of fractions. */
+long hf_search_group_order(const hf_search_t *s);
+
+/* Orbit representative of a support under the group: the lexicographically smallest
+ * image (canonical position, keys sorted). out[m*d]. */
+hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
+
+/* Counters for reports: exact tests run, by reason, face-rule rejections. */
+typedef struct {
+    long exact_tests;
+    long face_rejections;
+    long canonical_rejections;
+} hf_search_stats_t;
+const hf_search_stats_t *hf_search_stats(const hf_search_t *s);
+
+#endif

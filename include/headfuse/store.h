@@ -1,0 +1,116 @@
+/* HDF5 storage: per-rank shards written as work units finish, and the merged
+ * RESULT.h5 with the minimal-atom table (format: docs/hdf5-format.md).
+ *
+ * Shards make a killed run lose at most the units in flight: a unit's found supports
+ * and its completion record are written together and flushed; a reader trusts only
+ * units that have a completion record. Result files are written to PATH.tmp and
+ * renamed, so a crash never leaves a half-written RESULT.h5. */
+#ifndef HEADFUSE_STORE_H
+#define HEADFUSE_STORE_H
+
+#include <stdint.h>
+
+#include "headfuse/error.h"
+
+#define HF_NAME_LEN 128
+#define HF_BIGINT_LEN 48
+#define HF_STATUS_LEN 16
+
+/* One row of the minimal-atom table: one (target, span). -1 means null/unknown. */
+typedef struct {
+    char name[HF_NAME_LEN];
+    int32_t d, span;
+    int64_t m_star;           /* -1: no feasible support found in the span space */
+    char lb[HF_BIGINT_LEN];   /* decimal: may exceed 64 bits */
+    char ub[HF_BIGINT_LEN];
+    char status[HF_STATUS_LEN]; /* "certified" | "exhaustive" | "open" */
+    int64_t n_min_raw;        /* distinct minimal supports in canonical position; -1 unknown */
+    int64_t n_min_sym;        /* orbits under the symmetry group; -1 unknown */
+    int64_t group_order;
+    int64_t nodes;            /* candidate supports examined */
+    int64_t units;            /* work units run */
+    double seconds;
+} hf_row_t;
+
+/* The minimal supports of one row with their exact witnesses (rationals as strings). */
+typedef struct {
+    long n;      /* number of supports */
+    long m;      /* atoms per support */
+    int d, dv;
+    int64_t *keys;  /* n*m*d */
+    char **weights; /* n*m strings "p/q" */
+    char **values;  /* n*m*dv strings */
+} hf_supports_t;
+
+void hf_supports_init(hf_supports_t *s, long m, int d, int dv);
+void hf_supports_clear(hf_supports_t *s);
+/* Append one support (copies keys[m*d], weights[m], values[m*dv]). */
+hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *weights,
+                          char *const *values);
+
+/* Cost of one finished work unit (the per-unit log). */
+typedef struct {
+    int32_t row;  /* table row (job entry) the unit belongs to */
+    int32_t rank; /* rank that ran it */
+    int64_t m;    /* support size */
+    int64_t unit; /* unit index within the size */
+    int64_t nodes;
+    int64_t found; /* feasible supports found */
+    double seconds;
+} hf_unit_record_t;
+
+/* A whole result file in memory. */
+typedef struct {
+    long nrows;
+    hf_row_t *rows;
+    hf_supports_t *supports; /* nrows entries */
+    char **target_json;      /* nrows entries: the target as JSON text */
+    long nunits;
+    hf_unit_record_t *units;
+    /* provenance (root attributes); strings may be NULL when writing */
+    char *version, *git_commit, *command_line, *host, *start_time, *end_time;
+    int32_t ranks;
+} hf_result_t;
+
+void hf_result_init(hf_result_t *r);
+void hf_result_clear(hf_result_t *r);
+/* Append a row (copies row, supports and target_json). */
+hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_supports_t *sup,
+                           const char *target_json);
+
+/* Write atomically (PATH.tmp then rename). Errors name the path. */
+hf_err_t hf_result_write(const char *path, const hf_result_t *r);
+/* Read a result file; a missing, truncated or malformed file -> HF_ERR_CORRUPT or
+ * HF_ERR_IO with a message naming the path and what is wrong. */
+hf_err_t hf_result_read(const char *path, hf_result_t *r);
+
+/* ---- shards ---- */
+typedef struct hf_shard_s hf_shard_t;
+
+/* Create a new shard file (fails if it exists). fingerprint identifies the job: a
+ * reader refuses shards with another fingerprint. */
+hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t **out);
+/* Buffer one found support of the unit in progress (record: opaque text, JSON). */
+hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit,
+                            const char *record);
+/* Write the buffered found records and the unit's completion record, then flush. */
+hf_err_t hf_shard_finish_unit(hf_shard_t *sh, const hf_unit_record_t *u);
+/* Close (accepts NULL). Returns an error if the final flush failed. */
+hf_err_t hf_shard_close(hf_shard_t **sh);
+
+/* What a shard holds: completed units, and found records of completed units only. */
+typedef struct {
+    long nunits;
+    hf_unit_record_t *units;
+    long nfound;
+    int32_t *found_row;
+    int64_t *found_m, *found_unit;
+    char **found_record;
+} hf_shard_data_t;
+
+/* Read a shard. Unreadable/truncated/inconsistent -> HF_ERR_CORRUPT naming the path;
+ * another job's fingerprint -> HF_ERR_INPUT. out is initialised by the call. */
+hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
+void hf_shard_data_clear(hf_shard_data_t *d);
+
+#endif
