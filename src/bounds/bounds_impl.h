@@ -10,11 +10,11 @@
 /* Distinct integer vectors of length b, numbered 0, 1, ... in insertion order. */
 typedef struct {
     int b;
-    long n;          /* vectors stored */
-    long cap;        /* room in keys (vectors) */
-    int64_t *keys;   /* n*b, row-major */
-    long *slots;     /* open-addressing table of indices into keys, -1 when empty */
-    uint64_t mask;   /* table size - 1 (a power of two) */
+    long n;        /* vectors stored */
+    long cap;      /* room in keys (vectors) */
+    int64_t *keys; /* n*b, row-major */
+    long *slots;   /* open-addressing table of indices into keys, -1 when empty */
+    uint64_t mask; /* table size - 1 (a power of two) */
 } hf_bounds_keyset_t;
 
 /* Empty set of vectors of length b (b >= 1). */
@@ -25,8 +25,7 @@ void hf_bounds_keyset_clear(hf_bounds_keyset_t *s);
 long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *added);
 
 /* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0). 0 on NOMEM. */
-int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b),
-                   const void *ctx);
+int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx);
 
 /* Check a target passed to a bounds function: dimensions and every head valid. */
 hf_err_t hf_bounds_check_target(const hf_target_t *t, const char *who);

@@ -91,8 +91,7 @@ long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *add
     return idx;
 }
 
-int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b),
-                   const void *ctx)
+int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx)
 {
     if (n < 2)
         return 1;

@@ -22,12 +22,12 @@
 #include "headfuse/bounds.h"
 
 /* Caps. Each only stops work early and keeps the bound found so far (sound). */
-#define LB_MEMO_MAX 200000L     /* canonical targets remembered */
-#define LB_WORK_MAX 20000000L   /* atoms visited while building limit targets */
-#define LB_DEPTH_MAX 2000       /* recursion depth (each level drops at least one atom) */
-#define LB_PAIR_DIRS_D_MAX 8    /* also try e_i + e_j and e_i - e_j up to this dimension */
-#define LB_PRIMES 3             /* primes tried in a non-invariance proof */
-#define LB_POINTS 4             /* point pairs tried per prime */
+#define LB_MEMO_MAX 200000L   /* canonical targets remembered */
+#define LB_WORK_MAX 10000000L /* atoms visited while building limit targets */
+#define LB_DEPTH_MAX 2000     /* recursion depth (each level drops at least one atom) */
+#define LB_PAIR_DIRS_D_MAX 8  /* also try e_i + e_j and e_i - e_j up to this dimension */
+#define LB_PRIMES 3           /* primes tried in a non-invariance proof */
+#define LB_POINTS 4           /* point pairs tried per prime */
 
 /* A target with sparse keys. Head h owns atoms hstart[h] .. hstart[h+1]-1; atom a's
  * key has nonzero coordinates kidx[e] (increasing) with values kval[e] for e in
@@ -373,8 +373,7 @@ static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, lb_buf_t *ser)
                 fmpq_swap(dst->v + m * dv + j, src->v + a * dv + j);
             long len = src->kstart[a + 1] - src->kstart[a];
             memcpy(dst->kidx + dst->nnz, src->kidx + src->kstart[a], (size_t)len * sizeof(int));
-            memcpy(dst->kval + dst->nnz, src->kval + src->kstart[a],
-                   (size_t)len * sizeof(int64_t));
+            memcpy(dst->kval + dst->nnz, src->kval + src->kstart[a], (size_t)len * sizeof(int64_t));
             dst->nnz += len;
             dst->kstart[m + 1] = dst->nnz;
         }
@@ -452,8 +451,8 @@ static hf_err_t lb_canon_head(lb_ctx_t *cx, const lb_tgt_t *T, int h, const unsi
     long bound = 0;
     for (long i = 0; i < ns; i++)
         bound += T->kstart[cx->S[i] + 1] - T->kstart[cx->S[i]] + nm;
-    HF_TRY(lb_grow((void **)&cx->skidx, &cx->cap_skidx, bound, sizeof *cx->skidx));
-    HF_TRY(lb_grow((void **)&cx->skval, &cx->cap_skval, bound, sizeof *cx->skval));
+    HF_TRY(lb_grow((void **)&cx->skidx, &cx->cap_skidx, bound + 1, sizeof *cx->skidx));
+    HF_TRY(lb_grow((void **)&cx->skval, &cx->cap_skval, bound + 1, sizeof *cx->skval));
     long n = 0;
     for (long i = 0; i < ns; i++) {
         long a = cx->S[i], e = T->kstart[a], ee = T->kstart[a + 1];
@@ -717,8 +716,7 @@ cleanup:
 
 /* ------------------------------------------------------------------ recursion */
 
-static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int depth,
-                       fmpz_t out)
+static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int depth, fmpz_t out)
 {
     hf_err_t err = HF_OK;
     const lb_entry_t *e = lb_memo_get(cx, ser);
@@ -858,6 +856,12 @@ static hf_err_t lb_from_target(const hf_target_t *t, lb_tgt_t *T)
 
 hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
 {
+    int complete;
+    return hf_bounds_lower_ex(t, lb, &complete);
+}
+
+hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete)
+{
     hf_err_t err = HF_OK;
     lb_ctx_t cx;
     lb_tgt_t raw, C;
@@ -866,6 +870,7 @@ hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
     lb_tgt_zero(&raw);
     lb_tgt_zero(&C);
     fmpz_one(lb);
+    *complete = 0;
     HF_TRY(hf_bounds_check_target(t, "lower bound"));
     cx.rng = 0x5eed0f1a5eULL; /* fixed: the same bound on every run and machine */
     cx.primes[0] = n_nextprime(UWORD(1) << 61, 1);
@@ -875,6 +880,7 @@ hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
     HF_CHECK(err, lb_from_target(t, &raw), cleanup);
     HF_CHECK(err, lb_canon(&cx, &raw, NULL, &C, &ser), cleanup);
     HF_CHECK(err, lb_rec(&cx, &C, &ser, 0, lb), cleanup);
+    *complete = !cx.truncated;
 cleanup:
     free(ser.p);
     lb_tgt_clear(&C);

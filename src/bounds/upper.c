@@ -44,8 +44,8 @@ static int upper_find(int *parent, int i)
 
 /* Size of the Minkowski sum of the given heads restricted to coordinates coords[nc]
  * (all other coordinates are constant within these heads). *n = -1 when over the cap. */
-static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh,
-                                 const int *coords, int nc, long *n)
+static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh, const int *coords,
+                                 int nc, long *n)
 {
     hf_err_t err = HF_OK;
     int d = t->d, added;
@@ -253,8 +253,8 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
     HF_CHECK(err, hf_bounds_upper(t, ub, &exact), cleanup);
     if (fmpz_cmp_si(ub, max_atoms) > 0 && exact) {
         char *s = fmpz_get_str(NULL, 10, ub);
-        err = hf_error(HF_ERR_LIMIT, "product head: %s atoms, more than the limit %ld", s,
-                       max_atoms);
+        err =
+            hf_error(HF_ERR_LIMIT, "product head: %s atoms, more than the limit %ld", s, max_atoms);
         flint_free(s);
         goto cleanup;
     }
@@ -296,8 +296,8 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
                     goto cleanup;
                 }
                 if (next.n > max_atoms) {
-                    err = hf_error(HF_ERR_LIMIT,
-                                   "product head: more than the limit of %ld atoms", max_atoms);
+                    err = hf_error(HF_ERR_LIMIT, "product head: more than the limit of %ld atoms",
+                                   max_atoms);
                     goto cleanup;
                 }
                 fmpq_mul(c, cw + s, h->weights + a);
