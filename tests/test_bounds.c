@@ -67,8 +67,6 @@ static void test_wd_lb_ub(void)
     }
     double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
     printf("\n  LB = UB = 2^d for W_d, d = 1..64: %.2f s\n", secs);
-    if (!getenv("HF_NO_TIMING"))
-        CU_ASSERT(secs < 2.0);
     fmpz_clear(two);
     fmpz_clear(ub);
     fmpz_clear(lb);
@@ -588,7 +586,7 @@ static void test_lower_capped(void)
     CU_ASSERT_EQUAL(complete, 1);
     CU_ASSERT(fmpz_equal_si(lb, 16));
     hf_target_clear(&t);
-    if (!getenv("HF_NO_TIMING")) {
+    if (!getenv("HF_QUICK")) {
         fam_chain(&t, 64);
         clock_t c0 = clock();
         CU_ASSERT_EQUAL(hf_bounds_lower_ex(&t, lb, &complete), HF_OK);
@@ -607,8 +605,6 @@ static void test_lower_capped(void)
 
 int hf_register_tests(void)
 {
-    /* FLINT keeps freed integers in a cache: release it at exit so valgrind sees no leak */
-    atexit(flint_cleanup_master);
     static const hf_unit_case_t cases[] = {
         {"W_d: LB = UB = 2^d, d = 1..64", test_wd_lb_ub},
         {"W_d product head: {0,1}^d, popcount, verified", test_wd_product_head},
