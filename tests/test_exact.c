@@ -17,7 +17,9 @@
 #include <flint/fmpq_mat.h>
 #include <flint/fmpq_mpoly.h>
 #include <flint/fmpq_vec.h>
+#include <flint/fmpz_mat.h>
 #include <flint/fmpz_vec.h>
+#include <flint/nmod_mat.h>
 
 #include "exact/exact_impl.h"
 #include "headfuse/exact.h"
@@ -983,6 +985,92 @@ static void test_lp(void)
         fmpq_clear(y + i);
 }
 
+/* The word-size elimination against FLINT's nmod_mat_rank (same prime) and the rank over Q,
+ * on random sparse matrices with planted dependent columns and rows. */
+static void test_rank_modp(void)
+{
+    rng_state = 4242;
+    for (int trial = 0; trial < 2000; trial++) {
+        long R = rnd(1, 40), n = rnd(1, 20);
+        nmod_mat_t A;
+        fmpz_mat_t Z;
+        nmod_mat_init(A, R, n, HF_MODP);
+        fmpz_mat_init(Z, R, n);
+        int density = (int)rnd(1, 4); /* about 1 in density+1 entries nonzero */
+        for (long i = 0; i < R; i++)
+            for (long j = 0; j < n; j++)
+                if (rnd(0, density) == 0)
+                    fmpz_set_si(fmpz_mat_entry(Z, i, j), rnd(-5, 5));
+        if (n >= 3 && rnd(0, 1)) { /* column n-1 = column 0 - 2 column 1 */
+            for (long i = 0; i < R; i++) {
+                fmpz *z = fmpz_mat_entry(Z, i, n - 1);
+                fmpz_set(z, fmpz_mat_entry(Z, i, 0));
+                fmpz_submul_ui(z, fmpz_mat_entry(Z, i, 1), 2);
+            }
+        }
+        if (R >= 2 && rnd(0, 1)) /* a repeated row */
+            for (long j = 0; j < n; j++)
+                fmpz_set(fmpz_mat_entry(Z, R - 1, j), fmpz_mat_entry(Z, 0, j));
+        uint32_t *ent = calloc((size_t)(R * n), sizeof *ent);
+        uint32_t **rows = malloc((size_t)R * sizeof *rows);
+        long *nz = malloc((size_t)n * sizeof *nz);
+        for (long i = 0; i < R; i++) {
+            rows[i] = ent + i * n;
+            for (long j = 0; j < n; j++) {
+                ulong v = fmpz_fdiv_ui(fmpz_mat_entry(Z, i, j), HF_MODP);
+                rows[i][j] = (uint32_t)v;
+                nmod_mat_entry(A, i, j) = v;
+            }
+        }
+        long mine = hf_exact_rank_modp(rows, R, n, nz);
+        CU_ASSERT(mine == nmod_mat_rank(A));
+        CU_ASSERT(mine == fmpz_mat_rank(Z)); /* tiny entries: no unlucky prime here */
+        free(nz);
+        free(rows);
+        free(ent);
+        fmpz_mat_clear(Z);
+        nmod_mat_clear(A);
+    }
+}
+
+/* Every checked allocation of the tester made to fail in turn: the call reports
+ * HF_ERR_NOMEM (or succeeds), never crashes or leaks (valgrind runs this). */
+static void test_alloc_failures(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    int64_t pts[24];
+    int n = grid(3, 1, pts);
+    make_wd(&t, 3);
+    CU_ASSERT_FATAL(hf_fraction_from_target(&f, &t) == HF_OK);
+    int failures = 0;
+    for (long k = 1; k < 200; k++) {
+        hf_exact_t *e = NULL;
+        hf_head_t w;
+        int fe = 0;
+        hf_reason_t r;
+        hf_head_init(&w, 3, 1);
+        hf_fail_after(k);
+        hf_err_t err = hf_exact_create(&f, &e);
+        if (err == HF_OK) {
+            err = hf_exact_check(e, n, pts, &fe, &r, &w);
+            if (err == HF_OK)
+                err = hf_exact_check(e, n - 1, pts, &fe, &r, NULL);
+        }
+        hf_fail_after(0);
+        CU_ASSERT(err == HF_OK || err == HF_ERR_NOMEM);
+        failures += err == HF_ERR_NOMEM;
+        if (err == HF_OK) {
+            CU_ASSERT(!fe); /* the last call: the cube minus a key */
+        }
+        hf_exact_destroy(&e);
+        hf_head_clear(&w);
+    }
+    CU_ASSERT(failures > 5);
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+}
+
 static void test_reason_names(void)
 {
     CU_ASSERT_STRING_EQUAL(hf_reason_name(HF_REASON_MODP_RANK), "modp_rank");
@@ -1003,6 +1091,7 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"reason names", test_reason_names},
         {"simplex vs GLPK on random matrices", test_lp},
+        {"rank mod p vs nmod_mat_rank and rank over Q", test_rank_modp},
         {"W_1: every support in {0..3}", test_w1_all},
         {"W_2: supports in {0,1,2}^2 up to 5 keys", test_w2_all},
         {"W_3: all 255 supports in {0,1}^3", test_w3_all},
@@ -1017,6 +1106,7 @@ int hf_register_tests(void)
         {"bad supports and limits", test_bad_supports},
         {"constant target, wide keys", test_constant_and_wide},
         {"d = 40: multi-word packing", test_many_coordinates},
+        {"allocation failures", test_alloc_failures},
         {NULL, NULL},
     };
     CU_pSuite s = CU_add_suite("exact", NULL, suite_cleanup);

@@ -20,16 +20,9 @@
 #include <flint/fmpq_vec.h>
 #include <flint/fmpz_mat.h>
 #include <flint/fmpz_vec.h>
-#include <flint/nmod_mat.h>
-#include <flint/ulong_extras.h>
 
 #include "exact/exact_impl.h"
 #include "headfuse/exact.h"
-
-/* Modulus of the rank test: a prime below 2^30 keeps FLINT's LU on its fast
- * delayed-reduction path. A false "rank deficient" (p divides every maximal minor) only
- * sends the support to the exact path; it never changes an answer. */
-#define HF_EXACT_PRIME_START (UWORD(1) << 30)
 
 struct hf_exact_s {
     int d, dv;
@@ -37,9 +30,8 @@ struct hf_exact_s {
     long toff[HF_DV_MAX + 2]; /* terms of Q: [toff[0], toff[1]); P_j: [toff[j+1], toff[j+2]) */
     int64_t *texp;            /* nterms * d exponents */
     fmpz *tcoef;              /* entry of M: Q's coefficient, or minus P_j's */
-    mp_limb_t *tmod;          /* tcoef mod p */
+    uint32_t *tmod;           /* tcoef mod HF_MODP */
     int64_t emax[HF_D_MAX];   /* largest exponent of any term, per coordinate */
-    nmod_t mod;
     hf_exact_stats_t stats;
 
     /* packing layout of the current call: coordinate a sits in word wi[a] at bit sh[a] */
@@ -59,10 +51,11 @@ struct hf_exact_s {
     long ecap;
     long *erow, *ecol, *eterm; /* nonzero entries of M */
     long mcells;               /* capacity of the modular matrix, in entries */
-    mp_limb_t *ment;
+    uint32_t *ment;
     long rcap;
-    mp_limb_t **mrows;
-    slong *mperm;
+    uint32_t **mrows;
+    long ncap;
+    long *mnz; /* column buffer of the elimination */
 };
 
 const char *hf_reason_name(hf_reason_t r)
@@ -99,7 +92,7 @@ void hf_exact_destroy(hf_exact_t **pe)
     if (!pe || !*pe)
         return;
     hf_exact_t *e = *pe;
-    free(e->mperm);
+    free(e->mnz);
     free(e->mrows);
     free(e->ment);
     free(e->eterm);
@@ -146,7 +139,6 @@ hf_err_t hf_exact_create(const hf_fraction_t *f, hf_exact_t **out)
         goto fail;
     }
     e->tcoef = _fmpz_vec_init(nt);
-    nmod_init(&e->mod, n_nextprime(HF_EXACT_PRIME_START, 1));
     for (int p = 0; p <= dv; p++) {
         const fmpz_mpoly_struct *A = p == 0 ? f->Q : f->P + (p - 1);
         for (slong i = 0; i < A->length; i++) {
@@ -167,7 +159,7 @@ hf_err_t hf_exact_create(const hf_fraction_t *f, hf_exact_t **out)
                 fmpz_set(e->tcoef + t, A->coeffs + i);
             else
                 fmpz_neg(e->tcoef + t, A->coeffs + i);
-            e->tmod[t] = fmpz_fdiv_ui(e->tcoef + t, e->mod.n);
+            e->tmod[t] = (uint32_t)fmpz_fdiv_ui(e->tcoef + t, HF_MODP);
         }
     }
     e->gen = 1;
@@ -269,7 +261,7 @@ static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
     h ^= h >> 29;
     ulong mask = (ulong)e->hcap - 1;
     for (ulong s = h & mask;; s = (s + 1) & mask) {
-        ulong *slot = e->hkey + s * e->d;
+        ulong *slot = e->hkey + s * W;
         if (e->hstamp[s] != e->gen) {
             e->hstamp[s] = e->gen;
             memcpy(slot, key, (size_t)W * sizeof *key);
@@ -281,6 +273,23 @@ static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
             *found = 1;
             return e->hrow[s];
         }
+    }
+}
+
+/* hash_row for one-word keys (the common case): no memcpy or memcmp. */
+static inline long hash_row1(hf_exact_t *e, ulong key, long *nrows)
+{
+    ulong h = key * UWORD(0x9E3779B97F4A7C15);
+    h ^= h >> 29;
+    ulong mask = (ulong)e->hcap - 1;
+    for (ulong s = h & mask;; s = (s + 1) & mask) {
+        if (e->hstamp[s] != e->gen) {
+            e->hstamp[s] = e->gen;
+            e->hkey[s] = key;
+            return e->hrow[s] = (*nrows)++;
+        }
+        if (e->hkey[s] == key)
+            return e->hrow[s];
     }
 }
 
@@ -355,21 +364,33 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
     int W = e->W;
     for (int j = 0; j < dv; j++) {
         hash_reset(e); /* rows of different value components are different rows */
+        long q0 = e->toff[0], q1 = e->toff[1], p0 = e->toff[j + 1], p1 = e->toff[j + 2];
         for (long i = 0; i < m; i++) {
-            const ulong *kp = e->kpack + i * W;
-            for (long t = e->toff[0]; t < e->toff[1]; t++) {
-                for (int x = 0; x < W; x++)
-                    mono[x] = kp[x] + e->tpack[t * W + x];
-                e->erow[E] = hash_row(e, mono, &R, &found);
-                e->ecol[E] = i * dv + j;
-                e->eterm[E++] = t;
+            long ucol = i * dv + j, ccol = m * dv + i;
+            if (W == 1) {
+                ulong kp = e->kpack[i];
+                for (long t = q0; t < q1; t++) {
+                    e->erow[E] = hash_row1(e, kp + e->tpack[t], &R);
+                    e->ecol[E] = ucol;
+                    e->eterm[E++] = t;
+                }
+                for (long t = p0; t < p1; t++) {
+                    e->erow[E] = hash_row1(e, kp + e->tpack[t], &R);
+                    e->ecol[E] = ccol;
+                    e->eterm[E++] = t;
+                }
+                continue;
             }
-            for (long t = e->toff[j + 1]; t < e->toff[j + 2]; t++) {
-                for (int x = 0; x < W; x++)
-                    mono[x] = kp[x] + e->tpack[t * W + x];
-                e->erow[E] = hash_row(e, mono, &R, &found);
-                e->ecol[E] = m * dv + i;
-                e->eterm[E++] = t;
+            const ulong *kp = e->kpack + i * W;
+            for (int pass = 0; pass < 2; pass++) {
+                long t0 = pass ? p0 : q0, t1 = pass ? p1 : q1, col = pass ? ccol : ucol;
+                for (long t = t0; t < t1; t++) {
+                    for (int x = 0; x < W; x++)
+                        mono[x] = kp[x] + e->tpack[t * W + x];
+                    e->erow[E] = hash_row(e, mono, &R, &found);
+                    e->ecol[E] = col;
+                    e->eterm[E++] = t;
+                }
             }
         }
     }
@@ -378,7 +399,7 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
     return HF_OK;
 }
 
-/* Rank of M modulo p, in the reusable workspace. */
+/* Rank of M modulo HF_MODP, in the reusable workspace. */
 static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
 {
     long cells = R * n;
@@ -386,7 +407,7 @@ static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
         long c = e->mcells ? e->mcells : 1024;
         while (c < cells)
             c *= 2;
-        mp_limb_t *p = hf_realloc(e->ment, (size_t)c * sizeof *p);
+        uint32_t *p = hf_realloc(e->ment, (size_t)c * sizeof *p);
         if (!p)
             return HF_ERR_NOMEM;
         e->ment = p;
@@ -396,24 +417,25 @@ static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
         long c = e->rcap ? e->rcap : 64;
         while (c < R)
             c *= 2;
-        mp_limb_t **rows = hf_realloc(e->mrows, (size_t)c * sizeof *rows);
+        uint32_t **rows = hf_realloc(e->mrows, (size_t)c * sizeof *rows);
         if (!rows)
             return HF_ERR_NOMEM;
         e->mrows = rows;
-        slong *perm = hf_realloc(e->mperm, (size_t)c * sizeof *perm);
-        if (!perm)
-            return HF_ERR_NOMEM;
-        e->mperm = perm;
         e->rcap = c;
+    }
+    if (n > e->ncap) {
+        long *nz = hf_realloc(e->mnz, (size_t)n * sizeof *nz);
+        if (!nz)
+            return HF_ERR_NOMEM;
+        e->mnz = nz;
+        e->ncap = n;
     }
     memset(e->ment, 0, (size_t)cells * sizeof *e->ment);
     for (long r = 0; r < R; r++)
         e->mrows[r] = e->ment + r * n;
     for (long x = 0; x < E; x++)
         e->mrows[e->erow[x]][e->ecol[x]] = e->tmod[e->eterm[x]];
-    /* a matrix view over the workspace; nmod_mat_lu only permutes the row pointers */
-    nmod_mat_struct A = {e->ment, R, n, e->mrows, e->mod};
-    *rank = nmod_mat_lu(e->mperm, &A, 0);
+    *rank = hf_exact_rank_modp(e->mrows, R, n, e->mnz);
     return HF_OK;
 }
 
@@ -510,6 +532,17 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
         *reason = HF_REASON_NULLSPACE_Q;
         goto cleanup;
     }
+    /* the basis must lie in the kernel: cheap, and every later step relies on it */
+    acc = _fmpz_vec_init(R);
+    for (long k = 0; k < r; k++) {
+        _fmpz_vec_zero(acc, R);
+        for (long x = 0; x < E; x++)
+            fmpz_addmul(acc + e->erow[x], e->tcoef + e->eterm[x], fmpz_mat_entry(X, e->ecol[x], k));
+        if (!_fmpz_vec_is_zero(acc, R)) {
+            err = hf_error(HF_ERR_INTERNAL, "exact test: null-space basis is not in the kernel");
+            goto cleanup;
+        }
+    }
 
     lambda = _fmpq_vec_init(r);
     if (r == 1) {
@@ -563,7 +596,7 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
         _fmpz_vec_scalar_divexact_fmpz(wv, wv, n, t);
 
     /* self-check before answering "feasible": c > 0 and M w = 0 exactly */
-    acc = _fmpz_vec_init(R);
+    _fmpz_vec_zero(acc, R);
     for (long x = 0; x < E; x++)
         fmpz_addmul(acc + e->erow[x], e->tcoef + e->eterm[x], wv + e->ecol[x]);
     int ok = _fmpz_vec_is_zero(acc, R);

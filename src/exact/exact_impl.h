@@ -2,8 +2,17 @@
 #ifndef HF_EXACT_IMPL_H
 #define HF_EXACT_IMPL_H
 
+#include <stdint.h>
+
 #include <flint/fmpq.h>
 #include <flint/fmpz.h>
+
+/* The prime of the modular rank test: 2^31 - 1. */
+#define HF_MODP UINT32_C(2147483647)
+
+/* Rank modulo HF_MODP of the R x n matrix whose rows are rows[0..R) (entries in
+ * [0, HF_MODP)). Destroys the entries and permutes the row pointers; nzbuf holds n longs. */
+long hf_exact_rank_modp(uint32_t **rows, long R, long n, long *nzbuf);
 
 /* Exact phase-1 simplex (Bland's rule, dense fmpq tableau) deciding whether the columns of
  * Nc (m x r, row-major) have a combination lambda with Nc lambda > 0 componentwise.
