@@ -55,7 +55,8 @@ struct hf_exact_s {
     long rcap;
     uint32_t **mrows;
     long ncap;
-    long *mnz; /* column buffer of the elimination */
+    long *mnz;  /* column buffer of the elimination */
+    long *rmap; /* rcap entries: row of M -> row of the pivot-row submatrix, or -1 */
 };
 
 const char *hf_reason_name(hf_reason_t r)
@@ -92,6 +93,7 @@ void hf_exact_destroy(hf_exact_t **pe)
     if (!pe || !*pe)
         return;
     hf_exact_t *e = *pe;
+    free(e->rmap);
     free(e->mnz);
     free(e->mrows);
     free(e->ment);
@@ -421,6 +423,10 @@ static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
         if (!rows)
             return HF_ERR_NOMEM;
         e->mrows = rows;
+        long *rmap = hf_realloc(e->rmap, (size_t)c * sizeof *rmap);
+        if (!rmap)
+            return HF_ERR_NOMEM;
+        e->rmap = rmap;
         e->rcap = c;
     }
     if (n > e->ncap) {
@@ -490,6 +496,36 @@ static hf_err_t witness_fill(const hf_exact_t *e, long m, const int64_t *keys, c
     return HF_OK;
 }
 
+/* 1 iff every column k < r of X is in the kernel of the whole M (all R rows). */
+static int kernel_ok(const hf_exact_t *e, long R, long E, const fmpz_mat_t X, long r, fmpz *acc)
+{
+    for (long k = 0; k < r; k++) {
+        _fmpz_vec_zero(acc, R);
+        for (long x = 0; x < E; x++)
+            fmpz_addmul(acc + e->erow[x], e->tcoef + e->eterm[x], fmpz_mat_entry(X, e->ecol[x], k));
+        if (!_fmpz_vec_is_zero(acc, R))
+            return 0;
+    }
+    return 1;
+}
+
+/* Null space over Q of the rows of M selected by rmap (rmap == NULL: all rows), into the
+ * first columns of X (n x n). Returns the nullity. */
+static long nullspace_rows(const hf_exact_t *e, long R, long n, long E, const long *rmap, long nsel,
+                           fmpz_mat_t X)
+{
+    fmpz_mat_t M;
+    fmpz_mat_init(M, rmap ? nsel : R, n);
+    for (long x = 0; x < E; x++) {
+        long row = rmap ? rmap[e->erow[x]] : e->erow[x];
+        if (row >= 0)
+            fmpz_set(fmpz_mat_entry(M, row, e->ecol[x]), e->tcoef + e->eterm[x]);
+    }
+    long r = fmpz_mat_nullspace(X, M);
+    fmpz_mat_clear(M);
+    return r;
+}
+
 /* The decision itself; use_mod selects the modular shortcut. */
 static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use_mod, int *feasible,
                              hf_reason_t *reason, hf_head_t *witness)
@@ -497,7 +533,7 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     hf_err_t err = HF_OK;
     int dv = e->dv, dup = 0;
     long R = 0, E = 0, n = m * (dv + 1), mc = m * dv, r = 0;
-    fmpz_mat_t M, X;
+    fmpz_mat_t X;
     fmpz *Nc = NULL, *wv = NULL, *acc = NULL;
     fmpq *lambda = NULL, *y = NULL;
     fmpz_t den, t;
@@ -511,34 +547,41 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     if (dup)
         goto done;
 
+    long rank_p = -1;
     if (use_mod && R >= n) {
-        long rank;
-        HF_TRY(modp_rank(e, R, n, E, &rank));
-        if (rank == n) {
+        HF_TRY(modp_rank(e, R, n, E, &rank_p));
+        if (rank_p == n) {
             *reason = HF_REASON_MODP_RANK;
             goto done;
         }
     }
 
-    fmpz_mat_init(M, R, n);
     fmpz_mat_init(X, n, n);
     fmpz_init(den);
     fmpz_init(t);
-    have_mats = 1;
-    for (long x = 0; x < E; x++)
-        fmpz_set(fmpz_mat_entry(M, e->erow[x], e->ecol[x]), e->tcoef + e->eterm[x]);
-    r = fmpz_mat_nullspace(X, M);
-    if (r == 0) {
-        *reason = HF_REASON_NULLSPACE_Q;
-        goto cleanup;
-    }
-    /* the basis must lie in the kernel: cheap, and every later step relies on it */
     acc = _fmpz_vec_init(R);
-    for (long k = 0; k < r; k++) {
-        _fmpz_vec_zero(acc, R);
-        for (long x = 0; x < E; x++)
-            fmpz_addmul(acc + e->erow[x], e->tcoef + e->eterm[x], fmpz_mat_entry(X, e->ecol[x], k));
-        if (!_fmpz_vec_is_zero(acc, R)) {
+    have_mats = 1;
+    /* Rows independent mod p are independent over Q, so the pivot rows of the modular
+     * elimination are a natural small subsystem. Its kernel contains ker M; if its basis
+     * passes the check against all rows of M, the two kernels are equal. Otherwise (an
+     * unlucky prime) fall back to the whole matrix. */
+    int solved = 0;
+    if (rank_p >= 0) {
+        for (long i = 0; i < R; i++)
+            e->rmap[i] = -1;
+        for (long i = 0; i < rank_p; i++)
+            e->rmap[(e->mrows[i] - e->ment) / n] = i;
+        r = nullspace_rows(e, R, n, E, e->rmap, rank_p, X);
+        solved = kernel_ok(e, R, E, X, r, acc);
+    }
+    if (!solved) {
+        r = nullspace_rows(e, R, n, E, NULL, 0, X);
+        if (r == 0) {
+            *reason = HF_REASON_NULLSPACE_Q;
+            goto cleanup;
+        }
+        /* the basis must lie in the kernel: cheap, and every later step relies on it */
+        if (!kernel_ok(e, R, E, X, r, acc)) {
             err = hf_error(HF_ERR_INTERNAL, "exact test: null-space basis is not in the kernel");
             goto cleanup;
         }
@@ -612,8 +655,6 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     *reason = HF_REASON_WITNESS;
 
 cleanup:
-    if (acc)
-        _fmpz_vec_clear(acc, R);
     if (wv)
         _fmpz_vec_clear(wv, n);
     if (y)
@@ -623,10 +664,10 @@ cleanup:
     if (lambda)
         _fmpq_vec_clear(lambda, r);
     if (have_mats) {
+        _fmpz_vec_clear(acc, R);
         fmpz_clear(t);
         fmpz_clear(den);
         fmpz_mat_clear(X);
-        fmpz_mat_clear(M);
     }
     if (err != HF_OK) {
         *feasible = 0;
