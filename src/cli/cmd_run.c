@@ -33,7 +33,7 @@ static const char *usage_text =
     "  SIGTERM/SIGUSR1 (exit status 75) or a kill, rerun the same command with --resume:\n"
     "  finished entries and finished units are skipped.\n"
     "  --out F     the result file (default: the job's `output:`, else JOBNAME.h5)\n"
-    "  --list      check the job and print its entries without running anything\n"
+    "  --list      check the job and print its entries and output (no MPI needed)\n"
     "  --entry I   run only entry I (0-based), keeping its row in the state directory\n"
     "              (one Slurm array task per entry); then --collect writes RESULT.h5\n"
     "  --collect   write RESULT.h5 from the finished entries; fails if one is missing\n"
@@ -355,29 +355,46 @@ static hf_err_t bcast_err(hf_err_t e)
     return (hf_err_t)code;
 }
 
-static void list_entries(const hf_job_t *job, int json)
+/* --list: the checked job without MPI (a login node may not start MPI programs). Text:
+ * "job NAME: N entries -> OUTPUT" then "INDEX<TAB>DESCRIPTION" per entry. */
+static int list_job(const char *path, const char *out, int json)
 {
+    hf_job_t job;
+    hf_err_t e = hf_job_load(&job, path, out);
+    if (e != HF_OK) {
+        hf_job_clear(&job);
+        return cli_fail("run", e);
+    }
     json_t *arr = json ? json_array() : NULL;
-    for (long i = 0; i < job->nentries; i++) {
-        const hf_job_entry_t *e = job->entries + i;
+    if (!json)
+        printf("job %s: %ld entries -> %s\n", job.name, job.nentries, job.output);
+    for (long i = 0; i < job.nentries; i++) {
+        const hf_job_entry_t *en = job.entries + i;
         if (json) {
             json_t *o = json_object();
             json_object_set_new(o, "index", json_integer(i));
-            json_object_set_new(o, "target", json_string(e->label));
-            json_object_set_new(o, "span", json_integer(e->span));
-            json_object_set_new(o, "max_atoms", json_integer(e->max_atoms));
-            json_object_set_new(o, "prune", json_boolean(e->prune));
-            json_object_set_new(o, "line", json_integer(e->line));
+            json_object_set_new(o, "target", json_string(en->label));
+            json_object_set_new(o, "span", json_integer(en->span));
+            json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
+            json_object_set_new(o, "prune", json_boolean(en->prune));
+            json_object_set_new(o, "line", json_integer(en->line));
             json_array_append_new(arr, o);
         } else {
-            char *d = hf_job_entry_describe(job, i);
-            printf("%ld\t%s\n", i, d ? d : e->label);
+            char *d = hf_job_entry_describe(&job, i);
+            printf("%ld\t%s\n", i, d ? d : en->label);
             free(d);
         }
     }
-    if (json)
-        cli_json_print(arr);
+    if (json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "job", json_string(job.name));
+        json_object_set_new(o, "output", json_string(job.output));
+        json_object_set_new(o, "entries", arr);
+        cli_json_print(o);
+    }
     fflush(stdout);
+    hf_job_clear(&job);
+    return 0;
 }
 
 int cli_cmd_run(int argc, char **argv)
@@ -411,6 +428,8 @@ int cli_cmd_run(int argc, char **argv)
     }
     if (collect)
         resume = 1; /* collecting means continuing the state of earlier runs */
+    if (list)
+        return list_job(pos[0], out_opt, json);
 
     MPI_Init(&argc, &argv);
     int rank, size;
@@ -439,12 +458,6 @@ int cli_cmd_run(int argc, char **argv)
         goto fail;
     if ((e = cli_check_ranks(size)) != HF_OK)
         goto fail;
-    if (list) {
-        if (rank == 0)
-            list_entries(&job, json);
-        status = 0;
-        goto done;
-    }
     if (entry_s && entry >= job.nentries) {
         e = hf_error(HF_ERR_INPUT, "--entry %ld: the job has %ld entries (0..%ld)", entry,
                      job.nentries, job.nentries - 1);
