@@ -273,6 +273,9 @@ static hf_err_t save_row(state_t *st, long i, const hf_target_t *t, const hf_row
         else {
             memcpy(r.units, units, (size_t)nunits * sizeof *units);
             r.nunits = nunits;
+            /* the row file has one row; its units point at it (assemble renumbers) */
+            for (long k = 0; k < nunits; k++)
+                r.units[k].row = 0;
         }
     }
     if (e == HF_OK)
@@ -303,6 +306,8 @@ static hf_err_t assemble(state_t *st, const char *out, const char *cmdline, cons
                 e = HF_ERR_NOMEM;
             else {
                 memcpy(u + res->nunits, r.units, (size_t)r.nunits * sizeof *u);
+                for (long k = 0; k < r.nunits; k++)
+                    u[res->nunits + k].row = (int32_t)i; /* row index = entry index */
                 res->units = u;
                 res->nunits += r.nunits;
             }

@@ -80,8 +80,8 @@ name: slow
 defaults: {prune: false}
 entries:
   - {family: wd, d: 2, span: 1}
-  - {family: wd, d: 3, span: 2}
-  - {family: multi, d: 2, k: 3, span: 2}
+  - {family: chain, d: 2, span: 4}
+  - {family: multi, d: 2, k: 3, span: 3}
 EOF
 run 0 mpi 2 run slow.yaml --out slow-ref.h5 --quiet
 slow_ref=$(table_json slow-ref.h5)

@@ -150,10 +150,10 @@ output: long.h5
 defaults:
   prune: false
 entries:
-  - {family: wd, d: 3, span: 2}
-  - {family: chain, d: 2, span: 2}
-  - {family: multi, d: 2, k: 3, span: 2}
-  - {family: wd, d: 2, span: 3}
+  - {family: wd, d: 2, span: 1}
+  - {family: chain, d: 2, span: 4}
+  - {family: multi, d: 2, k: 3, span: 3}
+  - {family: chain, d: 2, span: 3}
 EOF
 run 0 mpi 2 run long.yaml --out direct-long.h5 --quiet
 ref_long=$(table_json direct-long.h5)
