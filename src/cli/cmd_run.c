@@ -489,6 +489,13 @@ int cli_cmd_run(int argc, char **argv)
         goto report;
     }
 
+    if (collect && rank == 0 && !path_exists(st.dir))
+        e = hf_error(HF_ERR_INPUT,
+                     "--collect: %s does not exist: no entry of this job has finished (run them "
+                     "with --entry I, or run without --collect)",
+                     st.dir);
+    if ((e = bcast_err(e)) != HF_OK)
+        goto fail;
     e = bcast_err(rank == 0 ? prepare_state(&st, first, last, resume, !entry_s, done) : HF_OK);
     if (e != HF_OK)
         goto fail;

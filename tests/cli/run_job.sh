@@ -121,8 +121,15 @@ echo "ok: another job's state is refused"
 
 # the array path: each entry on its own (any order), then --collect
 run 2 mpi 1 run j.yaml --collect --out arr.h5
-grep -q -- "--collect: 6 of 6 entries have no finished row" err.txt || fail "$(cat err.txt)"
-for i in 5 2 0 1 4 3; do
+grep -q -- "--collect: arr.h5.shards does not exist" err.txt || fail "$(cat err.txt)"
+[ ! -e arr.h5.shards ] || fail "--collect created state"
+for i in 5 2 0; do
+  run 0 mpi 1 run j.yaml --entry "$i" --resume --out arr.h5 --quiet
+done
+run 2 mpi 1 run j.yaml --collect --out arr.h5
+grep -q -- "--collect: 3 of 6 entries have no finished row in arr.h5.shards (entries 1, 3, 4)" err.txt ||
+  fail "$(cat err.txt)"
+for i in 1 4 3; do
   run 0 mpi 1 run j.yaml --entry "$i" --resume --out arr.h5 --quiet
   [ -f "arr.h5.shards/entry-$i.h5" ] || fail "entry $i: no row file"
 done
