@@ -138,6 +138,8 @@ def plot(rows, out, title=None):
                 face = "white"
             else:
                 y = log2_safe(r["m_star"])
+                if y is None and r["status"] == "certified":
+                    y = log2_safe(r["lb"])  # m* = LB = UB, beyond 64 bits in the table
                 face = color
             if y is None:
                 continue

@@ -10,6 +10,7 @@
  * the finished units. Collective: run it under mpirun or srun. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,54 @@ static int result_complete(state_t *st, const char *out)
     return ok;
 }
 
+static hf_err_t bcast_err(hf_err_t e);
+
+/* ------------------------------------------------------------------ preflight */
+
+/* Whether entry i's search can be set up (the search has limits of its own, such as the
+ * size of the box); the message names the job file, line and entry. */
+static hf_err_t check_entry(const hf_job_t *job, long i)
+{
+    hf_target_t t;
+    HF_TRY(hf_job_entry_target(job, i, &t));
+    const hf_job_entry_t *je = job->entries + i;
+    hf_search_opts_t so = {.span = je->span, .prune = je->prune, .max_atoms = je->max_atoms};
+    hf_search_t *s = NULL;
+    hf_err_t e = hf_search_create(&t, &so, &s);
+    hf_search_destroy(&s);
+    hf_target_clear(&t);
+    if (e != HF_OK) {
+        char *d = hf_job_entry_describe(job, i);
+        hf_error_prefix("%s:%d: entries[%d] (%s)", job->path, je->line, je->index,
+                        d ? d : je->label);
+        free(d);
+    }
+    return e;
+}
+
+/* Collective, before any work: every selected entry's search can be set up. The entries
+ * are spread over the ranks; the first failing one is reported by rank 0. */
+static hf_err_t preflight(const hf_job_t *job, long first, long last, int rank, int size)
+{
+    long bad = LONG_MAX, worst;
+    for (long i = first + rank; i <= last; i += size)
+        if (check_entry(job, i) != HF_OK) {
+            bad = i;
+            break;
+        }
+    MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (worst == LONG_MAX)
+        return HF_OK;
+    hf_err_t e = HF_ERR_INPUT;
+    if (rank == 0) {
+        e = check_entry(job, worst); /* again on rank 0, for the message */
+        if (e == HF_OK)
+            e = hf_error(HF_ERR_INTERNAL, "entry %ld: its search could not be set up on rank %d",
+                         worst, (int)(worst % size));
+    }
+    return bcast_err(e);
+}
+
 /* ------------------------------------------------------------------ the command */
 
 /* Agree on an error decided by rank 0 alone. */
@@ -470,6 +519,8 @@ int cli_cmd_run(int argc, char **argv)
     }
     first = entry_s ? entry : 0;
     last = entry_s ? entry : job.nentries - 1;
+    if (!collect && (e = preflight(&job, first, last, rank, size)) != HF_OK)
+        goto fail;
     st.job = &job;
     snprintf(st.dir, sizeof st.dir, "%s.shards", job.output);
     done = hf_calloc((size_t)job.nentries, sizeof *done);
