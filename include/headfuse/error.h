@@ -16,7 +16,7 @@
     X(HF_ERR_LIMIT, 5, "problem exceeds a built-in limit")                                         \
     X(HF_ERR_CORRUPT, 6, "corrupt or inconsistent data file")                                      \
     X(HF_ERR_MPI, 7, "MPI failure")                                                                \
-    X(HF_ERR_INTERRUPTED, 75, "interrupted by a signal; resumable")                               \
+    X(HF_ERR_INTERRUPTED, 75, "interrupted by a signal; resumable")                                \
     X(HF_ERR_INTERNAL, 70, "internal error")
 
 typedef enum {
@@ -33,8 +33,7 @@ int hf_err_exit_status(hf_err_t err);
 
 /* Record the message of the error being returned (printf-style) and return err, so a
  * caller can write `return hf_error(HF_ERR_INPUT, "%s: d: must be 1..64", path);`. */
-hf_err_t hf_error(hf_err_t err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+hf_err_t hf_error(hf_err_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prefix the recorded message with "prefix: " (adds context while propagating). */
 void hf_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,11 +15,11 @@
 
 /* Why a support was decided the way it was. */
 #define HF_REASON_TABLE(X)                                                                         \
-    X(HF_REASON_WITNESS, "witness", "feasible: exact rational witness checked")                   \
-    X(HF_REASON_MODP_RANK, "modp_rank", "infeasible: null space trivial modulo a prime")          \
-    X(HF_REASON_NULLSPACE_Q, "nullspace_q", "infeasible: null space trivial over Q")              \
-    X(HF_REASON_SIGN, "sign", "infeasible: one-dimensional null space without a positive c")      \
-    X(HF_REASON_FARKAS, "farkas", "infeasible: exact LP certificate y >= 0 with y.c = 0")         \
+    X(HF_REASON_WITNESS, "witness", "feasible: exact rational witness checked")                    \
+    X(HF_REASON_MODP_RANK, "modp_rank", "infeasible: null space trivial modulo a prime")           \
+    X(HF_REASON_NULLSPACE_Q, "nullspace_q", "infeasible: null space trivial over Q")               \
+    X(HF_REASON_SIGN, "sign", "infeasible: one-dimensional null space without a positive c")       \
+    X(HF_REASON_FARKAS, "farkas", "infeasible: exact LP certificate y >= 0 with y.c = 0")          \
     X(HF_REASON_BAD_SUPPORT, "bad_support", "infeasible: support has repeated keys")
 
 typedef enum {

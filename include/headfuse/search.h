@@ -35,8 +35,7 @@ typedef struct hf_search_s hf_search_t;
 
 /* Prepare a search: fraction, exact tester, bounds, limit targets, symmetry group.
  * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
-hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts,
-                          hf_search_t **out);
+hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
 void hf_search_destroy(hf_search_t **s);
 
 /* Bounds computed at creation, as decimal strings (may exceed 64 bits). */
@@ -65,8 +64,7 @@ typedef int (*hf_search_poll_fn)(void *ctx);
 /* Run unit `unit` (0 <= unit < nunits) of the prepared size m. *nodes = candidate
  * supports examined (deterministic). found/poll may be NULL. */
 hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
-                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx,
-                            long *nodes);
+                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
 /* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
  * with T(g q) = alpha T(q) + beta, found by exact comparison of fractions. */

@@ -20,22 +20,22 @@
 typedef struct {
     char name[HF_NAME_LEN];
     int32_t d, span;
-    int64_t m_star;           /* -1: no feasible support found in the span space */
-    char lb[HF_BIGINT_LEN];   /* decimal: may exceed 64 bits */
+    int64_t m_star;         /* -1: no feasible support found in the span space */
+    char lb[HF_BIGINT_LEN]; /* decimal: may exceed 64 bits */
     char ub[HF_BIGINT_LEN];
     char status[HF_STATUS_LEN]; /* "certified" | "exhaustive" | "open" */
-    int64_t n_min_raw;        /* distinct minimal supports in canonical position; -1 unknown */
-    int64_t n_min_sym;        /* orbits under the symmetry group; -1 unknown */
+    int64_t n_min_raw;          /* distinct minimal supports in canonical position; -1 unknown */
+    int64_t n_min_sym;          /* orbits under the symmetry group; -1 unknown */
     int64_t group_order;
-    int64_t nodes;            /* candidate supports examined */
-    int64_t units;            /* work units run */
+    int64_t nodes; /* candidate supports examined */
+    int64_t units; /* work units run */
     double seconds;
 } hf_row_t;
 
 /* The minimal supports of one row with their exact witnesses (rationals as strings). */
 typedef struct {
-    long n;      /* number of supports */
-    long m;      /* atoms per support */
+    long n; /* number of supports */
+    long m; /* atoms per support */
     int d, dv;
     int64_t *keys;  /* n*m*d */
     char **weights; /* n*m strings "p/q" */

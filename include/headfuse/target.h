@@ -13,9 +13,9 @@
 
 #include "headfuse/error.h"
 
-#define HF_D_MAX 64        /* largest query dimension d */
-#define HF_DV_MAX 16       /* largest value dimension dv */
-#define HF_KEY_MAX 1048576 /* |key coordinate| bound: keeps exponents and degrees sane */
+#define HF_D_MAX 64          /* largest query dimension d */
+#define HF_DV_MAX 16         /* largest value dimension dv */
+#define HF_KEY_MAX 1048576   /* |key coordinate| bound: keeps exponents and degrees sane */
 #define HF_ATOMS_MAX 1048576 /* atoms per head read from a file */
 
 /* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */

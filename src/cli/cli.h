@@ -2,7 +2,22 @@
 #ifndef HF_CLI_H
 #define HF_CLI_H
 
+#include <stddef.h>
+#include <jansson.h>
+
+#include "headfuse/store.h"
+
 int cli_cmd_target(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
+int cli_cmd_search(int argc, char **argv);
+int cli_cmd_table(int argc, char **argv);
+int cli_cmd_verify(int argc, char **argv);
+
+/* Shared by the commands that write result files. */
+void cli_iso_time(char *buf, size_t n);
+char *cli_join_argv(int argc, char **argv);
+void cli_remove_shards(const char *dir);
+/* A table row as a JSON object with the documented field names. */
+json_t *cli_row_json(const hf_row_t *r);
 
 #endif

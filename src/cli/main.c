@@ -11,6 +11,9 @@ static const struct {
 } commands[] = {
     {"target", cli_cmd_target, "describe a target: size, lower and upper bounds; export JSON"},
     {"check", cli_cmd_check, "decide exactly whether one key set can represent a target"},
+    {"search", cli_cmd_search, "find every minimal key set within a span (MPI, resumable)"},
+    {"table", cli_cmd_table, "print the minimal-atom table of result files"},
+    {"verify", cli_cmd_verify, "re-check every stored witness with the independent verifier"},
 };
 
 static void usage(FILE *out)

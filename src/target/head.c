@@ -94,9 +94,8 @@ hf_err_t hf_head_validate(const hf_head_t *h, const char *where)
         for (int j = 0; j < h->d; j++) {
             int64_t k = h->keys[i * h->d + j];
             if (k > HF_KEY_MAX || k < -HF_KEY_MAX)
-                return hf_error(HF_ERR_INPUT,
-                                "%s: atoms[%ld].key[%d]: %lld is outside -%d..%d", where, i, j,
-                                (long long)k, HF_KEY_MAX, HF_KEY_MAX);
+                return hf_error(HF_ERR_INPUT, "%s: atoms[%ld].key[%d]: %lld is outside -%d..%d",
+                                where, i, j, (long long)k, HF_KEY_MAX, HF_KEY_MAX);
         }
     }
     return HF_OK;

@@ -1,0 +1,130 @@
+/* Argument scanning, target loading and JSON output shared by the subcommands. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_common.h"
+
+int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
+              int maxpos, int *npos)
+{
+    *npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
+            if (*npos >= maxpos) {
+                fprintf(stderr, "headfuse %s: unexpected argument '%s'\n", cmd, a);
+                return 2;
+            }
+            pos[(*npos)++] = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const cli_opt_t *o = opts;
+        for (; o->name; o++)
+            if (strlen(o->name) == len && !strncmp(o->name, a, len))
+                break;
+        if (!o->name) {
+            fprintf(stderr, "headfuse %s: unknown option '%.*s' (see headfuse %s --help)\n", cmd,
+                    (int)len, a, cmd);
+            return 2;
+        }
+        if (o->has_value) {
+            if (eq)
+                *o->value = eq + 1;
+            else if (i + 1 < argc)
+                *o->value = argv[++i];
+            else {
+                fprintf(stderr, "headfuse %s: option %s needs a value\n", cmd, o->name);
+                return 2;
+            }
+        } else {
+            if (eq) {
+                fprintf(stderr, "headfuse %s: option %s takes no value\n", cmd, o->name);
+                return 2;
+            }
+            *o->flag = 1;
+        }
+    }
+    return 0;
+}
+
+hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
+{
+    if (path && family)
+        return hf_error(HF_ERR_INPUT, "give a target file or --family, not both");
+    if (!path && !family)
+        return hf_error(HF_ERR_INPUT,
+                        "no target: give a JSON file or --family NAME:d=N (wd, chain, multi, wdw)");
+    return family ? hf_target_from_family(t, family) : hf_target_load_json(t, path);
+}
+
+json_t *cli_json_bigint(const fmpz_t x)
+{
+    fmpz_t lim;
+    fmpz_init(lim);
+    fmpz_one(lim);
+    fmpz_mul_2exp(lim, lim, 53);
+    json_t *j;
+    if (fmpz_cmpabs(x, lim) < 0) {
+        j = json_integer((json_int_t)fmpz_get_si(x));
+    } else {
+        char *s = fmpz_get_str(NULL, 10, x);
+        j = json_string(s);
+        flint_free(s);
+    }
+    fmpz_clear(lim);
+    return j;
+}
+
+json_t *cli_json_rational(const fmpq_t x)
+{
+    char *s = hf_rational_str(x);
+    json_t *j = json_string(s ? s : "?");
+    free(s);
+    return j;
+}
+
+json_t *cli_json_head(const hf_head_t *h)
+{
+    json_t *keys = json_array(), *weights = json_array(), *values = json_array();
+    for (long i = 0; i < h->natoms; i++) {
+        json_t *k = json_array();
+        for (int j = 0; j < h->d; j++)
+            json_array_append_new(k, json_integer(h->keys[i * h->d + j]));
+        json_array_append_new(keys, k);
+        json_array_append_new(weights, cli_json_rational(h->weights + i));
+        if (h->dv == 1) {
+            json_array_append_new(values, cli_json_rational(h->values + i));
+        } else {
+            json_t *v = json_array();
+            for (int j = 0; j < h->dv; j++)
+                json_array_append_new(v, cli_json_rational(h->values + i * h->dv + j));
+            json_array_append_new(values, v);
+        }
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "keys", keys);
+    json_object_set_new(o, "weights", weights);
+    json_object_set_new(o, "values", values);
+    return o;
+}
+
+void cli_json_print(json_t *j)
+{
+    char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    if (s) {
+        puts(s);
+        free(s);
+    }
+    fflush(stdout);
+    json_decref(j);
+}
+
+int cli_fail(const char *cmd, hf_err_t err)
+{
+    const char *msg = hf_error_msg();
+    fprintf(stderr, "headfuse %s: %s\n", cmd, msg[0] ? msg : hf_err_str(err));
+    return hf_err_exit_status(err);
+}

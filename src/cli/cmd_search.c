@@ -1,0 +1,218 @@
+/* headfuse search: the distributed minimal-support search of one target at one span,
+ * written to RESULT.h5 (one table row, its minimal supports with exact witnesses, the
+ * per-unit cost log and provenance). Collective: run it under mpirun. */
+#include <dirent.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "cli/cli_search_run.h"
+#include "headfuse/sched.h"
+
+static const char *usage_text =
+    "usage: mpirun -n N headfuse search (FILE.json | --family NAME:d=N[,k=K]) --span S\n"
+    "                --out RESULT.h5 [--max-atoms M] [--resume] [--no-prune] [--quiet] [--json]\n"
+    "  Finds every minimal key set in {0..S}^d (canonical position) that carries one head\n"
+    "  equal to the target, each with an exact witness. Shards go to RESULT.h5.shards/;\n"
+    "  after SIGTERM/SIGUSR1 or a kill, rerun with --resume to continue.\n";
+
+void cli_iso_time(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+char *cli_join_argv(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = hf_malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    strcat(s, "headfuse");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        int quote = strpbrk(argv[i], " ;\"'") != NULL;
+        if (quote)
+            strcat(s, "'");
+        strcat(s, argv[i]);
+        if (quote)
+            strcat(s, "'");
+    }
+    return s;
+}
+
+/* Remove the shards of a finished entry (the result file now holds everything). */
+void cli_remove_shards(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    char path[4096];
+    while ((de = readdir(d)))
+        if (!strncmp(de->d_name, "run-", 4)) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+json_t *cli_row_json(const hf_row_t *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "d", json_integer(r->d));
+    json_object_set_new(o, "span", json_integer(r->span));
+    json_object_set_new(o, "m_star", r->m_star < 0 ? json_null() : json_integer(r->m_star));
+    fmpz_t x;
+    fmpz_init(x);
+    fmpz_set_str(x, r->lb, 10);
+    json_object_set_new(o, "lb", cli_json_bigint(x));
+    fmpz_set_str(x, r->ub, 10);
+    json_object_set_new(o, "ub", cli_json_bigint(x));
+    fmpz_clear(x);
+    json_object_set_new(o, "status", json_string(r->status));
+    json_object_set_new(o, "n_min_raw",
+                        r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
+    json_object_set_new(o, "n_min_sym",
+                        r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
+    json_object_set_new(o, "group_order", json_integer(r->group_order));
+    json_object_set_new(o, "nodes", json_integer(r->nodes));
+    json_object_set_new(o, "units", json_integer(r->units));
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    return o;
+}
+
+int cli_cmd_search(int argc, char **argv)
+{
+    const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *pos[1];
+    int resume = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
+    cli_opt_t opts[] = {{"--family", 1, &family, NULL}, {"--span", 1, &span_s, NULL},
+                        {"--out", 1, &out, NULL},       {"--max-atoms", 1, &max_s, NULL},
+                        {"--resume", 0, NULL, &resume}, {"--no-prune", 0, NULL, &no_prune},
+                        {"--quiet", 0, NULL, &quiet},   {"--json", 0, NULL, &json},
+                        {"--help", 0, NULL, &help},     {NULL, 0, NULL, NULL}};
+    if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
+        return status;
+    if (help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    char *end;
+    long span = span_s ? strtol(span_s, &end, 10) : 0;
+    if (!span_s || *end || span < 1 || span > HF_SPAN_MAX) {
+        fprintf(stderr, "headfuse search: --span: must be an integer 1..%d\n", HF_SPAN_MAX);
+        return 2;
+    }
+    long max_atoms = max_s ? strtol(max_s, &end, 10) : 0;
+    if (max_s && (*end || max_atoms < 1)) {
+        fprintf(stderr, "headfuse search: --max-atoms: must be a positive integer\n");
+        return 2;
+    }
+    if (!out) {
+        fprintf(stderr, "headfuse search: --out RESULT.h5 is required\n");
+        return 2;
+    }
+
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    hf_sched_install_signals();
+    char start[32], endt[32], host[256] = "?";
+    cli_iso_time(start, sizeof start);
+    gethostname(host, sizeof host);
+
+    hf_target_t t;
+    hf_result_t res;
+    hf_row_t row;
+    hf_supports_t sup;
+    hf_unit_record_t *units = NULL;
+    long nunits = 0;
+    int have_target = 0, have_sup = 0;
+    char *cmdline = cli_join_argv(argc, argv), *tjson = NULL;
+    char shard_dir[4096];
+    snprintf(shard_dir, sizeof shard_dir, "%s.shards", out);
+    hf_result_init(&res);
+
+    hf_err_t e = cli_load_target(npos ? pos[0] : NULL, family, &t);
+    if (e != HF_OK)
+        goto fail;
+    have_target = 1;
+    hf_search_opts_t so = {.span = (int)span, .prune = !no_prune, .max_atoms = max_atoms};
+    cli_search_cfg_t cfg = {.shard_dir = shard_dir,
+                            .resume = resume,
+                            .quiet = quiet,
+                            .row = 0,
+                            .command_line = cmdline};
+    e = cli_search_entry(MPI_COMM_WORLD, &t, &so, &cfg, &row, &sup, &units, &nunits);
+    have_sup = 1;
+    if (e != HF_OK)
+        goto fail;
+    if (rank == 0) {
+        tjson = hf_target_to_json(&t);
+        cli_iso_time(endt, sizeof endt);
+        e = hf_result_add_row(&res, &row, &sup, tjson ? tjson : "");
+        res.units = units;
+        res.nunits = nunits;
+        units = NULL;
+        res.version = hf_strdup(HF_VERSION);
+        res.git_commit = hf_strdup(HF_GIT_COMMIT);
+        res.command_line = cmdline ? hf_strdup(cmdline) : NULL;
+        res.host = hf_strdup(host);
+        res.start_time = hf_strdup(start);
+        res.end_time = hf_strdup(endt);
+        res.ranks = size;
+        if (e == HF_OK)
+            e = hf_result_write(out, &res);
+        if (e == HF_OK)
+            cli_remove_shards(shard_dir);
+    }
+    int code = e;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    e = (hf_err_t)code;
+    if (e != HF_OK)
+        goto fail;
+    if (rank == 0) {
+        if (json) {
+            cli_json_print(cli_row_json(&row));
+        } else {
+            printf("%s span %d: m* = ", row.name, row.span);
+            if (row.m_star >= 0)
+                printf("%lld", (long long)row.m_star);
+            else
+                printf("none");
+            printf("  [%s]  LB %s  UB %s  minimal supports %lld (%lld up to symmetry, group "
+                   "order %lld)  %lld candidates  %.2fs  -> %s\n",
+                   row.status, row.lb, row.ub, (long long)row.n_min_raw, (long long)row.n_min_sym,
+                   (long long)row.group_order, (long long)row.nodes, row.seconds, out);
+        }
+    }
+    status = 0;
+    goto done;
+fail:
+    /* every rank agreed on e; rank 0 alone reports it */
+    status = rank == 0 ? cli_fail("search", e) : hf_err_exit_status(e);
+done:
+    hf_result_clear(&res);
+    if (have_sup)
+        hf_supports_clear(&sup);
+    if (have_target)
+        hf_target_clear(&t);
+    free(units);
+    free(cmdline);
+    free(tjson);
+    MPI_Finalize();
+    return status;
+}

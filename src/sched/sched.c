@@ -1,0 +1,322 @@
+/* The MPI scheduler: dynamic hand-out of search units, with rank 0 both coordinating
+ * and working, resume from finished units, stop signals and progress lines. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/sched.h"
+
+enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
+/* Request kinds a worker sends to rank 0. */
+enum { REQ_FIRST = 0, REQ_DONE = 1, REQ_ABANDONED = 2 };
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+void hf_sched_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+int hf_sched_stop_requested(void)
+{
+    return stop_flag != 0;
+}
+
+void hf_sched_request_stop(void)
+{
+    stop_flag = 1;
+}
+
+/* State of one size m on one rank. */
+typedef struct {
+    MPI_Comm comm;
+    int rank, size;
+    hf_search_t *search;
+    const hf_sched_opts_t *opts;
+    const hf_sched_hooks_t *hooks;
+    long m;
+    /* coordinator (rank 0) */
+    long *todo; /* units not finished in an earlier run */
+    long ntodo, next;
+    int active_workers;
+    int stopping; /* no more units are handed out */
+    long units_done, nodes_done;
+    double level_start, last_progress, run_start;
+    long level_units;
+    /* every rank */
+    long found_here, nodes_here;
+    long cur_unit, cur_found;
+    double idle;
+    hf_err_t hook_err;
+} level_t;
+
+static const hf_sched_done_t *find_done(const hf_sched_opts_t *o, long m, long unit)
+{
+    long lo = 0, hi = o->ndone;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        const hf_sched_done_t *d = o->done + mid;
+        if (d->m < m || (d->m == m && d->unit < unit))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < o->ndone && o->done[lo].m == m && o->done[lo].unit == unit)
+        return o->done + lo;
+    return NULL;
+}
+
+static void progress(level_t *L, int force)
+{
+    if (L->opts->quiet || L->rank != 0)
+        return;
+    double now = MPI_Wtime();
+    if (!force && now - L->last_progress < L->opts->progress_interval)
+        return;
+    L->last_progress = now;
+    double el = now - L->level_start;
+    double rate = el > 0 ? L->nodes_done / el : 0;
+    long left = L->ntodo - L->units_done;
+    double eta = (L->units_done > 0 && left > 0) ? el / L->units_done * left : 0;
+    fprintf(stderr,
+            "[%s] m=%ld: units %ld/%ld (%ld resumed), %.0f supports/s, elapsed %.0fs "
+            "(total %.0fs), remaining ~%.0fs for this size\n",
+            L->opts->label ? L->opts->label : "search", L->m,
+            L->units_done + (L->level_units - L->ntodo), L->level_units, L->level_units - L->ntodo,
+            rate, el, now - L->run_start, eta);
+}
+
+static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+{
+    level_t *L = ctx;
+    L->cur_found++;
+    if (L->hooks && L->hooks->found)
+        return L->hooks->found(L->hooks->ctx, m, L->cur_unit, keys, w);
+    return HF_OK;
+}
+
+/* Coordinator: answer every pending request without blocking. */
+static void serve_requests(level_t *L, int block)
+{
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        if (L->active_workers == 0)
+            return;
+        if (block)
+            flag = 1;
+        else
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, L->comm, &flag, &st);
+        if (!flag)
+            return;
+        int64_t req[4];
+        double t0 = MPI_Wtime();
+        MPI_Recv(req, 4, MPI_INT64_T, MPI_ANY_SOURCE, TAG_REQ, L->comm, &st);
+        if (block)
+            L->idle += MPI_Wtime() - t0;
+        if (req[0] == REQ_DONE) {
+            L->units_done++;
+            L->nodes_done += req[2];
+        } else if (req[0] == REQ_ABANDONED) {
+            L->stopping = 1;
+        }
+        int64_t unit = -1;
+        if (!L->stopping && !hf_sched_stop_requested() && L->next < L->ntodo)
+            unit = L->todo[L->next++];
+        if (unit < 0)
+            L->active_workers--;
+        MPI_Send(&unit, 1, MPI_INT64_T, st.MPI_SOURCE, TAG_ASSIGN, L->comm);
+        progress(L, 0);
+        if (block)
+            return;
+    }
+}
+
+static int poll_coordinator(void *ctx)
+{
+    level_t *L = ctx;
+    serve_requests(L, 0);
+    return hf_sched_stop_requested();
+}
+
+static int poll_worker(void *ctx)
+{
+    (void)ctx;
+    return hf_sched_stop_requested();
+}
+
+/* Run one unit on this rank; returns HF_ERR_INTERRUPTED if abandoned. */
+static hf_err_t run_unit(level_t *L, long unit, long *nodes)
+{
+    double t0 = MPI_Wtime();
+    L->cur_unit = unit;
+    L->cur_found = 0;
+    *nodes = 0;
+    hf_err_t e = hf_search_run_unit(L->search, L->m, unit, on_found, L,
+                                    L->rank == 0 ? poll_coordinator : poll_worker, L, nodes);
+    if (e != HF_OK)
+        return e;
+    if (L->hooks && L->hooks->unit_done)
+        HF_TRY(
+            L->hooks->unit_done(L->hooks->ctx, L->m, unit, *nodes, L->cur_found, MPI_Wtime() - t0));
+    L->found_here += L->cur_found;
+    L->nodes_here += *nodes;
+    return HF_OK;
+}
+
+static hf_err_t level_coordinator(level_t *L)
+{
+    hf_err_t err = HF_OK;
+    while (!L->stopping && !hf_sched_stop_requested() && L->next < L->ntodo) {
+        long nodes;
+        long unit = L->todo[L->next++];
+        err = run_unit(L, unit, &nodes);
+        if (err == HF_ERR_INTERRUPTED) {
+            err = HF_OK;
+            L->stopping = 1;
+            break;
+        }
+        if (err != HF_OK) {
+            L->stopping = 1; /* hand out nothing more; workers drain, then we fail */
+            break;
+        }
+        L->units_done++;
+        L->nodes_done += nodes;
+        serve_requests(L, 0);
+        progress(L, 0);
+    }
+    while (L->active_workers > 0)
+        serve_requests(L, 1);
+    return err;
+}
+
+static hf_err_t level_worker(level_t *L)
+{
+    int64_t req[4] = {REQ_FIRST, 0, 0, 0};
+    hf_err_t err = HF_OK;
+    for (;;) {
+        int64_t unit;
+        MPI_Send(req, 4, MPI_INT64_T, 0, TAG_REQ, L->comm);
+        double t0 = MPI_Wtime();
+        MPI_Recv(&unit, 1, MPI_INT64_T, 0, TAG_ASSIGN, L->comm, MPI_STATUS_IGNORE);
+        L->idle += MPI_Wtime() - t0;
+        if (unit < 0)
+            break;
+        long nodes = 0;
+        hf_err_t e = err == HF_OK ? run_unit(L, unit, &nodes) : HF_ERR_INTERRUPTED;
+        if (e != HF_OK && e != HF_ERR_INTERRUPTED)
+            err = e; /* keep answering until told to stop, then fail */
+        req[0] = e == HF_OK ? REQ_DONE : REQ_ABANDONED;
+        req[1] = unit;
+        req[2] = nodes;
+        req[3] = L->cur_found;
+    }
+    return err;
+}
+
+hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t *opts,
+                      const hf_sched_hooks_t *hooks, hf_sched_outcome_t *out)
+{
+    level_t L;
+    memset(&L, 0, sizeof L);
+    L.comm = comm;
+    L.search = search;
+    L.opts = opts;
+    L.hooks = hooks;
+    MPI_Comm_rank(comm, &L.rank);
+    MPI_Comm_size(comm, &L.size);
+    memset(out, 0, sizeof *out);
+    out->m_star = -1;
+    out->last_m = opts->first_m - 1;
+    L.run_start = MPI_Wtime();
+    hf_err_t err = HF_OK;
+
+    for (long m = opts->first_m; m <= opts->last_m; m++) {
+        long nunits = 0;
+        err = hf_search_level(search, m, &nunits);
+        /* every rank prepared the same level, or all stop together */
+        int bad = err != HF_OK, anybad;
+        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+        if (anybad) {
+            if (err == HF_OK)
+                err = hf_error(HF_ERR_MPI, "another rank failed preparing size %ld", m);
+            break;
+        }
+        /* units finished earlier are skipped; their yield still counts */
+        long resumed_found = 0, resumed_nodes = 0, ntodo = 0;
+        L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo);
+        if (!L.todo) {
+            err = HF_ERR_NOMEM;
+            break;
+        }
+        for (long u = 0; u < nunits; u++) {
+            const hf_sched_done_t *d = find_done(opts, m, u);
+            if (d) {
+                resumed_found += d->found;
+                resumed_nodes += d->nodes;
+            } else {
+                L.todo[ntodo++] = u;
+            }
+        }
+        L.m = m;
+        L.ntodo = ntodo;
+        L.next = 0;
+        L.level_units = nunits;
+        L.active_workers = L.size - 1;
+        L.stopping = 0;
+        L.units_done = L.nodes_done = 0;
+        L.found_here = L.nodes_here = 0;
+        /* the first progress line of a size comes after one interval, so quick sizes
+         * print only their summary */
+        L.level_start = L.last_progress = MPI_Wtime();
+
+        hf_err_t lerr = L.rank == 0 ? level_coordinator(&L) : level_worker(&L);
+        free(L.todo);
+        L.todo = NULL;
+
+        long local[3] = {L.found_here, L.nodes_here, lerr != HF_OK};
+        long total[3];
+        MPI_Allreduce(local, total, 3, MPI_LONG, MPI_SUM, comm);
+        int stopped = hf_sched_stop_requested() || L.stopping, anystop;
+        MPI_Allreduce(&stopped, &anystop, 1, MPI_INT, MPI_MAX, comm);
+        if (total[2]) {
+            err = lerr != HF_OK
+                      ? lerr
+                      : hf_error(HF_ERR_MPI, "another rank failed while searching size %ld", m);
+            break;
+        }
+        if (anystop) {
+            out->interrupted = 1;
+            break;
+        }
+        out->last_m = m;
+        out->units += nunits;
+        out->nodes += total[1] + resumed_nodes;
+        if (!opts->quiet && L.rank == 0) {
+            double el = MPI_Wtime() - L.level_start;
+            fprintf(stderr, "[%s] m=%ld: done, %ld units, %ld candidates, %ld feasible, %.1fs\n",
+                    opts->label ? opts->label : "search", m, nunits, total[1] + resumed_nodes,
+                    total[0] + resumed_found, el);
+        }
+        if (total[0] + resumed_found > 0) {
+            out->m_star = m;
+            out->nfound = total[0] + resumed_found;
+            break;
+        }
+    }
+    out->seconds = MPI_Wtime() - L.run_start;
+    out->idle_fraction = out->seconds > 0 ? L.idle / out->seconds : 0;
+    return err;
+}

@@ -1,0 +1,173 @@
+/* Built-in target families ("wd:d=3", "chain:d=2", "multi:d=2,k=3", "wdw:d=4"): parse the
+ * --family spec strictly and build the target, named by the canonical spec. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "headfuse/target.h"
+
+typedef enum { FAM_WD, FAM_CHAIN, FAM_MULTI, FAM_WDW } family_t;
+
+static const char *const family_names[] = {"wd", "chain", "multi", "wdw"};
+#define N_FAMILIES (int)(sizeof family_names / sizeof *family_names)
+
+#define FAMILY_K_DEFAULT 3
+#define FAMILY_K_MAX 64
+
+/* Parse the n characters at s as [-]digits. Returns 0 if they are not an integer;
+ * values too large for an int are clamped (the range check then rejects them). */
+static int parse_option_int(const char *s, size_t n, int *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    if (i == n)
+        return 0;
+    long v = 0;
+    for (; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return 0;
+        if (v < 1000000000L)
+            v = v * 10 + (s[i] - '0');
+    }
+    *out = (int)(neg ? -v : v);
+    return 1;
+}
+
+/* Append one two-or-more-atom head: keys m*dir for m = 0..n-1 (dir a 0/1 vector given by
+ * up to two coordinates), weights 1, values val[m]. */
+static hf_err_t push_ray_head(hf_target_t *t, int c1, int c2, int n, const long *val)
+{
+    hf_head_t h;
+    int64_t key[HF_D_MAX];
+    fmpq_t w, v;
+    hf_err_t err = HF_OK;
+    hf_head_init(&h, t->d, 1);
+    fmpq_init(w);
+    fmpq_init(v);
+    fmpq_one(w);
+    for (int m = 0; m < n && err == HF_OK; m++) {
+        memset(key, 0, sizeof key);
+        key[c1] = m;
+        if (c2 >= 0)
+            key[c2] = m;
+        fmpq_set_si(v, val[m], 1);
+        err = hf_head_push(&h, key, w, v);
+    }
+    if (err == HF_OK)
+        err = hf_target_add_head(t, &h);
+    fmpq_clear(v);
+    fmpq_clear(w);
+    hf_head_clear(&h);
+    return err;
+}
+
+static hf_err_t build_family(hf_target_t *t, family_t fam, int d, int k)
+{
+    long val[FAMILY_K_MAX];
+    hf_err_t err = HF_OK;
+    switch (fam) {
+    case FAM_WD:
+    case FAM_WDW:
+        /* sigma(q_j), or j * sigma(q_j) for wdw (j 1-based) */
+        for (int j = 0; j < d && err == HF_OK; j++) {
+            val[0] = 0;
+            val[1] = fam == FAM_WD ? 1 : j + 1;
+            err = push_ray_head(t, j, -1, 2, val);
+        }
+        break;
+    case FAM_CHAIN:
+        val[0] = 0;
+        val[1] = 1;
+        for (int j = 0; j < d && err == HF_OK; j++)
+            err = push_ray_head(t, j, -1, 2, val);
+        for (int j = 0; j + 1 < d && err == HF_OK; j++)
+            err = push_ray_head(t, j, j + 1, 2, val);
+        break;
+    case FAM_MULTI:
+        for (int m = 0; m < k; m++)
+            val[m] = m;
+        for (int j = 0; j < d && err == HF_OK; j++)
+            err = push_ray_head(t, j, -1, k, val);
+        break;
+    }
+    return err;
+}
+
+hf_err_t hf_target_from_family(hf_target_t *t, const char *spec)
+{
+    memset(t, 0, sizeof *t);
+    if (!spec)
+        spec = "";
+    const char *colon = strchr(spec, ':');
+    size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (nlen == 0)
+        return hf_error(HF_ERR_INPUT,
+                        "--family %s: missing family name (expected NAME:d=N[,k=K], NAME one "
+                        "of wd, chain, multi, wdw)",
+                        spec);
+    int fam = -1;
+    for (int i = 0; i < N_FAMILIES; i++)
+        if (strlen(family_names[i]) == nlen && !strncmp(spec, family_names[i], nlen))
+            fam = i;
+    if (fam < 0)
+        return hf_error(HF_ERR_INPUT,
+                        "--family %s: unknown family '%.*s' (known: wd, chain, "
+                        "multi, wdw)",
+                        spec, (int)nlen, spec);
+
+    int d = 0, k = FAMILY_K_DEFAULT, have_d = 0, have_k = 0;
+    const char *opt = colon ? colon + 1 : NULL;
+    while (opt && *opt) {
+        const char *comma = strchr(opt, ',');
+        size_t olen = comma ? (size_t)(comma - opt) : strlen(opt);
+        const char *eq = memchr(opt, '=', olen);
+        if (!eq)
+            return hf_error(HF_ERR_INPUT, "--family %s: expected KEY=VALUE, got '%.*s'", spec,
+                            (int)olen, opt);
+        size_t klen = (size_t)(eq - opt), vlen = olen - klen - 1;
+        int is_d = klen == 1 && opt[0] == 'd', is_k = klen == 1 && opt[0] == 'k';
+        if (!is_d && !is_k)
+            return hf_error(HF_ERR_INPUT, "--family %s: unknown option '%.*s' (known: d, k)", spec,
+                            (int)klen, opt);
+        if ((is_d && have_d) || (is_k && have_k))
+            return hf_error(HF_ERR_INPUT, "--family %s: %c given twice", spec, opt[0]);
+        int *dst = is_d ? &d : &k;
+        if (!parse_option_int(eq + 1, vlen, dst))
+            return hf_error(HF_ERR_INPUT, "--family %s: %c is not an integer", spec, opt[0]);
+        if (is_d)
+            have_d = 1;
+        else
+            have_k = 1;
+        if (!comma)
+            break;
+        opt = comma + 1;
+        if (!*opt)
+            return hf_error(HF_ERR_INPUT, "--family %s: empty option after ','", spec);
+    }
+    if (!have_d)
+        return hf_error(HF_ERR_INPUT, "--family %s: missing d=N", spec);
+    if (d < 1 || d > HF_D_MAX)
+        return hf_error(HF_ERR_INPUT, "--family %s: d must be 1..%d", spec, HF_D_MAX);
+    if (have_k && fam != FAM_MULTI)
+        return hf_error(HF_ERR_INPUT, "--family %s: k applies only to multi", spec);
+    if (k < 2 || k > FAMILY_K_MAX)
+        return hf_error(HF_ERR_INPUT, "--family %s: k must be 2..%d", spec, FAMILY_K_MAX);
+
+    /* The name is the canonical spec, so equal targets get equal names ("multi:d=2"
+     * becomes "multi:d=2,k=3"). */
+    char name[64];
+    if (fam == FAM_MULTI)
+        snprintf(name, sizeof name, "%s:d=%d,k=%d", family_names[fam], d, k);
+    else
+        snprintf(name, sizeof name, "%s:d=%d", family_names[fam], d);
+    hf_err_t err = hf_target_init(t, name, d, 1);
+    if (err == HF_OK)
+        err = build_family(t, (family_t)fam, d, k);
+    if (err != HF_OK)
+        hf_target_clear(t);
+    return err;
+}

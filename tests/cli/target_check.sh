@@ -1,0 +1,45 @@
+# headfuse target and check: bounds, certified rows at large d, exact witnesses.
+. "$HF_SOURCE_DIR/tests/lib.sh"
+
+out=$("$HEADFUSE" target --family wd:d=40 --json)
+[ "$(json_get "$out" 'o["lb"]')" = 1099511627776 ] || fail "wd:d=40 lb: $out"
+[ "$(json_get "$out" 'o["ub"]')" = 1099511627776 ] || fail "wd:d=40 ub: $out"
+[ "$(json_get "$out" 'o["head_atoms"]')" = 80 ] || fail "wd:d=40 head_atoms: $out"
+
+out=$("$HEADFUSE" target --family wd:d=64 --json)
+[ "$(json_get "$out" 'o["lb"]')" = 18446744073709551616 ] || fail "wd:d=64 lb: $out"
+[ "$(json_get "$out" 'type(o["ub"]).__name__')" = str ] || fail "big ub must be a string: $out"
+
+out=$("$HEADFUSE" target --family wd:d=3 --json)
+[ "$(json_get "$out" 'o["product_head"]["verified"]')" = True ] || fail "W_3 product head: $out"
+[ "$(json_get "$out" 'o["product_head"]["atoms"]')" = 8 ] || fail "W_3 product atoms: $out"
+
+# export round trip: the exported file describes the same target
+"$HEADFUSE" target --family chain:d=2 --export chain2.json >/dev/null
+a=$("$HEADFUSE" target --family chain:d=2 --json | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
+b=$("$HEADFUSE" target chain2.json --json | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
+[ "$a" = "$b" ] || fail "export round trip: $a vs $b"
+
+# check: the product support of W_2 is feasible with weights equal, values = #ones
+out=$("$HEADFUSE" check --family wd:d=2 --keys "0,0;1,0;0,1;1,1" --json)
+[ "$(json_get "$out" 'o["feasible"]')" = True ] || fail "W_2 product support: $out"
+[ "$(json_get "$out" 'o["witness"]["values"]')" = "['0', '1', '1', '2']" ] || fail "W_2 values: $out"
+[ "$(json_get "$out" 'len(set(o["witness"]["weights"]))')" = 1 ] || fail "W_2 weights: $out"
+[ "$(json_get "$out" 'o["max_abs_error"] < 1e-12')" = True ] || fail "W_2 numeric: $out"
+
+# ... and W_2 minus any key is infeasible, exit status still 0
+for keys in "1,0;0,1;1,1" "0,0;0,1;1,1" "0,0;1,0;1,1" "0,0;1,0;0,1"; do
+  run 0 "$HEADFUSE" check --family wd:d=2 --keys "$keys" --json
+  [ "$(json_get "$(cat out.txt)" 'o["feasible"]')" = False ] || fail "W_2 minus a key: $keys"
+done
+
+# strict positivity: 1+x+x^2 has the signed multiple 1-x^3, so {0,3} must be infeasible
+out=$("$HEADFUSE" check "$SRC/data/cubic_factor.json" --keys "0;3" --json)
+[ "$(json_get "$out" 'o["feasible"]')" = False ] || fail "cubic {0,3}: $out"
+out=$("$HEADFUSE" check "$SRC/data/cubic_factor.json" --keys "0;1;2" --json)
+[ "$(json_get "$out" 'o["feasible"]')" = True ] || fail "cubic {0,1,2}: $out"
+
+# plain output mentions the reason
+run 0 "$HEADFUSE" check --family wd:d=1 --keys "0;2"
+grep -q "feasible  no" out.txt || fail "plain check output: $(cat out.txt)"
+echo "target/check: all assertions passed"

@@ -1,0 +1,49 @@
+# Shared by the command-line tests (sourced). Each test runs in its own temp dir.
+set -euo pipefail
+HEADFUSE=${HEADFUSE:?run through ctest (HEADFUSE unset)}
+SRC=${HF_SOURCE_DIR:?run through ctest (HF_SOURCE_DIR unset)}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+WORK=$(mktemp -d /tmp/hf-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# run EXPECTED_STATUS CMD...: run, keep stdout/stderr in out.txt/err.txt, check status.
+run() {
+  local want=$1
+  shift
+  set +e
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  set -e
+  if [ "$got" != "$want" ]; then
+    echo "--- stdout" >&2; cat out.txt >&2; echo "--- stderr" >&2; cat err.txt >&2
+    fail "expected exit $want, got $got: $*"
+  fi
+}
+
+# mpi N ARGS...: headfuse under mpirun with N ranks (oversubscribed), 10 min cap.
+mpi() {
+  local n=$1
+  shift
+  timeout 600 mpirun --oversubscribe -n "$n" "$HEADFUSE" "$@"
+}
+
+# table_json FILE: the table with supports, without the timing field.
+table_json() {
+  "$HEADFUSE" table "$1" --json --supports | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+for r in rows:
+    r.pop("seconds", None); r.pop("file", None)
+print(json.dumps(rows, sort_keys=True))'
+}
+
+# json_get JSONTEXT EXPR: evaluate a Python expression on the parsed object `o`.
+json_get() {
+  python3 -c 'import json,sys; o=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}
