@@ -15,7 +15,7 @@ import glob, sys, h5py
 n = 0
 for f in glob.glob(sys.argv[1] + "/run-*.h5"):
     try:
-        with h5py.File(f, "r", locking=False) as h:
+        with h5py.File(f, "r", swmr=True) as h:  # shards are SWMR files
             n += h["units"].shape[0]
     except Exception:
         pass
