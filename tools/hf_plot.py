@@ -19,8 +19,14 @@ import sys
 
 import h5py
 
-# Same columns and order as `headfuse table --markdown` (src/cli/cmd_table.c).
-COLUMNS = ["name", "d", "span", "m_star", "lb", "ub", "status", "n_min_raw", "n_min_sym"]
+# The table exactly as `headfuse table FILES --markdown` prints it (src/cli/cmd_table.c):
+# these fields under these headers, numbers right-aligned, '-' for null, seconds with
+# three decimals, and a file column when there are several files.
+FIELDS = ["name", "d", "span", "m_star", "lb", "ub", "status", "n_min_raw", "n_min_sym",
+          "group_order", "nodes", "units", "seconds"]
+HEADERS = ["name", "d", "span", "m*", "LB", "UB", "status", "n_min", "n_sym", "group",
+           "nodes", "units", "seconds"]
+TEXT_FIELDS = ("name", "status")
 STATUS_MARKERS = {"certified": ("o", "certified (LB = UB)"),
                   "exhaustive": ("s", "exhaustive within span"),
                   "open": ("^", "open (bar: LB..UB)")}
@@ -55,11 +61,11 @@ def read_rows(path):
                 row[c] = text(row[c])
             for c in ("d", "span", "m_star", "n_min_raw", "n_min_sym", "group_order",
                       "nodes", "units"):
-                row[c] = int(row[c])
-                if row[c] < 0 and c in ("m_star", "n_min_raw", "n_min_sym"):
-                    row[c] = None
-            row["seconds"] = float(row["seconds"])
-            row["lb"], row["ub"] = int(row["lb"]), int(row["ub"])
+                row[c] = int(row[c]) if int(row[c]) >= 0 else None
+            row["seconds"] = float(row["seconds"]) if row["seconds"] >= 0 else None
+            # decimal strings: may exceed 64 bits; "-1" is null
+            row["lb"] = int(row["lb"]) if row["lb"] not in ("", "-1") else None
+            row["ub"] = int(row["ub"]) if row["ub"] not in ("", "-1") else None
             g = f.get(f"rows/{i}")
             tj = g.attrs.get("target_json") if g is not None else None
             row["head_atoms"] = head_atoms(text(tj)) if tj is not None else None
@@ -69,14 +75,22 @@ def read_rows(path):
     return rows
 
 
-def cell(v):
-    return "-" if v is None else str(v)
+def cell(row, field):
+    v = row[field]
+    if v is None:
+        return "-"
+    if field == "seconds":
+        return f"{v:.3f}"
+    return str(v).replace("|", "\\|")
 
 
-def markdown(rows):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+def markdown(rows, with_file):
+    headers = HEADERS + (["file"] if with_file else [])
+    fields = FIELDS + (["file"] if with_file else [])
+    align = ["---" if f in TEXT_FIELDS or f == "file" else "---:" for f in fields]
+    lines = ["".join(f"| {h} " for h in headers) + "|", "".join(f"| {a} " for a in align) + "|"]
     for r in rows:
-        lines.append("| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |")
+        lines.append("".join(f"| {cell(r, f)} " for f in fields) + "|")
     return "\n".join(lines)
 
 
@@ -206,7 +220,7 @@ def main(argv=None):
         print("hf_plot: the files hold no rows", file=sys.stderr)
         return 2
     if not args.no_table:
-        print(markdown(rows))
+        print(markdown(rows, len(args.files) > 1))
     if not args.no_plot:
         plot(rows, args.output, args.title)
         print(f"hf_plot: wrote {args.output}", file=sys.stderr)
