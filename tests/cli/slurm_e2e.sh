@@ -1,6 +1,7 @@
 # End to end on a real Slurm (CTest label `slurm`): starts munged, slurmctld and slurmd
-# for this test alone (slurm/local-cluster: own key, ports, state and logs in the test's
-# temp dir), then
+# for this test alone (slurm/local-cluster: own key, ports, state and logs in a temp dir
+# of its own), then
+#  0. slurm/submit refuses a bad job file (file:line: key) before anything is queued;
 #  1. submits slurm/headfuse.sbatch (2 tasks, srun --mpi=pmix) on a small job: the job
 #     ends COMPLETED 0:0, its RESULT.h5 verifies, h5dump reads it, and its table equals
 #     the same job run directly with mpirun; the same with the mpirun launch option;
@@ -90,6 +91,16 @@ entries:
 EOF
 run 0 mpi 2 run small.yaml --out direct-small.h5 --quiet
 ref_small=$(table_json direct-small.h5)
+
+# ---- 0. slurm/submit refuses a bad job file before it reaches the queue
+printf 'entries:\n  - {family: wd, d: 2, span: 99}\n' >bad.yaml
+run 2 "$SRC/slurm/submit" "$PWD/bad.yaml" --ntasks 2
+grep -q "bad.yaml:2: entries\[0\].span: must be within 1..16" err.txt || fail "submit: $(cat err.txt)"
+[ -z "$(squeue -h)" ] || fail "a bad job was queued: $(squeue)"
+run 0 "$SRC/slurm/submit" "$PWD/small.yaml" --ntasks 2 --dry-run
+grep -q -- "sbatch --parsable .*--signal=B:USR1@120 .*--ntasks=2 .*headfuse.sbatch $PWD/small.yaml" err.txt ||
+  fail "submit --dry-run: $(cat err.txt)"
+echo "ok: 0. submit refuses a bad job file (exit 2, file:line: key) and --dry-run shows sbatch"
 
 # ---- 1. one MPI job of 2 tasks, srun --mpi=pmix; then the mpirun launch option
 for launch in srun mpirun; do
