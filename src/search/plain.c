@@ -9,7 +9,7 @@
 
 hf_err_t hf_search_plain_level(hf_search_t *s, long m)
 {
-    long target = HF_SEARCH_UNIT_TARGET;
+    long target = hf_search_unit_target;
     long total = hf_search_binom(s->npts, m);
     if (total / target > HF_SEARCH_UNITS_MAX)
         target = total / HF_SEARCH_UNITS_MAX + 1;

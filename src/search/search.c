@@ -12,6 +12,7 @@
 #include "search/search_impl.h"
 
 long hf_search_test_skip_unit = -1;
+long hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
 
 long hf_search_binom(long n, long k)
 {
@@ -197,19 +198,34 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
     int d = s->d;
     uint64_t zero = 0, full = d == 64 ? ~(uint64_t)0 : (((uint64_t)1 << d) - 1);
-    for (long i = 0; i < m; i++) {
-        long v = idx[i];
-        for (int j = d - 1; j >= 0; j--) {
-            int64_t x = v % s->base;
-            v /= s->base;
-            s->keys[i * d + j] = x;
-            if (x == 0)
-                zero |= (uint64_t)1 << j;
+    if (s->zmask) {
+        /* tables: most candidates are decided on the masks alone */
+        for (long i = 0; i < m; i++)
+            zero |= s->zmask[idx[i]];
+        if (zero != full) {
+            s->stats.canonical_rejections++;
+            return HF_OK;
         }
-    }
-    if (zero != full) {
-        s->stats.canonical_rejections++;
-        return HF_OK;
+        for (long i = 0; i < m; i++) {
+            const uint8_t *dg = s->digits + (size_t)idx[i] * d;
+            for (int j = 0; j < d; j++)
+                s->keys[i * d + j] = dg[j];
+        }
+    } else {
+        for (long i = 0; i < m; i++) {
+            long v = idx[i];
+            for (int j = d - 1; j >= 0; j--) {
+                int64_t x = v % s->base;
+                v /= s->base;
+                s->keys[i * d + j] = x;
+                if (x == 0)
+                    zero |= (uint64_t)1 << j;
+            }
+        }
+        if (zero != full) {
+            s->stats.canonical_rejections++;
+            return HF_OK;
+        }
     }
     if (s->prune && d > 1) {
         int ok;
@@ -288,6 +304,25 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
     for (int j = s->d - 1; j >= 0; j--) {
         s->pw[j] = w;
         w *= s->base;
+    }
+
+    if ((size_t)s->npts * s->d <= HF_SEARCH_TABLE_MAX) {
+        s->digits = hf_malloc((size_t)s->npts * s->d);
+        s->zmask = hf_malloc((size_t)s->npts * sizeof *s->zmask);
+        if (!s->digits || !s->zmask) {
+            err = HF_ERR_NOMEM;
+            goto fail;
+        }
+        for (long p = 0; p < s->npts; p++) {
+            long v = p;
+            s->zmask[p] = 0;
+            for (int j = s->d - 1; j >= 0; j--) {
+                s->digits[(size_t)p * s->d + j] = (uint8_t)(v % s->base);
+                if (v % s->base == 0)
+                    s->zmask[p] |= (uint64_t)1 << j;
+                v /= s->base;
+            }
+        }
     }
 
     s->has_frac = 1;
@@ -386,6 +421,8 @@ void hf_search_destroy(hf_search_t **sp)
     hf_exact_destroy(&s->exact);
     if (s->has_frac)
         hf_fraction_clear(&s->frac);
+    free(s->zmask);
+    free(s->digits);
     free(s->pw);
     if (s->has_t)
         hf_target_clear(&s->t);

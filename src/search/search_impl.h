@@ -7,6 +7,7 @@
 #ifndef HF_SEARCH_IMPL_H
 #define HF_SEARCH_IMPL_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "headfuse/algebra.h"
@@ -19,11 +20,16 @@
 #define HF_SEARCH_GROUP_DMAX 7           /* symmetry group computed for d <= this */
 #define HF_SEARCH_POLL_EVERY 4096        /* candidates between poll calls */
 #define HF_SEARCH_SAT (LONG_MAX / 4)     /* saturation value of cost estimates */
+#define HF_SEARCH_TABLE_MAX (1L << 24)   /* largest digit table (bytes: points x d) */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
  * the pruned-versus-plain comparison must catch. */
 extern long hf_search_test_skip_unit;
+
+/* Aim for candidates per unit (HF_SEARCH_UNIT_TARGET); tests lower it to exercise the
+ * splitting of large classes by their first and second points. */
+extern long hf_search_unit_target;
 
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box
@@ -102,10 +108,12 @@ struct hf_search_s {
     long lb; /* LONG_MAX when it does not fit */
     long first, last;
 
-    long base;   /* S + 1 */
-    long npts;   /* (S + 1)^d */
-    long nlayer; /* (S + 1)^(d - 1): points per layer of the last coordinate */
-    long *pw;    /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
+    long base;       /* S + 1 */
+    long npts;       /* (S + 1)^d */
+    long nlayer;     /* (S + 1)^(d - 1): points per layer of the last coordinate */
+    long *pw;        /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
+    uint8_t *digits; /* point p's coordinates (npts x d), or NULL: then divide */
+    uint64_t *zmask; /* bit j set when point p has x_j = 0 (with digits) */
 
     /* pruning (prune = 1) */
     int invariant_last;    /* T does not depend on q_{d-1}: single layer possible */
