@@ -454,6 +454,34 @@ static void test_vector_values(void)
     }
 }
 
+/* Three dimensions, span 2, every size up to 4: middles exist (t = 2), so the early
+ * check of F_{-e_0} on middle prefixes runs, with invariant targets (sigma(q_1): single
+ * layers), constant limit targets (sigma(q_3)), a diagonal head and a sum. */
+static void test_pruned_equals_plain_3d(void)
+{
+    static const int64_t keys[][6] = {
+        {0, 0, 0, 1, 0, 0}, /* sigma(q_1) */
+        {0, 0, 0, 0, 0, 1}, /* sigma(q_3) */
+        {0, 0, 0, 1, 1, 1}, /* sigma(q_1 + q_2 + q_3) */
+        {0, 0, 0, 0, 1, 1}, /* sigma(q_2 + q_3) */
+    };
+    static const long w[] = {1, 1}, v[] = {0, 1};
+    static const int heads[][2] = {{0, -1}, {1, -1}, {2, -1}, {0, 1}, {0, 3}};
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        hf_target_t t;
+        hf_head_t h;
+        long n = 0;
+        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "three_d", 3, 1), HF_OK);
+        for (int k = 0; k < 2; k++)
+            if (heads[i][k] >= 0)
+                one_head(&t, &h, 3, 2, keys[heads[i][k]], w, v);
+        long m = compare_modes(&t, 2, 1, 4, &n);
+        CU_ASSERT(m >= 2 && m <= 4);
+        CU_ASSERT(n > 0);
+        hf_target_clear(&t);
+    }
+}
+
 static void test_known_values(void)
 {
     hf_target_t t;
@@ -785,6 +813,7 @@ int hf_register_tests(void)
         {"pruned equals plain: families and JSON", test_pruned_equals_plain_families},
         {"pruned equals plain: every size", test_pruned_equals_plain_all_sizes},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
+        {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},
         {"small units: splitting by first and second points", test_small_units},
         {"vector values: one alpha for all components", test_vector_values},
         {"known values W_2, W_3, chain", test_known_values},

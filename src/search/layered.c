@@ -509,6 +509,12 @@ typedef struct {
     const uint32_t *low; /* bottom and top layers merged, in the d-box */
     long nlow;
     long t;
+    /* Early face rule on F_{-e_0}: the keys with x_0 = 0 are the first nlow0 of low and
+     * the middle points below b0; they are fixed by a prefix of the middle. */
+    int check0;
+    long nlow0, b0;
+    int have_last; /* the prefix last[0..last_q) passed */
+    long last_q;
 } layered_ctx_t;
 
 static void merge2(const uint32_t *a, long na, const uint32_t *b, long nb, uint32_t *out)
@@ -522,17 +528,80 @@ static void merge2(const uint32_t *a, long na, const uint32_t *b, long nb, uint3
         out[k++] = b[j++];
 }
 
-static hf_err_t layered_visit(void *vctx, const long *combo)
+/* Middle point j: level 1 + j % (t - 1) above the (d-1)-point j / (t - 1); increasing. */
+static uint32_t layered_mid(const hf_search_t *s, long t, long j)
+{
+    return (uint32_t)((j / (t - 1)) * s->base + 1 + j % (t - 1));
+}
+
+/* Rule 3 for F_{-e_0}(K) before K is built: if K is in canonical position this face is
+ * its keys with x_0 = 0, which the bottom and top layers and the middle points below b0
+ * fix. Every later middle sharing those first q points has the same face, so a face that
+ * is empty (K not canonical) or infeasible skips them all. */
+static hf_err_t layered_prefix(layered_ctx_t *c, const long *combo, long r, long *skip, int *ok)
+{
+    hf_search_t *s = c->s;
+    uint32_t *last = s->tmp + 5 * c->m, *pts = s->tmp + 4 * c->m;
+    long q = 0;
+    *ok = 1;
+    while (q < r && combo[q] < c->b0)
+        q++;
+    if (c->have_last && q == c->last_q) {
+        long i = 0;
+        while (i < q && last[i] == (uint32_t)combo[i])
+            i++;
+        if (i == q)
+            return HF_OK;
+    }
+    c->have_last = 0;
+    /* the face's points, sorted: low points below the x_0 = 1 boundary, then merged */
+    uint32_t *midq = s->tmp + 2 * c->m;
+    for (long i = 0; i < q; i++)
+        midq[i] = layered_mid(s, c->t, combo[i]);
+    merge2(c->low, c->nlow0, midq, q, pts);
+    long n = c->nlow0 + q;
+    int feasible = 0;
+    if (n == 0) {
+        s->stats.canonical_rejections++;
+    } else if (n >= s->faces[0].lb) {
+        /* pts is overwritten by the memo's scratch only in row 3, so it stays valid */
+        HF_TRY(hf_search_face_test(s, 0, n, pts, c->m, &feasible));
+        if (!feasible)
+            s->stats.face_rejections++;
+    } else {
+        s->stats.face_rejections++;
+    }
+    if (!feasible) {
+        *ok = 0;
+        *skip = q - 1;
+        return HF_OK;
+    }
+    for (long i = 0; i < q; i++)
+        last[i] = (uint32_t)combo[i];
+    c->last_q = q;
+    c->have_last = 1;
+    return HF_OK;
+}
+
+static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
 {
     layered_ctx_t *c = vctx;
     hf_search_t *s = c->s;
     long r = c->m - c->nlow;
     uint32_t *mid = s->tmp + 2 * c->m;
-    /* middle point j: layer 1 + j % (t - 1) above the (d-1)-point j / (t - 1); increasing */
+    if (c->check0) {
+        int ok = 1;
+        HF_TRY(layered_prefix(c, combo, r, skip, &ok));
+        if (!ok)
+            return HF_OK;
+    }
     for (long i = 0; i < r; i++)
-        mid[i] = (uint32_t)((combo[i] / (c->t - 1)) * s->base + 1 + combo[i] % (c->t - 1));
+        mid[i] = layered_mid(s, c->t, combo[i]);
     merge2(c->low, c->nlow, mid, r, s->cand);
-    return hf_search_candidate(s, c->m, s->cand, c->run);
+    s->face0_done = c->check0;
+    hf_err_t err = hf_search_candidate(s, c->m, s->cand, c->run);
+    s->face0_done = 0;
+    return err;
 }
 
 hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
@@ -556,7 +625,14 @@ hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_ru
         merge2(l0, b->s0, lt, b->t > 0 ? b->st : 0, low);
         long nlow = b->s0 + (b->t > 0 ? b->st : 0);
         memcpy(l0, low, (size_t)nlow * sizeof *low);
-        layered_ctx_t c = {s, m, run, l0, nlow, b->t};
+        layered_ctx_t c = {s, m, run, l0, nlow, b->t, 0, 0, 0, 0, 0};
+        if (s->d >= 2 && b->t >= 2) {
+            /* points with x_0 = 0: d-box indices below pw[0]; middle indices below b0 */
+            c.check0 = 1;
+            c.b0 = (b->t - 1) * (s->nlayer / s->base);
+            while (c.nlow0 < nlow && l0[c.nlow0] < (uint32_t)s->pw[0])
+                c.nlow0++;
+        }
         if (b->r == 0) {
             memcpy(s->cand, l0, (size_t)m * sizeof *l0);
             HF_TRY(hf_search_candidate(s, m, s->cand, run));

@@ -23,8 +23,9 @@ typedef struct {
     hf_run_t *run;
 } plain_ctx_t;
 
-static hf_err_t plain_visit(void *vctx, const long *combo)
+static hf_err_t plain_visit(void *vctx, const long *combo, long *skip)
 {
+    (void)skip; /* the reference enumerator never skips */
     plain_ctx_t *c = vctx;
     for (long i = 0; i < c->m; i++)
         c->s->cand[i] = (uint32_t)combo[i];

@@ -136,7 +136,7 @@ struct hf_search_s {
 
     /* scratch */
     uint32_t *cand; /* candidate indices (m) */
-    uint32_t *tmp;  /* 4 rows of m: layers, middle, face */
+    uint32_t *tmp;  /* 6 rows of m: two layers, middle, face index, face points, prefix */
     int64_t *keys;  /* candidate keys (m d) */
     int64_t *fkeys; /* face keys (m d) */
     long *combo;    /* middle combination (m) */
@@ -144,6 +144,7 @@ struct hf_search_s {
 
     hf_search_stats_t stats;
     long face_exact_tests; /* memo misses: exact tests on faces */
+    int face0_done;        /* F_{-e_0} of the current candidate already checked */
 };
 
 /* Context of one unit run. */
@@ -161,11 +162,17 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
                                    hf_fs_registry_t *reg, hf_search_t **out);
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
+/* Is the face (2 j + side) made of the n sorted points pts (indices in the d-box, n >= 1)
+ * feasible for its limit target? Memoised exact test; m = current scratch row size. */
+hf_err_t hf_search_face_test(hf_search_t *s, int face, long n, const uint32_t *pts, long m,
+                             int *feasible);
 long hf_search_binom(long n, long k); /* saturating at HF_SEARCH_SAT */
 hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u);
 /* Visit the r-subsets of {0..n-1} whose first npre elements are pre[] (increasing),
- * in lexicographic order; combo[r] is scratch; fn returns an error to stop. */
-typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo);
+ * in lexicographic order; combo[r] is scratch; fn returns an error to stop. fn may set
+ * *skip (preset to r - 1) to i < r - 1: then every later subset sharing combo[0..i] is
+ * skipped (i < npre: all remaining ones). */
+typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo, long *skip);
 hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *combo, hf_combo_fn fn,
                           void *ctx);
 /* Split r-subsets of {0..n-1} with first element >= a_lo, < a_hi into prefix units
