@@ -397,9 +397,11 @@ static void test_small_units(void)
         found_init(&b, &t);
         CU_ASSERT_EQUAL(search_loop(&t, &lo, &a, &oa), HF_OK);
         hf_search_unit_target = 1;
+        hf_search_layered_unit_target = 1;
         CU_ASSERT_EQUAL(search_loop(&t, &lo, &b, &ob), HF_OK);
         compare_modes(&t, cases[i].span, cases[i].max_m > 0, cases[i].max_m, &n);
         hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
+        hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
         CU_ASSERT(found_same(&a, &b));
         CU_ASSERT_EQUAL(oa.nodes, ob.nodes);
         CU_ASSERT_EQUAL(n, a.n);

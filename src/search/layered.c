@@ -474,7 +474,7 @@ hf_err_t hf_search_layered_level(hf_search_t *s, long m)
         }
     }
 
-    long total = 0, target = hf_search_unit_target;
+    long total = 0, target = hf_search_layered_unit_target;
     for (long i = 0; i < s->nblocks; i++) {
         const hf_block_t *b = &s->blocks[i];
         total = sat_add(total, sat_mul(sat_mul(b->n0, b->nt), hf_search_binom(b->nmid, b->r)));

@@ -13,6 +13,7 @@
 
 long hf_search_test_skip_unit = -1;
 long hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
+long hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
 
 long hf_search_binom(long n, long k)
 {

@@ -15,21 +15,27 @@
 #include "headfuse/search.h"
 
 #define HF_SEARCH_BOX_MAX (1L << 22)     /* most points in the box {0..S}^d */
-#define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per work unit */
-#define HF_SEARCH_UNITS_MAX (1L << 20)   /* raise the aim rather than exceed this */
-#define HF_SEARCH_GROUP_DMAX 7           /* symmetry group computed for d <= this */
-#define HF_SEARCH_POLL_EVERY 4096        /* candidates between poll calls */
-#define HF_SEARCH_SAT (LONG_MAX / 4)     /* saturation value of cost estimates */
-#define HF_SEARCH_TABLE_MAX (1L << 24)   /* largest digit table (bytes: points x d) */
+#define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per plain work unit */
+/* Layered units aim at 2^20 *possible* candidates: the prefix rule on F_{-e_0} skips
+ * most of them, so units stay short (chain:d=3 span 4: ~2^15 candidates per unit would
+ * have meant 2 million units of ~0.1 ms). */
+#define HF_SEARCH_LAYERED_UNIT_TARGET (1L << 20)
+#define HF_SEARCH_UNITS_MAX (1L << 20) /* raise the aim rather than exceed this */
+#define HF_SEARCH_GROUP_DMAX 7         /* symmetry group computed for d <= this */
+#define HF_SEARCH_POLL_EVERY 4096      /* candidates between poll calls */
+#define HF_SEARCH_SAT (LONG_MAX / 4)   /* saturation value of cost estimates */
+#define HF_SEARCH_TABLE_MAX (1L << 24) /* largest digit table (bytes: points x d) */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
  * the pruned-versus-plain comparison must catch. */
 extern long hf_search_test_skip_unit;
 
-/* Aim for candidates per unit (HF_SEARCH_UNIT_TARGET); tests lower it to exercise the
- * splitting of large classes by their first and second points. */
+/* Aims for candidates per unit (HF_SEARCH_UNIT_TARGET, HF_SEARCH_LAYERED_UNIT_TARGET);
+ * tests lower them to exercise the splitting of large classes by their first and second
+ * points. */
 extern long hf_search_unit_target;
+extern long hf_search_layered_unit_target;
 
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box
