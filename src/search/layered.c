@@ -424,6 +424,39 @@ static long sat_mul(long a, long b)
     return a > HF_SEARCH_SAT / b ? HF_SEARCH_SAT : a * b;
 }
 
+/* Prefix units of one pair (L_0, L_t) whose middles are split (hf_search_split_prefix). */
+static long layered_prefix_units(long n, long r, long target)
+{
+    long c = 0, a_hi = n - r + 1;
+    if (r < 1)
+        return 0;
+    for (long a = 0; a < a_hi; a++)
+        c = sat_add(c, r < 2 || hf_search_binom(n - a - 1, r - 1) <= target ? 1 : n - r + 1 - a);
+    return c;
+}
+
+/* The units of block i for the aim `target`: counted into *count, and appended if add. */
+static hf_err_t layered_block_units(hf_search_t *s, long i, long target, int add, long *count)
+{
+    const hf_block_t *b = &s->blocks[i];
+    long cost = hf_search_binom(b->nmid, b->r), ntri = b->n0 * b->nt;
+    if (cost <= target) {
+        long per = target / cost;
+        *count = sat_add(*count, (ntri + per - 1) / per);
+        for (long first = 0; add && first < ntri; first += per) {
+            hf_unit_t u = {.block = i, .first = first, .count = ntri - first, .npre = 0};
+            if (u.count > per)
+                u.count = per;
+            HF_TRY(hf_search_add_unit(s, &u));
+        }
+    } else {
+        *count = sat_add(*count, sat_mul(layered_prefix_units(b->nmid, b->r, target), ntri));
+        for (long tr = 0; add && tr < ntri; tr++)
+            HF_TRY(hf_search_split_prefix(s, i, tr, b->nmid, b->r, b->nmid, target));
+    }
+    return HF_OK;
+}
+
 hf_err_t hf_search_layered_level(hf_search_t *s, long m)
 {
     hf_fs_t *lo = s->fs_lo, *hi = s->fs_hi;
@@ -474,29 +507,18 @@ hf_err_t hf_search_layered_level(hf_search_t *s, long m)
         }
     }
 
-    long total = 0, target = hf_search_layered_unit_target;
-    for (long i = 0; i < s->nblocks; i++) {
-        const hf_block_t *b = &s->blocks[i];
-        total = sat_add(total, sat_mul(sat_mul(b->n0, b->nt), hf_search_binom(b->nmid, b->r)));
+    /* the aim doubles until a level has at most HF_SEARCH_LAYERED_UNITS_MAX units */
+    long target = hf_search_layered_unit_target, count = 0;
+    for (;;) {
+        count = 0;
+        for (long i = 0; i < s->nblocks; i++)
+            HF_TRY(layered_block_units(s, i, target, 0, &count));
+        if (count <= HF_SEARCH_LAYERED_UNITS_MAX || target > HF_SEARCH_SAT / 2)
+            break;
+        target *= 2;
     }
-    if (total / target > HF_SEARCH_UNITS_MAX)
-        target = total / HF_SEARCH_UNITS_MAX + 1;
-    for (long i = 0; i < s->nblocks; i++) {
-        const hf_block_t *b = &s->blocks[i];
-        long cost = hf_search_binom(b->nmid, b->r), ntri = b->n0 * b->nt;
-        if (cost <= target) {
-            long per = target / cost;
-            for (long first = 0; first < ntri; first += per) {
-                hf_unit_t u = {.block = i, .first = first, .count = ntri - first, .npre = 0};
-                if (u.count > per)
-                    u.count = per;
-                HF_TRY(hf_search_add_unit(s, &u));
-            }
-        } else {
-            for (long tr = 0; tr < ntri; tr++)
-                HF_TRY(hf_search_split_prefix(s, i, tr, b->nmid, b->r, b->nmid, target));
-        }
-    }
+    for (long i = 0; i < s->nblocks; i++)
+        HF_TRY(layered_block_units(s, i, target, 1, &count));
     return HF_OK;
 }
 

@@ -20,11 +20,12 @@
  * most of them, so units stay short (chain:d=3 span 4: ~2^15 candidates per unit would
  * have meant 2 million units of ~0.1 ms). */
 #define HF_SEARCH_LAYERED_UNIT_TARGET (1L << 20)
-#define HF_SEARCH_UNITS_MAX (1L << 20) /* raise the aim rather than exceed this */
-#define HF_SEARCH_GROUP_DMAX 7         /* symmetry group computed for d <= this */
-#define HF_SEARCH_POLL_EVERY 4096      /* candidates between poll calls */
-#define HF_SEARCH_SAT (LONG_MAX / 4)   /* saturation value of cost estimates */
-#define HF_SEARCH_TABLE_MAX (1L << 24) /* largest digit table (bytes: points x d) */
+#define HF_SEARCH_LAYERED_UNITS_MAX (1L << 14) /* the aim doubles above this many units */
+#define HF_SEARCH_UNITS_MAX (1L << 20)         /* raise the aim rather than exceed this */
+#define HF_SEARCH_GROUP_DMAX 7                 /* symmetry group computed for d <= this */
+#define HF_SEARCH_POLL_EVERY 4096              /* candidates between poll calls */
+#define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
+#define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
