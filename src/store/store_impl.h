@@ -1,0 +1,93 @@
+/* Shared inside the store module: HDF5 datatypes of the records, quiet error
+ * handling, attribute helpers and the shard test hook. */
+#ifndef HF_STORE_IMPL_H
+#define HF_STORE_IMPL_H
+
+#include <hdf5.h>
+#include <stdint.h>
+
+#include "headfuse/store.h"
+
+/* HDF5 prints its error stack to stderr by default. Every public store function
+ * replaces that on entry by a handler that only records the failure (for
+ * hf_h5_fail) and restores the caller's handler on exit. */
+typedef struct {
+    H5E_auto2_t func;
+    void *data;
+} hf_h5_quiet_t;
+
+void hf_h5_quiet_begin(hf_h5_quiet_t *q);
+void hf_h5_quiet_end(const hf_h5_quiet_t *q);
+
+/* Record "PATH: what: <innermost error of the last failed HDF5 call>" as an error
+ * with the given code and return the code. */
+hf_err_t hf_h5_fail(hf_err_t code, const char *path, const char *what);
+
+/* File access properties for writing with the default sec2 driver. latest = 0:
+ * the most widely readable format (results; its version-0 superblock also has no
+ * checksum for H5Fget_file_image to get wrong, which 1.10.8 does for version 2).
+ * latest = 1: the 1.10 format SWMR needs, with checksummed metadata (shards).
+ * Returns a property list or H5I_INVALID_HID. */
+hid_t hf_h5_fapl(int latest);
+
+/* Open an existing file read-only (swmr: as a SWMR reader, which also opens files
+ * whose SWMR writer died without closing them). Missing/unreadable -> HF_ERR_IO
+ * with errno's reason; locked by a writer -> HF_ERR_IO; not HDF5, truncated ->
+ * HF_ERR_CORRUPT "PATH: not a readable HDF5 file (truncated or corrupt?)".
+ * kind names the file in messages ("shard", "result"). */
+hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file);
+
+/* Compound datatypes of hf_row_t, hf_unit_record_t and shard found records.
+ * file != 0: packed little-endian file type; 0: native memory type. The caller
+ * closes the returned type. H5I_INVALID_HID on failure. */
+hid_t hf_h5_row_type(int file);
+hid_t hf_h5_unit_type(int file);
+
+/* In-memory layout of one entry of a shard's /found index: the record's text is
+ * bytes [offset, offset + length) of the shard's /text dataset. */
+typedef struct {
+    int32_t row;
+    int64_t m;
+    int64_t unit;
+    int64_t offset;
+    int64_t length;
+    uint32_t checksum; /* hf_store_checksum of the text */
+} hf_found_mem_t;
+
+hid_t hf_h5_found_type(int file);
+
+/* Variable-length UTF-8 string type (caller closes). */
+hid_t hf_h5_vstr_type(void);
+
+/* Attributes on an object. Writers return < 0 on failure. Readers return HF_OK or
+ * HF_ERR_CORRUPT naming "path: where@name". */
+herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value);
+herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value);
+herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value);
+hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
+                             char **out);
+hf_err_t hf_h5_attr_read_i64(hid_t obj, const char *name, const char *path, const char *where,
+                             int64_t *out);
+
+/* Check that a dataset has the given rank and return its dims (at most 3). */
+hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *where, hsize_t *dims);
+
+/* Check that a file datatype is a compound with exactly the members of `expected`
+ * (by name), each of the same class and a size no larger (no truncation). */
+hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path, const char *where);
+
+/* 32-bit FNV-1a of n bytes: a found record's text is checked as a whole, beyond
+ * the per-chunk Fletcher32 of the datasets holding it. */
+uint32_t hf_store_checksum(const char *s, size_t n);
+
+/* Strict "[-]digits[/digits]" syntax check of a rational written as text. */
+int hf_store_rational_syntax_ok(const char *s);
+
+/* Test hook: write the buffered found records WITHOUT a completion record and
+ * flush, as if the process was killed between the two flushes. */
+hf_err_t hf_shard_debug_write_found(hf_shard_t *sh);
+/* Test hook: nonzero makes the disk reservation before each unit fail as on a
+ * full disk. */
+extern int hf_shard_debug_fail_reserve;
+
+#endif
