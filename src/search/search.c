@@ -287,6 +287,28 @@ static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
     return *out ? HF_OK : HF_ERR_NOMEM;
 }
 
+/* The product head's keys span, per coordinate, the sum of the heads' extents; it
+ * fits the box {0..S}^d when every such sum is at most S. */
+static int product_fits_span(const hf_target_t *t, int span)
+{
+    for (int j = 0; j < t->d; j++) {
+        int64_t total = 0;
+        for (int h = 0; h < t->nheads; h++) {
+            const hf_head_t *hd = t->heads + h;
+            int64_t lo = hd->keys[j], hi = hd->keys[j];
+            for (long i = 1; i < hd->natoms; i++) {
+                int64_t k = hd->keys[i * t->d + j];
+                lo = k < lo ? k : lo;
+                hi = k > hi ? k : hi;
+            }
+            total += hi - lo;
+        }
+        if (total > span)
+            return 0;
+    }
+    return 1;
+}
+
 hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
                                    hf_fs_registry_t *reg, hf_search_t **out)
 {
@@ -359,7 +381,9 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
         int exact = 0;
         HF_CHECK(err, hf_bounds_upper(&s->t, ub, &exact), fail);
         HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), fail);
-        if (fmpz_cmp_si(ub, s->npts) < 0)
+        /* UB caps the sizes only when the product head lies inside the span box:
+         * otherwise a feasible support in the box may need more atoms than UB. */
+        if (fmpz_cmp_si(ub, s->npts) < 0 && product_fits_span(&s->t, span))
             ubl = fmpz_get_si(ub);
     } else {
         s->ub_str = hf_strdup("?");
