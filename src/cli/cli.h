@@ -3,6 +3,7 @@
 #define HF_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "headfuse/store.h"
@@ -12,12 +13,23 @@ int cli_cmd_check(int argc, char **argv);
 int cli_cmd_search(int argc, char **argv);
 int cli_cmd_table(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
 
-/* Shared by the commands that write result files. */
+/* Shared by the commands that write result files (src/cli/cli_result.c). */
 void cli_iso_time(char *buf, size_t n);
 char *cli_join_argv(int argc, char **argv);
 void cli_remove_shards(const char *dir);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
+/* Fill the provenance of a result (version, commit, command line, host, start and end
+ * time, ranks), replacing what was there. */
+hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks);
+/* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if
+ * not NULL, is the file it was written to. */
+void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
+/* When the environment sets HF_EXPECT_RANKS=N (batch scripts set it to SLURM_NTASKS),
+ * fail with HF_ERR_MPI unless the MPI job has exactly N ranks: N singletons started by a
+ * misconfigured launcher would otherwise all write the same files. */
+hf_err_t cli_check_ranks(int size);
 
 #endif

@@ -21,79 +21,6 @@ static const char *usage_text =
     "  equal to the target, each with an exact witness. Shards go to RESULT.h5.shards/;\n"
     "  after SIGTERM/SIGUSR1 or a kill, rerun with --resume to continue.\n";
 
-void cli_iso_time(char *buf, size_t n)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-char *cli_join_argv(int argc, char **argv)
-{
-    size_t len = 16;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 3;
-    char *s = hf_malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    strcat(s, "headfuse");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        int quote = strpbrk(argv[i], " ;\"'") != NULL;
-        if (quote)
-            strcat(s, "'");
-        strcat(s, argv[i]);
-        if (quote)
-            strcat(s, "'");
-    }
-    return s;
-}
-
-/* Remove the shards of a finished entry (the result file now holds everything). */
-void cli_remove_shards(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    char path[4096];
-    while ((de = readdir(d)))
-        if (!strncmp(de->d_name, "run-", 4)) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
-json_t *cli_row_json(const hf_row_t *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(r->name));
-    json_object_set_new(o, "d", json_integer(r->d));
-    json_object_set_new(o, "span", json_integer(r->span));
-    json_object_set_new(o, "m_star", r->m_star < 0 ? json_null() : json_integer(r->m_star));
-    fmpz_t x;
-    fmpz_init(x);
-    fmpz_set_str(x, r->lb, 10);
-    json_object_set_new(o, "lb", cli_json_bigint(x));
-    fmpz_set_str(x, r->ub, 10);
-    json_object_set_new(o, "ub", cli_json_bigint(x));
-    fmpz_clear(x);
-    json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "n_min_raw",
-                        r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
-    json_object_set_new(o, "n_min_sym",
-                        r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
-    json_object_set_new(o, "group_order", json_integer(r->group_order));
-    json_object_set_new(o, "nodes", json_integer(r->nodes));
-    json_object_set_new(o, "units", json_integer(r->units));
-    json_object_set_new(o, "seconds", json_real(r->seconds));
-    return o;
-}
-
 int cli_cmd_search(int argc, char **argv)
 {
     const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *pos[1];
@@ -130,9 +57,8 @@ int cli_cmd_search(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     hf_sched_install_signals();
-    char start[32], endt[32], host[256] = "?";
+    char start[32];
     cli_iso_time(start, sizeof start);
-    gethostname(host, sizeof host);
 
     hf_target_t t;
     hf_result_t res;
@@ -146,7 +72,10 @@ int cli_cmd_search(int argc, char **argv)
     snprintf(shard_dir, sizeof shard_dir, "%s.shards", out);
     hf_result_init(&res);
 
-    hf_err_t e = cli_load_target(npos ? pos[0] : NULL, family, &t);
+    hf_err_t e = cli_check_ranks(size);
+    if (e != HF_OK)
+        goto fail;
+    e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     if (e != HF_OK)
         goto fail;
     have_target = 1;
@@ -162,18 +91,12 @@ int cli_cmd_search(int argc, char **argv)
         goto fail;
     if (rank == 0) {
         tjson = hf_target_to_json(&t);
-        cli_iso_time(endt, sizeof endt);
         e = hf_result_add_row(&res, &row, &sup, tjson ? tjson : "");
         res.units = units;
         res.nunits = nunits;
         units = NULL;
-        res.version = hf_strdup(HF_VERSION);
-        res.git_commit = hf_strdup(HF_GIT_COMMIT);
-        res.command_line = cmdline ? hf_strdup(cmdline) : NULL;
-        res.host = hf_strdup(host);
-        res.start_time = hf_strdup(start);
-        res.end_time = hf_strdup(endt);
-        res.ranks = size;
+        if (e == HF_OK)
+            e = cli_result_provenance(&res, cmdline, start, size);
         if (e == HF_OK)
             e = hf_result_write(out, &res);
         if (e == HF_OK)
@@ -185,19 +108,10 @@ int cli_cmd_search(int argc, char **argv)
     if (e != HF_OK)
         goto fail;
     if (rank == 0) {
-        if (json) {
+        if (json)
             cli_json_print(cli_row_json(&row));
-        } else {
-            printf("%s span %d: m* = ", row.name, row.span);
-            if (row.m_star >= 0)
-                printf("%lld", (long long)row.m_star);
-            else
-                printf("none");
-            printf("  [%s]  LB %s  UB %s  minimal supports %lld (%lld up to symmetry, group "
-                   "order %lld)  %lld candidates  %.2fs  -> %s\n",
-                   row.status, row.lb, row.ub, (long long)row.n_min_raw, (long long)row.n_min_sym,
-                   (long long)row.group_order, (long long)row.nodes, row.seconds, out);
-        }
+        else
+            cli_print_row(stdout, &row, out);
     }
     status = 0;
     goto done;

@@ -12,6 +12,7 @@ static const struct {
     {"target", cli_cmd_target, "describe a target: size, lower and upper bounds; export JSON"},
     {"check", cli_cmd_check, "decide exactly whether one key set can represent a target"},
     {"search", cli_cmd_search, "find every minimal key set within a span (MPI, resumable)"},
+    {"run", cli_cmd_run, "run every entry of a job file into one result file (MPI, resumable)"},
     {"table", cli_cmd_table, "print the minimal-atom table of result files"},
     {"verify", cli_cmd_verify, "re-check every stored witness with the independent verifier"},
 };

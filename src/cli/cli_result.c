@@ -1,0 +1,138 @@
+/* Shared by the commands that write result files (search, run): provenance, the shard
+ * clean-up, a table row as JSON and as one printed line. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+
+void cli_iso_time(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+char *cli_join_argv(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = hf_malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    strcat(s, "headfuse");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        int quote = strpbrk(argv[i], " ;\"'") != NULL;
+        if (quote)
+            strcat(s, "'");
+        strcat(s, argv[i]);
+        if (quote)
+            strcat(s, "'");
+    }
+    return s;
+}
+
+/* Remove the shards of a finished entry (the result file now holds everything). */
+void cli_remove_shards(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    char path[4096];
+    while ((de = readdir(d)))
+        if (!strncmp(de->d_name, "run-", 4)) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+json_t *cli_row_json(const hf_row_t *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "d", json_integer(r->d));
+    json_object_set_new(o, "span", json_integer(r->span));
+    json_object_set_new(o, "m_star", r->m_star < 0 ? json_null() : json_integer(r->m_star));
+    fmpz_t x;
+    fmpz_init(x);
+    fmpz_set_str(x, r->lb, 10);
+    json_object_set_new(o, "lb", cli_json_bigint(x));
+    fmpz_set_str(x, r->ub, 10);
+    json_object_set_new(o, "ub", cli_json_bigint(x));
+    fmpz_clear(x);
+    json_object_set_new(o, "status", json_string(r->status));
+    json_object_set_new(o, "n_min_raw",
+                        r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
+    json_object_set_new(o, "n_min_sym",
+                        r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
+    json_object_set_new(o, "group_order", json_integer(r->group_order));
+    json_object_set_new(o, "nodes", json_integer(r->nodes));
+    json_object_set_new(o, "units", json_integer(r->units));
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    return o;
+}
+
+hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
+{
+    char host[256] = "?", endt[32];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    cli_iso_time(endt, sizeof endt);
+    char **fields[] = {&res->version, &res->git_commit, &res->command_line,
+                       &res->host,    &res->start_time, &res->end_time};
+    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline ? cmdline : "", host, start, endt};
+    for (int i = 0; i < 6; i++) {
+        free(*fields[i]);
+        if (!(*fields[i] = hf_strdup(values[i])))
+            return HF_ERR_NOMEM;
+    }
+    res->ranks = ranks;
+    return HF_OK;
+}
+
+void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
+{
+    fprintf(f, "%s span %d: m* = ", row->name, row->span);
+    if (row->m_star >= 0)
+        fprintf(f, "%lld", (long long)row->m_star);
+    else
+        fprintf(f, "none");
+    fprintf(f,
+            "  [%s]  LB %s  UB %s  minimal supports %lld (%lld up to symmetry, group "
+            "order %lld)  %lld candidates  %.2fs",
+            row->status, row->lb, row->ub, (long long)row->n_min_raw, (long long)row->n_min_sym,
+            (long long)row->group_order, (long long)row->nodes, row->seconds);
+    if (out)
+        fprintf(f, "  -> %s", out);
+    fputc('\n', f);
+    fflush(f);
+}
+
+hf_err_t cli_check_ranks(int size)
+{
+    const char *expect = getenv("HF_EXPECT_RANKS");
+    if (!expect || !*expect)
+        return HF_OK;
+    char *end;
+    long n = strtol(expect, &end, 10);
+    if (*end || n < 1)
+        return hf_error(HF_ERR_INPUT, "HF_EXPECT_RANKS=%s: must be a positive integer", expect);
+    if (n != size)
+        return hf_error(HF_ERR_MPI,
+                        "HF_EXPECT_RANKS=%s but this MPI job has %d rank(s): the launcher did "
+                        "not start the tasks as one MPI job (with srun use --mpi=pmix; see "
+                        "docs/cluster.md)",
+                        expect, size);
+    return HF_OK;
+}

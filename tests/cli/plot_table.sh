@@ -1,0 +1,71 @@
+# tools/hf_plot.py on real RESULT.h5 files (the demo campaign and a row left open): the
+# PNG exists and is a non-blank image, the printed Markdown table is exactly `headfuse
+# table --markdown` of the same files, bad files are reported; and the Python examples of
+# docs/analysis.md run as written and print what the page says.
+. "$HF_SOURCE_DIR/tests/lib.sh"
+
+# Debian's h5py and matplotlib belong to Debian's python3
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$PY" -c 'import h5py, matplotlib' 2>/dev/null || fail "$PY lacks h5py or matplotlib (scripts/setup installs python3-h5py python3-matplotlib)"
+plot=("$PY" "$SRC/tools/hf_plot.py")
+
+# the demo campaign (real rows of every family) and a row left open by max_atoms
+run 0 mpi 2 run "$SRC/jobs/demo.yaml" --out demo.h5 --quiet
+cat >p.yaml <<'EOF'
+name: p
+entries:
+  - {family: chain, d: 2, span: 2, max_atoms: 5}
+  - {family: wd, d: 6, span: 1}
+EOF
+run 0 mpi 2 run p.yaml --quiet
+
+run 0 "${plot[@]}" demo.h5 p.h5 -o atoms.png
+cp out.txt plot-table.md
+[ -s atoms.png ] || fail "no image"
+[ "$(head -c 8 atoms.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "not a PNG"
+[ "$(stat -c %s atoms.png)" -gt 20000 ] || fail "suspiciously small image: $(stat -c %s atoms.png) bytes"
+"$PY" - atoms.png <<'PY' || fail "the image is blank or the wrong size"
+import sys
+import matplotlib.image as mpimg
+img = mpimg.imread(sys.argv[1])
+h, w = img.shape[:2]
+assert w >= 800 and h >= 400, (w, h)
+assert img[..., :3].std() > 0.05, "blank"
+PY
+run 0 "$HEADFUSE" table demo.h5 p.h5 --markdown
+diff -u out.txt plot-table.md >diff.txt || fail "hf_plot's table differs from headfuse table --markdown:
+$(cat diff.txt)"
+grep -q "| chain:d=2 | 2 | 2 | - | 4 | 7 | open |" plot-table.md ||
+  fail "the max_atoms row should be open: $(cat plot-table.md)"
+echo "ok: PNG $(stat -c %s atoms.png) bytes; table = headfuse table --markdown ($(($(wc -l <plot-table.md) - 2)) rows)"
+
+# the Python examples of docs/analysis.md run as written on the demo's result (the
+# pandas one only where pandas is installed) and print what the page says
+"$PY" - "$SRC/docs/analysis.md" <<'PY' >doc-blocks.txt || fail "cannot extract the examples"
+import re, sys
+blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
+for i, b in enumerate(blocks):
+    open(f"doc{i}.py", "w").write(b)
+print(len(blocks))
+PY
+[ "$(cat doc-blocks.txt)" -ge 4 ] || fail "docs/analysis.md: expected at least 4 examples"
+for f in doc*.py; do
+  if grep -q "import pandas" "$f" && ! "$PY" -c 'import pandas' 2>/dev/null; then
+    echo "skip: $f needs pandas (not installed)"
+    continue
+  fi
+  "$PY" "$f" >"$f.out" 2>&1 || fail "docs/analysis.md example $f failed: $(cat "$f.out")"
+done
+grep -q "chain:d=2 6 head-atom terms" doc*.py.out || fail "docs example output changed: $(cat doc*.py.out)"
+grep -q "^\[1, 1\] 2 3/2$" doc*.py.out || fail "docs example output changed: $(cat doc*.py.out)"
+grep -q "chain:d=2        span 2: m\* = 7  \[exhaustive\]  LB 4  UB 7" doc*.py.out ||
+  fail "docs example output changed: $(cat doc*.py.out)"
+echo "ok: the examples of docs/analysis.md run and print what they say"
+
+# errors: a missing file (2) and a file that is not a result (6); no image written
+printf 'not hdf5' >junk.h5
+run 2 "${plot[@]}" missing.h5 -o x.png
+run 6 "${plot[@]}" junk.h5 -o x.png
+[ ! -e x.png ] || fail "an image was written for bad input"
+echo "ok: bad inputs are reported"

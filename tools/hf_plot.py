@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""Plot and tabulate headfuse result files (RESULT.h5; layout in docs/hdf5-format.md).
+
+    tools/hf_plot.py RESULT.h5 [MORE.h5 ...] [-o atoms.png] [--no-table] [--no-plot]
+
+Draws, per family, atoms against d on a log2 axis: the head-atom terms of the target
+(2d for W_d), the product-construction upper bound UB, the face-rule lower bound LB, and
+m_star, one marker per row whose shape says the row's status (certified, exhaustive
+within the span, open). Writes a PNG (matplotlib's Agg backend: no display needed) and
+prints the table as Markdown, the same table as `headfuse table FILES --markdown`.
+
+Needs python3-h5py and python3-matplotlib (Debian packages; scripts/setup installs them).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import h5py
+
+# The table exactly as `headfuse table FILES --markdown` prints it (src/cli/cmd_table.c):
+# these fields under these headers, numbers right-aligned, '-' for null, seconds with
+# three decimals, and a file column when there are several files.
+FIELDS = ["name", "d", "span", "m_star", "lb", "ub", "status", "n_min_raw", "n_min_sym",
+          "group_order", "nodes", "units", "seconds"]
+HEADERS = ["name", "d", "span", "m*", "LB", "UB", "status", "n_min", "n_sym", "group",
+           "nodes", "units", "seconds"]
+TEXT_FIELDS = ("name", "status")
+STATUS_MARKERS = {"certified": ("o", "certified (LB = UB)"),
+                  "exhaustive": ("s", "exhaustive within span"),
+                  "open": ("^", "open (bar: LB..UB)")}
+
+
+def text(x):
+    """A fixed-length HDF5 string field as str."""
+    if isinstance(x, bytes):
+        return x.split(b"\0", 1)[0].decode("utf-8")
+    return str(x)
+
+
+def head_atoms(target_json):
+    """Head-atom terms of a target: atoms over all its heads (None if unknown)."""
+    try:
+        t = json.loads(target_json)
+        return sum(len(h["atoms"]) for h in t["heads"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def read_rows(path):
+    """The table rows of one result file as dicts (null values as None)."""
+    rows = []
+    with h5py.File(path, "r") as f:
+        if "table" not in f:
+            raise ValueError(f"{path}: not a headfuse result file (no /table)")
+        table = f["table"][()]
+        for i, r in enumerate(table):
+            row = {c: r[c] for c in table.dtype.names}
+            for c in ("name", "lb", "ub", "status"):
+                row[c] = text(row[c])
+            for c in ("d", "span", "m_star", "n_min_raw", "n_min_sym", "group_order",
+                      "nodes", "units"):
+                row[c] = int(row[c]) if int(row[c]) >= 0 else None
+            row["seconds"] = float(row["seconds"]) if row["seconds"] >= 0 else None
+            # decimal strings: may exceed 64 bits; "-1" is null
+            row["lb"] = int(row["lb"]) if row["lb"] not in ("", "-1") else None
+            row["ub"] = int(row["ub"]) if row["ub"] not in ("", "-1") else None
+            g = f.get(f"rows/{i}")
+            tj = g.attrs.get("target_json") if g is not None else None
+            row["head_atoms"] = head_atoms(text(tj)) if tj is not None else None
+            row["family"] = row["name"].split(":", 1)[0] if ":" in row["name"] else row["name"]
+            row["file"] = path
+            rows.append(row)
+    return rows
+
+
+def cell(row, field):
+    v = row[field]
+    if v is None:
+        return "-"
+    if field == "seconds":
+        return f"{v:.3f}"
+    return str(v).replace("|", "\\|")
+
+
+def markdown(rows, with_file):
+    headers = HEADERS + (["file"] if with_file else [])
+    fields = FIELDS + (["file"] if with_file else [])
+    align = ["---" if f in TEXT_FIELDS or f == "file" else "---:" for f in fields]
+    lines = ["".join(f"| {h} " for h in headers) + "|", "".join(f"| {a} " for a in align) + "|"]
+    for r in rows:
+        lines.append("".join(f"| {cell(r, f)} " for f in fields) + "|")
+    return "\n".join(lines)
+
+
+def log2_safe(v):
+    """Values beyond float range are left out of the plot (the table keeps them)."""
+    try:
+        f = float(v)
+        return f if math.isfinite(f) and f > 0 else None
+    except (OverflowError, TypeError, ValueError):
+        return None
+
+
+def plot(rows, out, title=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+
+    families = []
+    for r in rows:
+        if r["family"] not in families:
+            families.append(r["family"])
+    ncol = min(3, len(families))
+    nrow = (len(families) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.2 * nrow), squeeze=False)
+    spans = sorted({r["span"] for r in rows})
+    cmap = plt.get_cmap("viridis")
+    span_color = {s: cmap(0.15 + 0.7 * i / max(1, len(spans) - 1)) for i, s in enumerate(spans)}
+
+    for k, fam in enumerate(families):
+        ax = axes[k // ncol][k % ncol]
+        fr = sorted((r for r in rows if r["family"] == fam), key=lambda r: (r["d"], r["span"]))
+        # one value per d for the target's own quantities (they do not depend on the span)
+        per_d = {}
+        for r in fr:
+            per_d.setdefault(r["d"], r)
+        ds = sorted(per_d)
+        for key, label, style in (("head_atoms", "head-atom terms", dict(color="0.45", ls="-", marker=".")),
+                                  ("ub", "UB (product construction)", dict(color="tab:red", ls="--", marker="v")),
+                                  ("lb", "LB (face rule)", dict(color="tab:blue", ls=":", marker="^", mfc="none"))):
+            pts = [(d, log2_safe(per_d[d][key])) for d in ds]
+            pts = [(d, y) for d, y in pts if y is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, lw=1.4, ms=6, **style)
+        # m_star: one marker per row; several spans at one d are nudged apart. An open
+        # row shows its known interval LB..UB as a bar, its marker hollow (at m_star
+        # when a support was found, else at UB: the best known head).
+        ys = []
+        for r in fr:
+            dx = 0.08 * (spans.index(r["span"]) - (len(spans) - 1) / 2) if len(spans) > 1 else 0
+            marker = STATUS_MARKERS.get(r["status"], ("x", r["status"]))[0]
+            color = span_color[r["span"]]
+            if r["status"] == "open":
+                lo, hi = log2_safe(r["lb"]), log2_safe(r["ub"])
+                if lo and hi:
+                    ax.plot([r["d"] + dx] * 2, [lo, hi], color=color, lw=3, alpha=0.5, zorder=4)
+                y = log2_safe(r["m_star"]) or hi
+                face = "white"
+            else:
+                y = log2_safe(r["m_star"])
+                if y is None and r["status"] == "certified":
+                    y = log2_safe(r["lb"])  # m* = LB = UB, beyond 64 bits in the table
+                face = color
+            if y is None:
+                continue
+            ys.append(y)
+            ax.plot(r["d"] + dx, y, marker=marker, ms=10, ls="none", mec=color if face == "white"
+                    else "black", mew=1.6 if face == "white" else 1.0, color=face, zorder=5)
+        # whole powers of two at both ends, so every panel has at least two labelled ticks
+        vals = ys + [v for d in ds for v in (log2_safe(per_d[d][k]) for k in ("head_atoms", "lb", "ub")) if v]
+        if vals:
+            lo, hi = math.floor(math.log2(min(vals))), math.ceil(math.log2(max(vals)))
+            if hi == lo:
+                hi += 1
+            ax.set_ylim(2 ** lo / 1.15, 2 ** hi * 1.15)
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_locator(LogLocator(base=2))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:.0f}" if y >= 1 else f"{y:g}"))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("d (query dimension)")
+        ax.set_ylabel("atoms (log2 axis)")
+        ax.set_title(fam if len(ds) > 1 or ":" in fr[0]["name"] else f"{fam} (d = {ds[0]})")
+        ax.grid(True, which="major", alpha=0.3)
+        if len(ds) == 1:
+            ax.set_xlim(ds[0] - 1, ds[0] + 1)
+    for k in range(len(families), nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+
+    # one legend for the figure: bounds, then m_star by status and by span
+    handles = [Line2D([], [], color="0.45", marker=".", label="head-atom terms"),
+               Line2D([], [], color="tab:red", ls="--", marker="v", label="UB (product construction)"),
+               Line2D([], [], color="tab:blue", ls=":", marker="^", mfc="none", label="LB (face rule)")]
+    for st, (m, label) in STATUS_MARKERS.items():
+        if any(r["status"] == st for r in rows):
+            handles.append(Line2D([], [], ls="none", marker=m, ms=9, mec="black",
+                                  color="0.6" if st != "open" else "white", label=f"m* {label}"))
+    if len(spans) > 1:
+        for s in spans:
+            handles.append(Line2D([], [], ls="none", marker="o", ms=9, mec="black",
+                                  color=span_color[s], label=f"m* at span {s}"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(title or "Minimal atoms of one head equal to a sum of heads", fontsize=13)
+    legend_rows = (len(handles) + 3) // 4
+    fig.tight_layout(rect=(0, 0.045 * legend_rows / nrow + 0.03, 1, 0.96))
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", help="RESULT.h5 files (rows are shown in the order given)")
+    ap.add_argument("-o", "--output", default="atoms.png", help="PNG to write (default atoms.png)")
+    ap.add_argument("--title", help="figure title")
+    ap.add_argument("--no-table", action="store_true", help="do not print the Markdown table")
+    ap.add_argument("--no-plot", action="store_true", help="do not draw the PNG")
+    args = ap.parse_args(argv)
+    rows = []
+    for path in args.files:
+        try:
+            rows += read_rows(path)
+        except (OSError, ValueError, KeyError) as e:
+            print(f"hf_plot: {path}: {e}", file=sys.stderr)
+            return 6 if os.path.exists(path) else 2
+    if not rows:
+        print("hf_plot: the files hold no rows", file=sys.stderr)
+        return 2
+    if not args.no_table:
+        print(markdown(rows, len(args.files) > 1))
+    if not args.no_plot:
+        plot(rows, args.output, args.title)
+        print(f"hf_plot: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
