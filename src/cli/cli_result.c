@@ -76,7 +76,8 @@ json_t *cli_row_json(const hf_row_t *r)
                         r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
     json_object_set_new(o, "n_min_sym",
                         r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
-    json_object_set_new(o, "group_order", json_integer(r->group_order));
+    json_object_set_new(o, "group_order",
+                        r->group_order < 0 ? json_null() : json_integer(r->group_order));
     json_object_set_new(o, "nodes", json_integer(r->nodes));
     json_object_set_new(o, "units", json_integer(r->units));
     json_object_set_new(o, "seconds", json_real(r->seconds));
@@ -101,18 +102,30 @@ hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char
     return HF_OK;
 }
 
+/* A count for the one-line summary: "?" when unknown (-1). */
+static const char *count_text(int64_t v, char *buf, size_t n)
+{
+    if (v < 0)
+        return "?";
+    snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
 {
-    fprintf(f, "%s span %d: m* = ", row->name, row->span);
-    if (row->m_star >= 0)
-        fprintf(f, "%lld", (long long)row->m_star);
+    char a[32], b[32], c[32];
+    const char *mstar = row->m_star >= 0                    ? count_text(row->m_star, a, sizeof a)
+                        : !strcmp(row->status, "certified") ? row->lb /* beyond 64 bits */
+                                                            : "none";
+    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s", row->name, row->span, mstar, row->status,
+            row->lb, row->ub);
+    if (row->n_min_raw >= 0)
+        fprintf(f, "  minimal supports %s (%s up to symmetry, group order %s)",
+                count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
+                count_text(row->group_order, c, sizeof c));
     else
-        fprintf(f, "none");
-    fprintf(f,
-            "  [%s]  LB %s  UB %s  minimal supports %lld (%lld up to symmetry, group "
-            "order %lld)  %lld candidates  %.2fs",
-            row->status, row->lb, row->ub, (long long)row->n_min_raw, (long long)row->n_min_sym,
-            (long long)row->group_order, (long long)row->nodes, row->seconds);
+        fprintf(f, "  minimal supports not counted (box too large)");
+    fprintf(f, "  %lld candidates  %.2fs", (long long)row->nodes, row->seconds);
     if (out)
         fprintf(f, "  -> %s", out);
     fputc('\n', f);

@@ -487,6 +487,33 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     return e;
 }
 
+hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
+                                char *ub_out, size_t n)
+{
+    fmpz_t lb, ub;
+    fmpz_init(lb);
+    fmpz_init(ub);
+    int exact = 0;
+    *shortcut = 0;
+    hf_err_t e = hf_bounds_lower(t, lb);
+    if (e == HF_OK)
+        e = hf_bounds_upper(t, ub, &exact);
+    if (e == HF_OK) {
+        char *ls = fmpz_get_str(NULL, 10, lb), *us = fmpz_get_str(NULL, 10, ub);
+        snprintf(lb_out, n, "%s", ls);
+        snprintf(ub_out, n, "%s", us);
+        flint_free(ls);
+        flint_free(us);
+        long points = box_points(t->d, span);
+        *shortcut = exact && fmpz_equal(lb, ub) &&
+                    (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||
+                     fmpz_cmp_si(lb, CLI_CERTIFIED_ENUM_ATOMS) > 0);
+    }
+    fmpz_clear(ub);
+    fmpz_clear(lb);
+    return e;
+}
+
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
 static hf_err_t prepare_shard_dir(const cli_search_cfg_t *cfg)
 {
@@ -528,26 +555,19 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     hf_supports_init(sup, 0, t->d, t->dv);
     memset(row, 0, sizeof *row);
 
-    hf_err_t e = allreduce_err(comm, hf_search_create(t, sopts, &s));
-    if (e != HF_OK)
-        goto out;
-
-    const char *lb = hf_search_lb(s), *ub = hf_search_ub(s);
-    long points = box_points(t->d, sopts->span);
-    int certified = !strcmp(lb, ub);
     snprintf(row->name, sizeof row->name, "%s", t->name);
     row->d = t->d;
     row->span = sopts->span;
-    snprintf(row->lb, sizeof row->lb, "%s", lb);
-    snprintf(row->ub, sizeof row->ub, "%s", ub);
-    row->group_order = hf_search_group_order(s);
-    row->m_star = row->n_min_raw = row->n_min_sym = -1;
+    row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
 
-    if (certified && (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS)) {
-        /* LB = UB: certified without enumeration; keep the product head. */
-        row->m_star = strtol(lb, NULL, 10);
-        if (strlen(lb) > 18)
-            row->m_star = -1; /* beyond 64 bits: the lb string says it */
+    int shortcut = 0;
+    hf_err_t e = allreduce_err(
+        comm, cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN));
+    if (e != HF_OK)
+        goto out;
+    if (shortcut) {
+        /* LB = UB: certified without building a search; keep the product head. */
+        row->m_star = strlen(row->lb) > 18 ? -1 : strtol(row->lb, NULL, 10);
         snprintf(row->status, sizeof row->status, "certified");
         if (rank == 0)
             e = product_support(t, sup);
@@ -555,6 +575,14 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
         row->seconds = MPI_Wtime() - t0;
         goto out;
     }
+
+    e = allreduce_err(comm, hf_search_create(t, sopts, &s));
+    if (e != HF_OK)
+        goto out;
+    int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));
+    snprintf(row->lb, sizeof row->lb, "%s", hf_search_lb(s));
+    snprintf(row->ub, sizeof row->ub, "%s", hf_search_ub(s));
+    row->group_order = hf_search_group_order(s);
 
     e = bcast_err(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)

@@ -24,8 +24,16 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                           const cli_search_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                           hf_unit_record_t **units, long *nunits);
 
-/* Boxes with more points than this are not enumerated when LB = UB already certifies
- * the row: the product head is stored and the counts are left unknown. */
+/* When LB = UB already certifies a row, its one size m* is still enumerated to count
+ * the minimal supports, unless the box has more points or m* more atoms than these
+ * (one exact test of a support of thousands of atoms is out of proportion): then the
+ * product head is stored and the counts are left unknown. */
 #define CLI_CERTIFIED_ENUM_POINTS 4096
+#define CLI_CERTIFIED_ENUM_ATOMS 256
+
+/* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
+ * decimal strings. Not collective. */
+hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
+                                char *ub_out, size_t n);
 
 #endif
