@@ -124,7 +124,7 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
                 count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
                 count_text(row->group_order, c, sizeof c));
     else
-        fprintf(f, "  minimal supports not counted (box too large)");
+        fprintf(f, "  minimal supports not counted (too large to enumerate)");
     fprintf(f, "  %lld candidates  %.2fs", (long long)row->nodes, row->seconds);
     if (out)
         fprintf(f, "  -> %s", out);
