@@ -12,7 +12,7 @@
 int main(void)
 {
     /* FLINT caches freed big integers; release them so valgrind sees no leak */
-    atexit(flint_cleanup);
+    atexit(flint_cleanup_master);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     if (hf_register_tests() != 0) {

@@ -24,6 +24,10 @@ hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_targe
 /* Face-rule lower bound (valid for all keys, any span). */
 hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb);
 
+/* The same bound; *complete = 0 when a work or depth cap cut the recursion short (lb is
+ * still a valid lower bound, possibly weaker than the uncapped rule would give). */
+hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete);
+
 /* Size of the product construction's head: |A_1 + ... + A_H| with coincident keys
  * merged (exact; blocks of heads on disjoint coordinates multiply). *exact = 0 when
  * a block was too large to enumerate and ub is the product of head sizes instead. */

@@ -1,0 +1,895 @@
+/* Face-rule lower bound on m*(T) (MATH.md section 4), memoised on a canonical form.
+ *
+ * LB(T) = max(1, max over directions w where T is PROVEN not invariant along w of
+ * LB(T_w) + LB(T_-w)). Soundness: if K represents T then F_w(K) represents T_w and
+ * F_-w(K) represents T_-w, so |F_w(K)| >= m*(T_w) and the same for -w. If T is not
+ * invariant along w, K does not lie in a hyperplane orthogonal to w (else the single
+ * head on K would be invariant along w), so max k.w > min k.w over K and the two faces
+ * are disjoint: |K| >= m*(T_w) + m*(T_-w). A direction that is not proven is skipped,
+ * which can only lower the bound. Every value stored or returned is a lower bound, so
+ * stopping early (caps below) stays sound.
+ *
+ * Targets are kept in a compact form with sparse keys (only nonzero coordinates), so
+ * that W_64 and its limits cost little; docs/bounds.md explains the canonical form. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpq_vec.h>
+#include <flint/nmod_vec.h>
+#include <flint/ulong_extras.h>
+
+#include "bounds/bounds_impl.h"
+#include "headfuse/bounds.h"
+
+/* Caps. Each only stops work early and keeps the bound found so far (sound). */
+#define LB_MEMO_MAX 200000L   /* canonical targets remembered */
+#define LB_WORK_MAX 10000000L /* atoms visited while building limit targets */
+#define LB_DEPTH_MAX 2000     /* recursion depth (each level drops at least one atom) */
+#define LB_PAIR_DIRS_D_MAX 8  /* also try e_i + e_j and e_i - e_j up to this dimension */
+#define LB_PRIMES 3           /* primes tried in a non-invariance proof */
+#define LB_POINTS 4           /* point pairs tried per prime */
+
+/* A target with sparse keys. Head h owns atoms hstart[h] .. hstart[h+1]-1; atom a's
+ * key has nonzero coordinates kidx[e] (increasing) with values kval[e] for e in
+ * kstart[a] .. kstart[a+1]-1. Weights w[a], values v[a*dv + j]. */
+typedef struct {
+    int d, dv, nheads;
+    long natoms, nnz;
+    long cap_atoms, cap_nnz; /* room allocated in w/v/kstart and kidx/kval */
+    long *hstart;
+    long *kstart;
+    int *kidx;
+    int64_t *kval;
+    fmpq *w, *v;
+} lb_tgt_t;
+
+/* Growable byte string: serialisations of canonical targets. */
+typedef struct {
+    unsigned char *p;
+    size_t n, cap;
+} lb_buf_t;
+
+typedef struct {
+    unsigned char *key; /* NULL: empty slot */
+    size_t len;
+    uint64_t hash;
+    fmpz val;
+} lb_entry_t;
+
+typedef struct {
+    lb_entry_t *table;
+    uint64_t mask;
+    long n;
+    long work;
+    int truncated;
+    uint64_t rng;
+    ulong primes[LB_PRIMES];
+    /* scratch of the canonicalisation, grown as needed */
+    long *S, *ord, *skstart;
+    long cap_S, cap_ord, cap_skstart;
+    int *skidx;
+    int64_t *skval;
+    long cap_skidx, cap_skval;
+    int cnt[HF_D_MAX]; /* all 0 between uses */
+} lb_ctx_t;
+
+/* ------------------------------------------------------------------ storage */
+
+static void lb_tgt_zero(lb_tgt_t *T)
+{
+    memset(T, 0, sizeof *T);
+}
+
+static void lb_tgt_clear(lb_tgt_t *T)
+{
+    if (T->w)
+        _fmpq_vec_clear(T->w, T->cap_atoms);
+    if (T->v)
+        _fmpq_vec_clear(T->v, T->cap_atoms * T->dv);
+    free(T->kval);
+    free(T->kidx);
+    free(T->kstart);
+    free(T->hstart);
+    lb_tgt_zero(T);
+}
+
+/* Room for up to `heads` heads, `atoms` atoms and `nnz` key entries (nnz may grow). */
+static hf_err_t lb_tgt_alloc(lb_tgt_t *T, int d, int dv, int heads, long atoms, long nnz)
+{
+    lb_tgt_zero(T);
+    T->d = d;
+    T->dv = dv;
+    T->cap_atoms = atoms > 0 ? atoms : 1;
+    T->cap_nnz = nnz > 0 ? nnz : 1;
+    T->hstart = hf_malloc((size_t)(heads + 1) * sizeof *T->hstart);
+    T->kstart = hf_malloc((size_t)(T->cap_atoms + 1) * sizeof *T->kstart);
+    T->kidx = hf_malloc((size_t)T->cap_nnz * sizeof *T->kidx);
+    T->kval = hf_malloc((size_t)T->cap_nnz * sizeof *T->kval);
+    if (!T->hstart || !T->kstart || !T->kidx || !T->kval) {
+        lb_tgt_clear(T);
+        return HF_ERR_NOMEM;
+    }
+    T->w = _fmpq_vec_init(T->cap_atoms);
+    T->v = _fmpq_vec_init(T->cap_atoms * dv);
+    T->hstart[0] = 0;
+    T->kstart[0] = 0;
+    return HF_OK;
+}
+
+static hf_err_t lb_tgt_reserve_nnz(lb_tgt_t *T, long need)
+{
+    if (need <= T->cap_nnz)
+        return HF_OK;
+    long cap = 2 * T->cap_nnz > need ? 2 * T->cap_nnz : need;
+    int *idx = hf_realloc(T->kidx, (size_t)cap * sizeof *idx);
+    if (!idx)
+        return HF_ERR_NOMEM;
+    T->kidx = idx;
+    int64_t *val = hf_realloc(T->kval, (size_t)cap * sizeof *val);
+    if (!val)
+        return HF_ERR_NOMEM;
+    T->kval = val;
+    T->cap_nnz = cap;
+    return HF_OK;
+}
+
+/* Grow a scratch array to hold `need` elements. */
+static hf_err_t lb_grow(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap)
+        return HF_OK;
+    long c = 2 * *cap > need ? 2 * *cap : need;
+    void *q = hf_realloc(*p, (size_t)c * elem);
+    if (!q)
+        return HF_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return HF_OK;
+}
+
+static hf_err_t lb_buf_put(lb_buf_t *b, const void *x, size_t len)
+{
+    if (b->n + len > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        while (cap < b->n + len)
+            cap *= 2;
+        unsigned char *p = hf_realloc(b->p, cap);
+        if (!p)
+            return HF_ERR_NOMEM;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, x, len);
+    b->n += len;
+    return HF_OK;
+}
+
+static hf_err_t lb_buf_i64(lb_buf_t *b, int64_t x)
+{
+    return lb_buf_put(b, &x, sizeof x);
+}
+
+/* An integer: tag 0 and 8 bytes when it fits a word, else tag 1, length and digits. */
+static hf_err_t lb_buf_fmpz(lb_buf_t *b, const fmpz_t x)
+{
+    unsigned char tag = !fmpz_fits_si(x);
+    HF_TRY(lb_buf_put(b, &tag, 1));
+    if (!tag)
+        return lb_buf_i64(b, fmpz_get_si(x));
+    char *s = fmpz_get_str(NULL, 16, x);
+    size_t len = strlen(s);
+    hf_err_t err = lb_buf_i64(b, (int64_t)len);
+    if (err == HF_OK)
+        err = lb_buf_put(b, s, len);
+    flint_free(s);
+    return err;
+}
+
+static hf_err_t lb_buf_fmpq(lb_buf_t *b, const fmpq_t x)
+{
+    HF_TRY(lb_buf_fmpz(b, fmpq_numref(x)));
+    return lb_buf_fmpz(b, fmpq_denref(x));
+}
+
+/* ------------------------------------------------------------------ memo */
+
+static uint64_t lb_hash(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h ^ (h >> 31);
+}
+
+static lb_entry_t *lb_memo_slot(lb_ctx_t *cx, const lb_buf_t *key, uint64_t h)
+{
+    uint64_t i = h & cx->mask;
+    for (;; i = (i + 1) & cx->mask) {
+        lb_entry_t *e = cx->table + i;
+        if (!e->key)
+            return e;
+        if (e->hash == h && e->len == key->n && memcmp(e->key, key->p, key->n) == 0)
+            return e;
+    }
+}
+
+static hf_err_t lb_memo_init(lb_ctx_t *cx, uint64_t size)
+{
+    cx->table = hf_calloc(size, sizeof *cx->table);
+    if (!cx->table)
+        return HF_ERR_NOMEM;
+    cx->mask = size - 1;
+    for (uint64_t i = 0; i < size; i++)
+        fmpz_init(&cx->table[i].val);
+    return HF_OK;
+}
+
+static void lb_memo_clear(lb_ctx_t *cx)
+{
+    if (!cx->table)
+        return;
+    for (uint64_t i = 0; i <= cx->mask; i++) {
+        free(cx->table[i].key);
+        fmpz_clear(&cx->table[i].val);
+    }
+    free(cx->table);
+    cx->table = NULL;
+}
+
+/* Remember LB(key) = val. A full memo simply stops remembering. */
+static hf_err_t lb_memo_put(lb_ctx_t *cx, const lb_buf_t *key, const fmpz_t val)
+{
+    if (cx->n >= LB_MEMO_MAX)
+        return HF_OK;
+    if ((uint64_t)(cx->n + 1) * 2 > cx->mask + 1) {
+        lb_ctx_t bigger = *cx;
+        HF_TRY(lb_memo_init(&bigger, 2 * (cx->mask + 1)));
+        for (uint64_t i = 0; i <= cx->mask; i++) {
+            lb_entry_t *e = cx->table + i;
+            if (!e->key)
+                continue;
+            uint64_t j = e->hash & bigger.mask;
+            while (bigger.table[j].key)
+                j = (j + 1) & bigger.mask;
+            bigger.table[j].key = e->key;
+            bigger.table[j].len = e->len;
+            bigger.table[j].hash = e->hash;
+            fmpz_swap(&bigger.table[j].val, &e->val);
+            e->key = NULL;
+        }
+        lb_memo_clear(cx);
+        cx->table = bigger.table;
+        cx->mask = bigger.mask;
+    }
+    uint64_t h = lb_hash(key->p, key->n);
+    lb_entry_t *e = lb_memo_slot(cx, key, h);
+    if (e->key)
+        return HF_OK;
+    e->key = hf_malloc(key->n ? key->n : 1);
+    if (!e->key)
+        return HF_ERR_NOMEM;
+    memcpy(e->key, key->p, key->n);
+    e->len = key->n;
+    e->hash = h;
+    fmpz_set(&e->val, val);
+    cx->n++;
+    return HF_OK;
+}
+
+static const lb_entry_t *lb_memo_get(lb_ctx_t *cx, const lb_buf_t *key)
+{
+    lb_entry_t *e = lb_memo_slot(cx, key, lb_hash(key->p, key->n));
+    return e->key ? e : NULL;
+}
+
+/* ------------------------------------------------------------------ canonical form */
+
+/* Order of atoms by their (shifted, sparse) keys: any fixed total order will do. */
+static int lb_cmp_sparse(const void *ctx, long a, long b)
+{
+    const lb_ctx_t *cx = ctx;
+    long i = cx->skstart[a], ie = cx->skstart[a + 1];
+    long j = cx->skstart[b], je = cx->skstart[b + 1];
+    for (; i < ie && j < je; i++, j++) {
+        if (cx->skidx[i] != cx->skidx[j])
+            return cx->skidx[i] < cx->skidx[j] ? -1 : 1;
+        if (cx->skval[i] != cx->skval[j])
+            return cx->skval[i] < cx->skval[j] ? -1 : 1;
+    }
+    return (i < ie) - (j < je);
+}
+
+/* Serialisations of heads, compared as byte strings. */
+typedef struct {
+    const unsigned char *p;
+    const size_t *off;
+} lb_heads_order_t;
+
+static int lb_cmp_bytes(const void *ctx, long a, long b)
+{
+    const lb_heads_order_t *o = ctx;
+    size_t la = o->off[a + 1] - o->off[a], lb = o->off[b + 1] - o->off[b];
+    int c = memcmp(o->p + o->off[a], o->p + o->off[b], la < lb ? la : lb);
+    if (c)
+        return c;
+    return (la > lb) - (la < lb);
+}
+
+static hf_err_t lb_serialise_head(lb_buf_t *b, const lb_tgt_t *T, int h)
+{
+    long a0 = T->hstart[h], a1 = T->hstart[h + 1];
+    HF_TRY(lb_buf_i64(b, a1 - a0));
+    for (long a = a0; a < a1; a++) {
+        HF_TRY(lb_buf_i64(b, T->kstart[a + 1] - T->kstart[a]));
+        for (long e = T->kstart[a]; e < T->kstart[a + 1]; e++) {
+            HF_TRY(lb_buf_i64(b, T->kidx[e]));
+            HF_TRY(lb_buf_i64(b, T->kval[e]));
+        }
+        HF_TRY(lb_buf_fmpq(b, T->w + a));
+        for (int j = 0; j < T->dv; j++)
+            HF_TRY(lb_buf_fmpq(b, T->v + a * T->dv + j));
+    }
+    return HF_OK;
+}
+
+/* dst = src with its heads sorted by their serialisations (a sum does not depend on
+ * the order of its terms); ser = the serialisation of dst. src's numbers are moved out. */
+static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, lb_buf_t *ser)
+{
+    hf_err_t err = HF_OK;
+    int H = src->nheads, dv = src->dv;
+    lb_buf_t hb = {0};
+    size_t *off = hf_malloc((size_t)(H + 1) * sizeof *off);
+    long *order = hf_malloc((size_t)(H ? H : 1) * sizeof *order);
+    lb_tgt_zero(dst);
+    if (!off || !order) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    off[0] = 0;
+    for (int h = 0; h < H; h++) {
+        HF_CHECK(err, lb_serialise_head(&hb, src, h), cleanup);
+        off[h + 1] = hb.n;
+        order[h] = h;
+    }
+    lb_heads_order_t o = {hb.p, off};
+    if (!hf_bounds_sort(order, H, lb_cmp_bytes, &o)) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    HF_CHECK(err, lb_tgt_alloc(dst, src->d, dv, H, src->natoms, src->nnz), cleanup);
+    ser->n = 0;
+    HF_CHECK(err, lb_buf_i64(ser, src->d), cleanup);
+    HF_CHECK(err, lb_buf_i64(ser, dv), cleanup);
+    HF_CHECK(err, lb_buf_i64(ser, H), cleanup);
+    for (int k = 0; k < H; k++) {
+        int h = (int)order[k];
+        for (long a = src->hstart[h]; a < src->hstart[h + 1]; a++) {
+            long m = dst->natoms++;
+            fmpq_swap(dst->w + m, src->w + a);
+            for (int j = 0; j < dv; j++)
+                fmpq_swap(dst->v + m * dv + j, src->v + a * dv + j);
+            long len = src->kstart[a + 1] - src->kstart[a];
+            memcpy(dst->kidx + dst->nnz, src->kidx + src->kstart[a], (size_t)len * sizeof(int));
+            memcpy(dst->kval + dst->nnz, src->kval + src->kstart[a], (size_t)len * sizeof(int64_t));
+            dst->nnz += len;
+            dst->kstart[m + 1] = dst->nnz;
+        }
+        dst->hstart[++dst->nheads] = dst->natoms;
+        HF_CHECK(err, lb_buf_put(ser, hb.p + off[h], off[h + 1] - off[h]), cleanup);
+    }
+cleanup:
+    if (err != HF_OK)
+        lb_tgt_clear(dst);
+    free(order);
+    free(off);
+    free(hb.p);
+    return err;
+}
+
+/* One head of T restricted to the selected atoms, in canonical form, appended to tmp
+ * (or nothing when it is constant). Steps, each keeping the head's function up to an
+ * added constant (which does not change m*, MATH.md section 3):
+ *   shift keys to per-coordinate minimum 0 (N and D gain the same monomial factor);
+ *   sort atoms by key and merge repeated keys (weights add, values average by weight);
+ *   divide weights by the first weight (N and D scale alike);
+ *   subtract the first atom's value from every value (the head changes by a constant);
+ *   drop the head if then all values are 0: it was constant. */
+static hf_err_t lb_canon_head(lb_ctx_t *cx, const lb_tgt_t *T, int h, const unsigned char *sel,
+                              lb_tgt_t *tmp, fmpq *scratch)
+{
+    int dv = T->dv;
+    long ns = 0;
+    for (long a = T->hstart[h]; a < T->hstart[h + 1]; a++)
+        if (!sel || sel[a])
+            cx->S[ns++] = a;
+    cx->work += ns;
+    if (ns <= 1)
+        return HF_OK;
+    /* all values equal: constant whatever the keys (merging keeps them equal) */
+    int same = 1;
+    for (long i = 1; i < ns && same; i++)
+        for (int j = 0; j < dv && same; j++)
+            same = fmpq_equal(T->v + cx->S[0] * dv + j, T->v + cx->S[i] * dv + j);
+    if (same)
+        return HF_OK;
+
+    /* per-coordinate minimum; an atom without an entry at j has 0 there */
+    int *cnt = cx->cnt, touched[HF_D_MAX], nt = 0, mj[HF_D_MAX], nm = 0;
+    int64_t mnz[HF_D_MAX], mv[HF_D_MAX];
+    for (long i = 0; i < ns; i++) {
+        long a = cx->S[i];
+        for (long e = T->kstart[a]; e < T->kstart[a + 1]; e++) {
+            int j = T->kidx[e];
+            if (!cnt[j]++) {
+                touched[nt++] = j;
+                mnz[j] = T->kval[e];
+            } else if (T->kval[e] < mnz[j]) {
+                mnz[j] = T->kval[e];
+            }
+        }
+    }
+    for (int t = 0; t < nt; t++) {
+        int j = touched[t];
+        int64_t lo = cnt[j] < ns && mnz[j] > 0 ? 0 : mnz[j];
+        cnt[j] = 0;
+        if (lo == 0)
+            continue;
+        /* keep the shift list sorted by coordinate (insertion: at most d entries) */
+        int k = nm++;
+        for (; k > 0 && mj[k - 1] > j; k--) {
+            mj[k] = mj[k - 1];
+            mv[k] = mv[k - 1];
+        }
+        mj[k] = j;
+        mv[k] = lo;
+    }
+
+    /* shifted keys: merge each atom's entries with the shift list (both increasing) */
+    long bound = 0;
+    for (long i = 0; i < ns; i++)
+        bound += T->kstart[cx->S[i] + 1] - T->kstart[cx->S[i]] + nm;
+    HF_TRY(lb_grow((void **)&cx->skidx, &cx->cap_skidx, bound + 1, sizeof *cx->skidx));
+    HF_TRY(lb_grow((void **)&cx->skval, &cx->cap_skval, bound + 1, sizeof *cx->skval));
+    long n = 0;
+    for (long i = 0; i < ns; i++) {
+        long a = cx->S[i], e = T->kstart[a], ee = T->kstart[a + 1];
+        int k = 0;
+        cx->skstart[i] = n;
+        while (e < ee || k < nm) {
+            int j;
+            int64_t x = 0;
+            if (k >= nm || (e < ee && T->kidx[e] < mj[k])) {
+                j = T->kidx[e];
+                x = T->kval[e++];
+            } else if (e >= ee || mj[k] < T->kidx[e]) {
+                j = mj[k];
+                x = -mv[k++];
+            } else {
+                j = mj[k];
+                x = T->kval[e++] - mv[k++];
+            }
+            if (x != 0) {
+                cx->skidx[n] = j;
+                cx->skval[n++] = x;
+            }
+        }
+    }
+    cx->skstart[ns] = n;
+
+    for (long i = 0; i < ns; i++)
+        cx->ord[i] = i;
+    if (!hf_bounds_sort(cx->ord, ns, lb_cmp_sparse, cx))
+        return HF_ERR_NOMEM;
+
+    /* merge runs of equal keys into tmp */
+    long base = tmp->natoms, nnz0 = tmp->nnz, m = 0;
+    for (long r = 0; r < ns;) {
+        long r1 = r + 1;
+        while (r1 < ns && lb_cmp_sparse(cx, cx->ord[r], cx->ord[r1]) == 0)
+            r1++;
+        long p = cx->ord[r], at = base + m, a = cx->S[p];
+        fmpq_set(tmp->w + at, T->w + a);
+        for (int j = 0; j < dv; j++)
+            fmpq_set(tmp->v + at * dv + j, T->v + a * dv + j);
+        if (r1 - r > 1) {
+            for (int j = 0; j < dv; j++)
+                fmpq_mul(tmp->v + at * dv + j, tmp->v + at * dv + j, T->w + a);
+            for (long r2 = r + 1; r2 < r1; r2++) {
+                long a2 = cx->S[cx->ord[r2]];
+                fmpq_add(tmp->w + at, tmp->w + at, T->w + a2);
+                for (int j = 0; j < dv; j++)
+                    fmpq_addmul(tmp->v + at * dv + j, T->w + a2, T->v + a2 * dv + j);
+            }
+            for (int j = 0; j < dv; j++)
+                fmpq_div(tmp->v + at * dv + j, tmp->v + at * dv + j, tmp->w + at);
+        }
+        long len = cx->skstart[p + 1] - cx->skstart[p];
+        HF_TRY(lb_tgt_reserve_nnz(tmp, tmp->nnz + len));
+        memcpy(tmp->kidx + tmp->nnz, cx->skidx + cx->skstart[p], (size_t)len * sizeof(int));
+        memcpy(tmp->kval + tmp->nnz, cx->skval + cx->skstart[p], (size_t)len * sizeof(int64_t));
+        tmp->nnz += len;
+        tmp->kstart[at + 1] = tmp->nnz;
+        m++;
+        r = r1;
+    }
+
+    /* normalise the first atom to weight 1 and value 0 */
+    if (!fmpq_is_one(tmp->w + base)) {
+        fmpq_set(scratch, tmp->w + base);
+        for (long i = base; i < base + m; i++)
+            fmpq_div(tmp->w + i, tmp->w + i, scratch);
+    }
+    int nonzero0 = 0;
+    for (int j = 0; j < dv; j++)
+        nonzero0 |= !fmpq_is_zero(tmp->v + base * dv + j);
+    if (nonzero0) {
+        for (int j = 0; j < dv; j++)
+            fmpq_set(scratch + j, tmp->v + base * dv + j);
+        for (long i = base; i < base + m; i++)
+            for (int j = 0; j < dv; j++)
+                fmpq_sub(tmp->v + i * dv + j, tmp->v + i * dv + j, scratch + j);
+    }
+    int constant = 1;
+    for (long i = (base + 1) * dv; i < (base + m) * dv && constant; i++)
+        constant = fmpq_is_zero(tmp->v + i);
+    if (m <= 1 || constant) {
+        tmp->natoms = base; /* roll back: the head is constant */
+        tmp->nnz = nnz0;
+        return HF_OK;
+    }
+    tmp->natoms = base + m;
+    tmp->hstart[++tmp->nheads] = tmp->natoms;
+    return HF_OK;
+}
+
+/* out = canonical form of T restricted to the selected atoms (sel == NULL: all), and
+ * ser its serialisation. Equal serialisations imply equal m*: see docs/bounds.md. */
+static hf_err_t lb_canon(lb_ctx_t *cx, const lb_tgt_t *T, const unsigned char *sel, lb_tgt_t *out,
+                         lb_buf_t *ser)
+{
+    hf_err_t err = HF_OK;
+    int dv = T->dv;
+    long nsel = 0, maxhead = 0;
+    lb_tgt_t tmp, tmp2;
+    fmpq *scratch = _fmpq_vec_init(dv);
+    lb_tgt_zero(&tmp);
+    lb_tgt_zero(&tmp2);
+    lb_tgt_zero(out);
+    for (int h = 0; h < T->nheads; h++) {
+        long n = 0;
+        for (long a = T->hstart[h]; a < T->hstart[h + 1]; a++)
+            n += !sel || sel[a];
+        nsel += n;
+        if (n > maxhead)
+            maxhead = n;
+    }
+    /* per-head scratch: atom lists, order and key starts (one more) */
+    HF_CHECK(err, lb_grow((void **)&cx->S, &cx->cap_S, maxhead + 1, sizeof *cx->S), cleanup);
+    HF_CHECK(err, lb_grow((void **)&cx->ord, &cx->cap_ord, maxhead + 1, sizeof *cx->ord), cleanup);
+    HF_CHECK(err,
+             lb_grow((void **)&cx->skstart, &cx->cap_skstart, maxhead + 1, sizeof *cx->skstart),
+             cleanup);
+    HF_CHECK(err, lb_tgt_alloc(&tmp, T->d, dv, T->nheads, nsel, T->nnz), cleanup);
+    for (int h = 0; h < T->nheads; h++)
+        HF_CHECK(err, lb_canon_head(cx, T, h, sel, &tmp, scratch), cleanup);
+
+    /* Drop coordinates no head uses: T does not depend on them, and m* is unchanged
+     * (the face along e_j of any representation lies in k_j = const and represents T). */
+    int used[HF_D_MAX], newidx[HF_D_MAX], nd = 0;
+    memset(used, 0, sizeof used);
+    for (long e = 0; e < tmp.nnz; e++)
+        used[tmp.kidx[e]] = 1;
+    for (int j = 0; j < T->d; j++)
+        newidx[j] = used[j] ? nd++ : -1;
+    for (long e = 0; e < tmp.nnz; e++)
+        tmp.kidx[e] = newidx[tmp.kidx[e]];
+    tmp.d = nd;
+
+    HF_CHECK(err, lb_sort_heads(&tmp, out, ser), cleanup);
+
+    /* Global scale T -> T / alpha with alpha the first nonzero value in this order (m* of
+     * alpha T equals m* of T). Then sort again: the order may change. */
+    for (long i = 0; i < out->natoms * dv; i++) {
+        if (fmpq_is_zero(out->v + i))
+            continue;
+        if (!fmpq_is_one(out->v + i)) {
+            fmpq_set(scratch, out->v + i);
+            for (long k = 0; k < out->natoms * dv; k++)
+                fmpq_div(out->v + k, out->v + k, scratch);
+            HF_CHECK(err, lb_sort_heads(out, &tmp2, ser), cleanup);
+            lb_tgt_clear(out);
+            *out = tmp2;
+            lb_tgt_zero(&tmp2);
+        }
+        break;
+    }
+cleanup:
+    if (err != HF_OK)
+        lb_tgt_clear(out);
+    lb_tgt_clear(&tmp2);
+    lb_tgt_clear(&tmp);
+    _fmpq_vec_clear(scratch, dv);
+    return err;
+}
+
+/* ------------------------------------------------------------------ non-invariance */
+
+static uint64_t lb_rand(lb_ctx_t *cx)
+{
+    uint64_t z = (cx->rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Image of a rational in Z/p; 0 if its denominator is divisible by p. */
+static int lb_reduce(const fmpq_t x, nmod_t mod, ulong *out)
+{
+    ulong den = fmpz_fdiv_ui(fmpq_denref(x), mod.n);
+    if (den == 0)
+        return 0;
+    *out = nmod_mul(fmpz_fdiv_ui(fmpq_numref(x), mod.n), n_invmod(den, mod.n), mod);
+    return 1;
+}
+
+/* T(x) mod p, head by head: sum_h N_h(x) / D_h(x). 0 if some D_h(x) = 0 mod p. */
+static int lb_eval_modp(const lb_tgt_t *T, const ulong *cr, const ulong *vr, const ulong *x,
+                        nmod_t mod, ulong *out)
+{
+    int dv = T->dv;
+    ulong num[HF_DV_MAX];
+    for (int j = 0; j < dv; j++)
+        out[j] = 0;
+    for (int h = 0; h < T->nheads; h++) {
+        ulong den = 0;
+        for (int j = 0; j < dv; j++)
+            num[j] = 0;
+        for (long a = T->hstart[h]; a < T->hstart[h + 1]; a++) {
+            ulong mono = 1;
+            for (long e = T->kstart[a]; e < T->kstart[a + 1]; e++)
+                mono = nmod_mul(mono, nmod_pow_ui(x[T->kidx[e]], (ulong)T->kval[e], mod), mod);
+            ulong cm = nmod_mul(cr[a], mono, mod);
+            den = nmod_add(den, cm, mod);
+            for (int j = 0; j < dv; j++)
+                num[j] = nmod_add(num[j], nmod_mul(cm, vr[a * dv + j], mod), mod);
+        }
+        if (den == 0)
+            return 0;
+        ulong inv = n_invmod(den, mod.n);
+        for (int j = 0; j < dv; j++)
+            out[j] = nmod_add(out[j], nmod_mul(num[j], inv, mod), mod);
+    }
+    return 1;
+}
+
+/* 1 when T is proven not invariant along w. With all coefficients in Z_(p) and every
+ * D_h invertible at both points, T(x0) and T(x1) lie in Z_(p) and reduce to the values
+ * computed mod p; if those differ, T(x0) != T(x1) as rationals. x0 > 0 is an integer
+ * point and x1 = lambda^w x0, so q0 = log x0 and q0 + (log lambda) w are two real
+ * queries where T differs. Keys of canonical targets are >= 0. */
+static hf_err_t lb_prove(lb_ctx_t *cx, const lb_tgt_t *T, const int64_t *w, int *proven)
+{
+    hf_err_t err = HF_OK;
+    int d = T->d, dv = T->dv;
+    ulong *cr = hf_malloc((size_t)(T->natoms ? T->natoms : 1) * sizeof *cr);
+    ulong *vr = hf_malloc((size_t)(T->natoms ? T->natoms : 1) * dv * sizeof *vr);
+    ulong x0[HF_D_MAX], x1[HF_D_MAX], t0[HF_DV_MAX], t1[HF_DV_MAX];
+    *proven = 0;
+    if (!cr || !vr) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (int pi = 0; pi < LB_PRIMES && !*proven; pi++) {
+        nmod_t mod;
+        nmod_init(&mod, cx->primes[pi]);
+        int ok = 1;
+        for (long a = 0; a < T->natoms && ok; a++) {
+            ok = lb_reduce(T->w + a, mod, cr + a);
+            for (int j = 0; j < dv && ok; j++)
+                ok = lb_reduce(T->v + a * dv + j, mod, vr + a * dv + j);
+        }
+        if (!ok)
+            continue; /* a denominator divisible by p: another prime */
+        for (int pt = 0; pt < LB_POINTS && !*proven; pt++) {
+            ulong lam = 2 + lb_rand(cx) % 65535, laminv = n_invmod(lam, mod.n);
+            for (int j = 0; j < d; j++) {
+                x0[j] = 2 + lb_rand(cx) % (mod.n - 2);
+                ulong f = w[j] >= 0 ? nmod_pow_ui(lam, (ulong)w[j], mod)
+                                    : nmod_pow_ui(laminv, (ulong)(-w[j]), mod);
+                x1[j] = nmod_mul(x0[j], f, mod);
+            }
+            if (!lb_eval_modp(T, cr, vr, x0, mod, t0) || !lb_eval_modp(T, cr, vr, x1, mod, t1))
+                continue;
+            for (int j = 0; j < dv; j++)
+                if (t0[j] != t1[j])
+                    *proven = 1;
+        }
+    }
+cleanup:
+    free(vr);
+    free(cr);
+    return err;
+}
+
+/* ------------------------------------------------------------------ recursion */
+
+static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int depth, fmpz_t out)
+{
+    hf_err_t err = HF_OK;
+    const lb_entry_t *e = lb_memo_get(cx, ser);
+    if (e) {
+        fmpz_set(out, &e->val);
+        return HF_OK;
+    }
+    fmpz_one(out);
+    if (C->nheads == 0)
+        return lb_memo_put(cx, ser, out); /* a constant target: one atom */
+    if (depth >= LB_DEPTH_MAX || cx->work > LB_WORK_MAX) {
+        cx->truncated = 1;
+        return HF_OK; /* 1 is a lower bound; not remembered */
+    }
+
+    int d = C->d;
+    int64_t w[HF_D_MAX], dot = 0;
+    unsigned char *selp = hf_malloc((size_t)C->natoms);
+    unsigned char *seln = hf_malloc((size_t)C->natoms);
+    lb_tgt_t A, B;
+    lb_buf_t sa = {0}, sb = {0};
+    fmpz_t a, b, cap;
+    fmpz_init(a);
+    fmpz_init(b);
+    fmpz_init(cap);
+    lb_tgt_zero(&A);
+    lb_tgt_zero(&B);
+    if (!selp || !seln) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    /* m* <= product of head sizes (the product construction), so no direction can give
+     * more: stop as soon as the bound reaches it (W_d then needs one direction a level). */
+    fmpz_one(cap);
+    for (int h = 0; h < C->nheads; h++)
+        fmpz_mul_ui(cap, cap, (ulong)(C->hstart[h + 1] - C->hstart[h]));
+    long ndirs = d + (d <= LB_PAIR_DIRS_D_MAX ? (long)d * (d - 1) : 0);
+    for (long k = 0; k < ndirs && fmpz_cmp(out, cap) < 0; k++) {
+        memset(w, 0, sizeof w);
+        if (k < d) {
+            w[k] = 1;
+        } else { /* pairs i < j: e_i + e_j then e_i - e_j */
+            long r = (k - d) / 2, i = 0;
+            while (r >= d - 1 - i) {
+                r -= d - 1 - i;
+                i++;
+            }
+            w[i] = 1;
+            w[i + 1 + r] = (k - d) % 2 ? -1 : 1;
+        }
+        /* faces F_w and F_-w of every head; skip w if every head is flat along w */
+        int flat = 1;
+        for (int h = 0; h < C->nheads; h++) {
+            int64_t hi = 0, lo = 0;
+            for (long at = C->hstart[h]; at < C->hstart[h + 1]; at++) {
+                dot = 0;
+                for (long q = C->kstart[at]; q < C->kstart[at + 1]; q++)
+                    dot += w[C->kidx[q]] * C->kval[q];
+                if (at == C->hstart[h] || dot > hi)
+                    hi = dot;
+                if (at == C->hstart[h] || dot < lo)
+                    lo = dot;
+            }
+            for (long at = C->hstart[h]; at < C->hstart[h + 1]; at++) {
+                dot = 0;
+                for (long q = C->kstart[at]; q < C->kstart[at + 1]; q++)
+                    dot += w[C->kidx[q]] * C->kval[q];
+                selp[at] = dot == hi;
+                seln[at] = dot == lo;
+            }
+            flat &= hi == lo;
+        }
+        if (flat)
+            continue;
+        HF_CHECK(err, lb_canon(cx, C, selp, &A, &sa), cleanup);
+        HF_CHECK(err, lb_canon(cx, C, seln, &B, &sb), cleanup);
+        HF_CHECK(err, lb_rec(cx, &A, &sa, depth + 1, a), cleanup);
+        HF_CHECK(err, lb_rec(cx, &B, &sb, depth + 1, b), cleanup);
+        lb_tgt_clear(&A);
+        lb_tgt_clear(&B);
+        fmpz_add(a, a, b);
+        if (fmpz_cmp(a, out) > 0) {
+            int proven;
+            HF_CHECK(err, lb_prove(cx, C, w, &proven), cleanup);
+            if (proven)
+                fmpz_set(out, a);
+        }
+        if (cx->work > LB_WORK_MAX) {
+            cx->truncated = 1;
+            break;
+        }
+    }
+    HF_CHECK(err, lb_memo_put(cx, ser, out), cleanup);
+cleanup:
+    fmpz_clear(cap);
+    fmpz_clear(b);
+    fmpz_clear(a);
+    free(sb.p);
+    free(sa.p);
+    lb_tgt_clear(&B);
+    lb_tgt_clear(&A);
+    free(seln);
+    free(selp);
+    return err;
+}
+
+/* The target's heads with sparse keys (any signs; canonicalisation shifts them). */
+static hf_err_t lb_from_target(const hf_target_t *t, lb_tgt_t *T)
+{
+    int d = t->d, dv = t->dv;
+    long natoms = 0, nnz = 0;
+    for (int h = 0; h < t->nheads; h++) {
+        natoms += t->heads[h].natoms;
+        for (long i = 0; i < t->heads[h].natoms * d; i++)
+            nnz += t->heads[h].keys[i] != 0;
+    }
+    HF_TRY(lb_tgt_alloc(T, d, dv, t->nheads, natoms, nnz));
+    for (int h = 0; h < t->nheads; h++) {
+        const hf_head_t *hd = t->heads + h;
+        for (long i = 0; i < hd->natoms; i++) {
+            long m = T->natoms++;
+            fmpq_set(T->w + m, hd->weights + i);
+            for (int j = 0; j < dv; j++)
+                fmpq_set(T->v + m * dv + j, hd->values + i * dv + j);
+            for (int j = 0; j < d; j++) {
+                if (hd->keys[i * d + j] == 0)
+                    continue;
+                T->kidx[T->nnz] = j;
+                T->kval[T->nnz++] = hd->keys[i * d + j];
+            }
+            T->kstart[m + 1] = T->nnz;
+        }
+        T->hstart[++T->nheads] = T->natoms;
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
+{
+    int complete;
+    return hf_bounds_lower_ex(t, lb, &complete);
+}
+
+hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete)
+{
+    hf_err_t err = HF_OK;
+    lb_ctx_t cx;
+    lb_tgt_t raw, C;
+    lb_buf_t ser = {0};
+    memset(&cx, 0, sizeof cx);
+    lb_tgt_zero(&raw);
+    lb_tgt_zero(&C);
+    fmpz_one(lb);
+    *complete = 0;
+    HF_TRY(hf_bounds_check_target(t, "lower bound"));
+    cx.rng = 0x5eed0f1a5eULL; /* fixed: the same bound on every run and machine */
+    cx.primes[0] = n_nextprime(UWORD(1) << 61, 1);
+    for (int i = 1; i < LB_PRIMES; i++)
+        cx.primes[i] = n_nextprime(cx.primes[i - 1], 1);
+    HF_CHECK(err, lb_memo_init(&cx, 1024), cleanup);
+    HF_CHECK(err, lb_from_target(t, &raw), cleanup);
+    HF_CHECK(err, lb_canon(&cx, &raw, NULL, &C, &ser), cleanup);
+    HF_CHECK(err, lb_rec(&cx, &C, &ser, 0, lb), cleanup);
+    *complete = !cx.truncated;
+cleanup:
+    free(ser.p);
+    lb_tgt_clear(&C);
+    lb_tgt_clear(&raw);
+    lb_memo_clear(&cx);
+    free(cx.skval);
+    free(cx.skidx);
+    free(cx.skstart);
+    free(cx.ord);
+    free(cx.S);
+    return err;
+}

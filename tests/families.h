@@ -1,0 +1,97 @@
+/* Small target builders for the tests (the target module's family parser is not used,
+ * so these tests do not depend on it). Each aborts the test process on failure. */
+#ifndef HF_TESTS_FAMILIES_H
+#define HF_TESTS_FAMILIES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpq_vec.h>
+
+#include "headfuse/target.h"
+
+static inline void fam_die(hf_err_t err)
+{
+    if (err != HF_OK) {
+        fprintf(stderr, "test target builder: %s\n", hf_error_msg());
+        exit(1);
+    }
+}
+
+/* Append one atom with integer weight and (first) value; other value components 0. */
+static inline void fam_atom(hf_head_t *h, const int64_t *key, long weight, long value)
+{
+    fmpq_t w;
+    fmpq *v = _fmpq_vec_init(h->dv);
+    fmpq_init(w);
+    fmpq_set_si(w, weight, 1);
+    fmpq_set_si(v, value, 1);
+    fam_die(hf_head_push(h, key, w, v));
+    fmpq_clear(w);
+    _fmpq_vec_clear(v, h->dv);
+}
+
+/* A two-atom head (0, 1, v0), (key, 1, v1). */
+static inline void fam_pair(hf_target_t *t, const int64_t *key, long v0, long v1)
+{
+    hf_head_t h;
+    int64_t zero[HF_D_MAX] = {0};
+    hf_head_init(&h, t->d, t->dv);
+    fam_atom(&h, zero, 1, v0);
+    fam_atom(&h, key, 1, v1);
+    fam_die(hf_target_add_head(t, &h));
+    hf_head_clear(&h);
+}
+
+/* W_d = sum_j sigma(q_j). */
+static inline void fam_wd(hf_target_t *t, int d)
+{
+    fam_die(hf_target_init(t, "wd", d, 1));
+    for (int j = 0; j < d; j++) {
+        int64_t k[HF_D_MAX] = {0};
+        k[j] = 1;
+        fam_pair(t, k, 0, 1);
+    }
+}
+
+/* chain_d = W_d + sum_i sigma(q_i + q_{i+1}). */
+static inline void fam_chain(hf_target_t *t, int d)
+{
+    fam_wd(t, d);
+    for (int i = 0; i + 1 < d; i++) {
+        int64_t k[HF_D_MAX] = {0};
+        k[i] = k[i + 1] = 1;
+        fam_pair(t, k, 0, 1);
+    }
+}
+
+/* wdw_d = sum_j j sigma(q_j). */
+static inline void fam_wdw(hf_target_t *t, int d)
+{
+    fam_die(hf_target_init(t, "wdw", d, 1));
+    for (int j = 0; j < d; j++) {
+        int64_t k[HF_D_MAX] = {0};
+        k[j] = 1;
+        fam_pair(t, k, 0, j + 1);
+    }
+}
+
+/* multi_{d,k}: head j has keys 0, e_j, ..., (k-1) e_j, weights 1, values 0..k-1. */
+static inline void fam_multi(hf_target_t *t, int d, int k)
+{
+    fam_die(hf_target_init(t, "multi", d, 1));
+    for (int j = 0; j < d; j++) {
+        hf_head_t h;
+        hf_head_init(&h, d, 1);
+        for (int m = 0; m < k; m++) {
+            int64_t key[HF_D_MAX] = {0};
+            key[j] = m;
+            fam_atom(&h, key, 1, m);
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
+#endif
