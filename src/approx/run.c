@@ -406,6 +406,10 @@ hf_err_t hf_approx_run(MPI_Comm comm, const hf_target_t *t, const hf_approx_opts
         hf_approx_row_t *row = res->rows + (m - o->m_lo), *below = row - 1;
         if (!(row->train_mse > below->train_mse))
             continue;
+        /* two exact fits differ by rounding noise only: nothing to repair */
+        if (hf_approx_is_rounding(row->train_mse, R.train.target_rms) &&
+            hf_approx_is_rounding(below->train_mse, R.train.target_rms))
+            continue;
         double t0 = MPI_Wtime();
         start_t split = START_SPLIT;
         HF_CHECK(err, run_batch(&R, m, row->restarts, 1, &split, &below->head, &b), done);

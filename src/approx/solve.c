@@ -170,15 +170,18 @@ static PetscErrorCode form_hessian(Tao tao, Vec X, Mat H, Mat Hpre, void *ptr)
     PetscFunctionReturn(0);
 }
 
-/* A PETSc failure as an hf error: an unknown type or option value named on the command
- * line is bad input, anything else is internal. */
+/* A PETSc failure as an hf error with PETSc's own message: an unknown type or a bad
+ * option value named on the command line is bad input, anything else is internal. */
 static hf_err_t petsc_fail(PetscErrorCode pe, const char *what)
 {
+    const char *text = NULL;
+    char *specific = NULL;
+    PetscErrorMessage((int)pe, &text, &specific);
+    const char *msg = specific && specific[0] ? specific : text ? text : "";
     if (pe == PETSC_ERR_ARG_UNKNOWN_TYPE || pe == PETSC_ERR_ARG_OUTOFRANGE ||
-        pe == PETSC_ERR_ARG_WRONG)
-        return hf_error(HF_ERR_INPUT, "PETSc options: %s failed (error %d): check -tao_* options",
-                        what, (int)pe);
-    return hf_error(HF_ERR_INTERNAL, "PETSc: %s failed (error %d)", what, (int)pe);
+        pe == PETSC_ERR_ARG_WRONG || pe == PETSC_ERR_ARG_INCOMP)
+        return hf_error(HF_ERR_INPUT, "PETSc options: %s (check the -tao_* options)", msg);
+    return hf_error(HF_ERR_INTERNAL, "PETSc: %s failed: %s (error %d)", what, msg, (int)pe);
 }
 
 #define PCALL(expr)                                                                                \
