@@ -433,6 +433,21 @@ static long box_points(int d, int span)
     return p;
 }
 
+/* Progress report: the share of the run each rank spent waiting for work. */
+static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
+                        const hf_sched_outcome_t *oc, int quiet)
+{
+    double *idle = rank == 0 ? malloc((size_t)size * sizeof *idle) : NULL;
+    MPI_Gather(&oc->idle_fraction, 1, MPI_DOUBLE, idle, 1, MPI_DOUBLE, 0, comm);
+    if (rank == 0 && idle && !quiet) {
+        fprintf(stderr, "[%s] %.2fs wall; idle fraction per rank:", name, oc->seconds);
+        for (int r = 0; r < size; r++)
+            fprintf(stderr, " r%d %.1f%%", r, 100 * idle[r]);
+        fprintf(stderr, "\n");
+    }
+    free(idle);
+}
+
 /* Rank 0: read earlier shards into the done list; broadcast it to every rank. */
 static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, const char *fp,
                           hf_sched_done_t **done, long *ndone)
@@ -620,9 +635,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     }
     e = bcast_err(comm, e);
     row->seconds = MPI_Wtime() - t0;
-    if (!cfg->quiet && rank == 0)
-        fprintf(stderr, "[%s] rank 0 idle %.1f%% of %.1fs\n", t->name, 100 * oc.idle_fraction,
-                oc.seconds);
+    report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
     if (shard)
         hf_shard_close(&shard);

@@ -1,0 +1,347 @@
+/* A target as one rational function P/Q in lowest terms (algebra.h).
+ *
+ * With x_j = exp(q_j) a head is N/D (D = sum c_i x^k_i, N = sum c_i v_i x^k_i). The heads
+ * are added one at a time, P/Q + N/D = (P D' + N Q') / (Q D') with D' = D/g, Q' = Q/g,
+ * g = gcd(Q, D), and after each step the multivariate gcd of all numerators and the
+ * denominator is divided out, so intermediate sizes stay those of the reduced form. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpz_vec.h>
+
+#include "headfuse/algebra.h"
+
+/* Allocate the polynomials of a fraction: P = 0 (dv of them), Q = 1. */
+static hf_err_t fraction_init(hf_fraction_t *f, int d, int dv)
+{
+    f->d = d;
+    f->dv = dv;
+    fmpz_mpoly_ctx_init(f->ctx, d, ORD_LEX);
+    fmpz_mpoly_init(f->Q, f->ctx);
+    fmpz_mpoly_one(f->Q, f->ctx);
+    f->P = hf_malloc((size_t)dv * sizeof *f->P);
+    if (!f->P) {
+        f->dv = 0;
+        return HF_ERR_NOMEM;
+    }
+    for (int j = 0; j < dv; j++)
+        fmpz_mpoly_init(f->P + j, f->ctx);
+    return HF_OK;
+}
+
+void hf_fraction_clear(hf_fraction_t *f)
+{
+    if (!f)
+        return;
+    if (f->P) {
+        for (int j = 0; j < f->dv; j++)
+            fmpz_mpoly_clear(f->P + j, f->ctx);
+        free(f->P);
+        f->P = NULL;
+    }
+    fmpz_mpoly_clear(f->Q, f->ctx);
+    fmpz_mpoly_ctx_clear(f->ctx);
+    f->dv = 0;
+}
+
+/* N_j = sum c_i v_ij x^(k_i - min), D = sum c_i x^(k_i - min), both multiplied by the
+ * least common denominator of all c_i and c_i v_ij so that they have integer
+ * coefficients. N (dv polys) and D must be initialised. */
+static void head_fraction(fmpz_mpoly_struct *N, fmpz_mpoly_t D, const hf_head_t *h,
+                          const fmpz_mpoly_ctx_t ctx)
+{
+    int d = h->d, dv = h->dv;
+    int64_t kmin[HF_D_MAX];
+    ulong exp[HF_D_MAX];
+    fmpz_t L, c;
+    fmpq_t cv;
+    fmpz_init(L);
+    fmpz_init(c);
+    fmpq_init(cv);
+
+    for (int a = 0; a < d; a++) {
+        kmin[a] = h->keys[a];
+        for (long i = 1; i < h->natoms; i++)
+            if (h->keys[i * d + a] < kmin[a])
+                kmin[a] = h->keys[i * d + a];
+    }
+    fmpz_one(L);
+    for (long i = 0; i < h->natoms; i++) {
+        fmpz_lcm(L, L, fmpq_denref(h->weights + i));
+        for (int j = 0; j < dv; j++) {
+            fmpq_mul(cv, h->weights + i, h->values + i * dv + j);
+            fmpz_lcm(L, L, fmpq_denref(cv));
+        }
+    }
+    fmpz_mpoly_zero(D, ctx);
+    for (int j = 0; j < dv; j++)
+        fmpz_mpoly_zero(N + j, ctx);
+    for (long i = 0; i < h->natoms; i++) {
+        for (int a = 0; a < d; a++)
+            exp[a] = (ulong)(h->keys[i * d + a] - kmin[a]);
+        /* L * c_i is an integer because L is a multiple of c_i's denominator */
+        fmpz_divexact(c, L, fmpq_denref(h->weights + i));
+        fmpz_mul(c, c, fmpq_numref(h->weights + i));
+        fmpz_mpoly_push_term_fmpz_ui(D, c, exp, ctx);
+        for (int j = 0; j < dv; j++) {
+            fmpq_mul(cv, h->weights + i, h->values + i * dv + j);
+            if (fmpq_is_zero(cv))
+                continue;
+            fmpz_divexact(c, L, fmpq_denref(cv));
+            fmpz_mul(c, c, fmpq_numref(cv));
+            fmpz_mpoly_push_term_fmpz_ui(N + j, c, exp, ctx);
+        }
+    }
+    /* a head may list the same key twice: merge such atoms */
+    fmpz_mpoly_sort_terms(D, ctx);
+    fmpz_mpoly_combine_like_terms(D, ctx);
+    for (int j = 0; j < dv; j++) {
+        fmpz_mpoly_sort_terms(N + j, ctx);
+        fmpz_mpoly_combine_like_terms(N + j, ctx);
+    }
+    fmpq_clear(cv);
+    fmpz_clear(c);
+    fmpz_clear(L);
+}
+
+/* Divide P_1..P_dv and Q by their common gcd. */
+static hf_err_t fraction_reduce_gcd(hf_fraction_t *f, const char *name)
+{
+    hf_err_t err = HF_OK;
+    fmpz_mpoly_t G, T;
+    fmpz_mpoly_init(G, f->ctx);
+    fmpz_mpoly_init(T, f->ctx);
+    fmpz_mpoly_set(G, f->Q, f->ctx);
+    for (int j = 0; j < f->dv && !fmpz_mpoly_is_one(G, f->ctx); j++) {
+        if (!fmpz_mpoly_gcd(G, G, f->P + j, f->ctx)) {
+            err = hf_error(HF_ERR_LIMIT, "%s: multivariate gcd failed (exponents too large)", name);
+            goto cleanup;
+        }
+    }
+    if (fmpz_mpoly_is_one(G, f->ctx))
+        goto cleanup;
+    for (int j = 0; j <= f->dv; j++) {
+        fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+        if (!fmpz_mpoly_divides(T, A, G, f->ctx)) {
+            err = hf_error(HF_ERR_INTERNAL, "%s: gcd does not divide the fraction", name);
+            goto cleanup;
+        }
+        fmpz_mpoly_swap(A, T, f->ctx);
+    }
+cleanup:
+    fmpz_mpoly_clear(T, f->ctx);
+    fmpz_mpoly_clear(G, f->ctx);
+    return err;
+}
+
+/* P/Q += N/D, then cancel the common gcd. */
+static hf_err_t fraction_add(hf_fraction_t *f, const fmpz_mpoly_struct *N, const fmpz_mpoly_t D,
+                             const char *name)
+{
+    hf_err_t err = HF_OK;
+    fmpz_mpoly_t g, Qg, Dg, T;
+    fmpz_mpoly_init(g, f->ctx);
+    fmpz_mpoly_init(Qg, f->ctx);
+    fmpz_mpoly_init(Dg, f->ctx);
+    fmpz_mpoly_init(T, f->ctx);
+    if (!fmpz_mpoly_gcd(g, f->Q, D, f->ctx)) {
+        err = hf_error(HF_ERR_LIMIT, "%s: multivariate gcd failed (exponents too large)", name);
+        goto cleanup;
+    }
+    if (!fmpz_mpoly_divides(Qg, f->Q, g, f->ctx) || !fmpz_mpoly_divides(Dg, D, g, f->ctx)) {
+        err = hf_error(HF_ERR_INTERNAL, "%s: gcd does not divide the denominators", name);
+        goto cleanup;
+    }
+    for (int j = 0; j < f->dv; j++) {
+        fmpz_mpoly_mul(f->P + j, f->P + j, Dg, f->ctx);
+        fmpz_mpoly_mul(T, N + j, Qg, f->ctx);
+        fmpz_mpoly_add(f->P + j, f->P + j, T, f->ctx);
+    }
+    fmpz_mpoly_mul(f->Q, f->Q, Dg, f->ctx);
+    err = fraction_reduce_gcd(f, name);
+cleanup:
+    fmpz_mpoly_clear(T, f->ctx);
+    fmpz_mpoly_clear(Dg, f->ctx);
+    fmpz_mpoly_clear(Qg, f->ctx);
+    fmpz_mpoly_clear(g, f->ctx);
+    return err;
+}
+
+/* The unique form: no common monomial factor, jointly primitive, Q(1,...,1) > 0. After
+ * the gcd step the first two hold already; they are enforced here so that the form does
+ * not depend on how the gcd normalises. */
+static hf_err_t fraction_normalise(hf_fraction_t *f, const char *name)
+{
+    hf_err_t err = HF_OK;
+    int d = f->d;
+    ulong emin[HF_D_MAX], e[HF_D_MAX];
+    fmpz_mpoly_t mono, T;
+    fmpz_t content, s;
+    fmpz_mpoly_init(mono, f->ctx);
+    fmpz_mpoly_init(T, f->ctx);
+    fmpz_init(content);
+    fmpz_init(s);
+
+    int any = 0;
+    for (int j = 0; j <= f->dv; j++) {
+        const fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+        for (slong i = 0; i < A->length; i++) {
+            fmpz_mpoly_get_term_exp_ui(e, A, i, f->ctx);
+            for (int a = 0; a < d; a++)
+                if (!any || e[a] < emin[a])
+                    emin[a] = e[a];
+            any = 1;
+        }
+    }
+    int shift = 0;
+    for (int a = 0; a < d; a++)
+        shift |= emin[a] != 0;
+    if (shift) {
+        fmpz_one(s);
+        fmpz_mpoly_push_term_fmpz_ui(mono, s, emin, f->ctx);
+        for (int j = 0; j <= f->dv; j++) {
+            fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+            if (!fmpz_mpoly_divides(T, A, mono, f->ctx)) {
+                err = hf_error(HF_ERR_INTERNAL, "%s: common monomial does not divide", name);
+                goto cleanup;
+            }
+            fmpz_mpoly_swap(A, T, f->ctx);
+        }
+    }
+
+    for (int j = 0; j <= f->dv; j++) {
+        const fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+        for (slong i = 0; i < A->length; i++)
+            fmpz_gcd(content, content, A->coeffs + i);
+    }
+    _fmpz_vec_sum(s, f->Q->coeffs, f->Q->length);
+    if (fmpz_is_zero(s)) {
+        /* impossible: Q divides a product of positive polynomials, so Q(1..1) != 0 */
+        err = hf_error(HF_ERR_INTERNAL, "%s: denominator vanishes at (1,...,1)", name);
+        goto cleanup;
+    }
+    if (fmpz_sgn(s) < 0)
+        fmpz_neg(content, content);
+    if (!fmpz_is_one(content)) {
+        for (int j = 0; j <= f->dv; j++) {
+            fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+            fmpz_mpoly_scalar_divexact_fmpz(A, A, content, f->ctx);
+        }
+    }
+cleanup:
+    fmpz_clear(s);
+    fmpz_clear(content);
+    fmpz_mpoly_clear(T, f->ctx);
+    fmpz_mpoly_clear(mono, f->ctx);
+    return err;
+}
+
+hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t)
+{
+    hf_err_t err = HF_OK;
+    const char *name = t->name ? t->name : "target";
+    int d = t->d, dv = t->dv;
+    int ok_dims = d >= 1 && d <= HF_D_MAX && dv >= 1 && dv <= HF_DV_MAX;
+    fmpz_mpoly_struct *N = NULL;
+    fmpz_mpoly_t D;
+    int have_nd = 0;
+
+    /* always leave f initialised so that the caller can clear it */
+    err = fraction_init(f, ok_dims ? d : 1, ok_dims ? dv : 1);
+    if (err != HF_OK)
+        return err;
+    if (!ok_dims)
+        return hf_error(HF_ERR_INPUT, "%s: d=%d, dv=%d: need 1 <= d <= %d and 1 <= dv <= %d", name,
+                        d, dv, HF_D_MAX, HF_DV_MAX);
+
+    double terms = 1;
+    for (int h = 0; h < t->nheads; h++) {
+        char where[320];
+        snprintf(where, sizeof where, "%s: heads[%d]", name, h);
+        if (t->heads[h].d != d || t->heads[h].dv != dv)
+            return hf_error(HF_ERR_INPUT, "%s: d=%d, dv=%d differ from the target's %d, %d", where,
+                            t->heads[h].d, t->heads[h].dv, d, dv);
+        HF_TRY(hf_head_validate(t->heads + h, where));
+        terms *= (double)t->heads[h].natoms;
+    }
+    if (terms > (double)HF_FRACTION_TERMS_MAX)
+        return hf_error(HF_ERR_LIMIT,
+                        "%s: the product of the head sizes (%.0f) exceeds %ld "
+                        "(HF_FRACTION_TERMS_MAX): P/Q would be too large to expand",
+                        name, terms, (long)HF_FRACTION_TERMS_MAX);
+
+    N = hf_malloc((size_t)dv * sizeof *N);
+    if (!N)
+        return HF_ERR_NOMEM;
+    for (int j = 0; j < dv; j++)
+        fmpz_mpoly_init(N + j, f->ctx);
+    fmpz_mpoly_init(D, f->ctx);
+    have_nd = 1;
+
+    for (int h = 0; h < t->nheads; h++) {
+        head_fraction(N, D, t->heads + h, f->ctx);
+        HF_CHECK(err, fraction_add(f, N, D, name), cleanup);
+    }
+    HF_CHECK(err, fraction_normalise(f, name), cleanup);
+
+cleanup:
+    if (have_nd) {
+        fmpz_mpoly_clear(D, f->ctx);
+        for (int j = 0; j < dv; j++)
+            fmpz_mpoly_clear(N + j, f->ctx);
+    }
+    free(N);
+    return err;
+}
+
+/* Term-by-term comparison; works across the two fractions' own contexts. */
+static int mpoly_same(const fmpz_mpoly_t A, const fmpz_mpoly_ctx_t actx, const fmpz_mpoly_t B,
+                      const fmpz_mpoly_ctx_t bctx, int d)
+{
+    ulong ea[HF_D_MAX], eb[HF_D_MAX];
+    if (A->length != B->length)
+        return 0;
+    for (slong i = 0; i < A->length; i++) {
+        if (!fmpz_equal(A->coeffs + i, B->coeffs + i))
+            return 0;
+        fmpz_mpoly_get_term_exp_ui(ea, A, i, actx);
+        fmpz_mpoly_get_term_exp_ui(eb, B, i, bctx);
+        if (memcmp(ea, eb, (size_t)d * sizeof *ea))
+            return 0;
+    }
+    return 1;
+}
+
+int hf_fraction_equal(const hf_fraction_t *a, const hf_fraction_t *b)
+{
+    if (a->d != b->d || a->dv != b->dv)
+        return 0;
+    if (!mpoly_same(a->Q, a->ctx, b->Q, b->ctx, a->d))
+        return 0;
+    for (int j = 0; j < a->dv; j++)
+        if (!mpoly_same(a->P + j, a->ctx, b->P + j, b->ctx, a->d))
+            return 0;
+    return 1;
+}
+
+int hf_fraction_is_constant(const hf_fraction_t *f)
+{
+    /* P_j = (a/b) Q  iff  lc(Q) P_j == lc(P_j) Q */
+    int constant = 1;
+    fmpz_mpoly_t L, R;
+    if (f->Q->length == 0)
+        return 0;
+    fmpz_mpoly_init(L, f->ctx);
+    fmpz_mpoly_init(R, f->ctx);
+    for (int j = 0; j < f->dv && constant; j++) {
+        const fmpz_mpoly_struct *Pj = f->P + j;
+        if (Pj->length == 0)
+            continue;
+        fmpz_mpoly_scalar_mul_fmpz(L, Pj, f->Q->coeffs + 0, f->ctx);
+        fmpz_mpoly_scalar_mul_fmpz(R, f->Q, Pj->coeffs + 0, f->ctx);
+        constant = fmpz_mpoly_equal(L, R, f->ctx);
+    }
+    fmpz_mpoly_clear(R, f->ctx);
+    fmpz_mpoly_clear(L, f->ctx);
+    return constant;
+}

@@ -1,0 +1,576 @@
+/* Tests of the algebra module: P/Q of hand-built targets, the unique normal form,
+ * cancellation, constants, vector values, limits, and a seeded random property test that
+ * checks P/Q against the heads by exact cross-multiplication and by evaluation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpq_mpoly.h>
+#include <flint/fmpz_vec.h>
+#include <stdio.h>
+
+#include "headfuse/algebra.h"
+#include "unit.h"
+
+/* ------------------------------------------------------------ builders */
+
+/* Append an atom with weight wn/wd and values vn[j]/vd (one denominator for all). */
+static void atom(hf_head_t *h, const int64_t *key, long wn, long wd, const long *vn, long vd)
+{
+    fmpq_t w;
+    fmpq v[HF_DV_MAX];
+    fmpq_init(w);
+    fmpq_set_si(w, wn, (ulong)wd);
+    for (int j = 0; j < h->dv; j++) {
+        fmpq_init(v + j);
+        fmpq_set_si(v + j, vn[j], (ulong)vd);
+    }
+    CU_ASSERT_FATAL(hf_head_push(h, key, w, v) == HF_OK);
+    for (int j = 0; j < h->dv; j++)
+        fmpq_clear(v + j);
+    fmpq_clear(w);
+}
+
+/* sigma(q_j) in dimension d: key 0 value 0, key e_j value 1, weights 1. */
+static void add_sigmoid(hf_target_t *t, int j)
+{
+    hf_head_t h;
+    int64_t k[HF_D_MAX] = {0};
+    long zero = 0, one = 1;
+    hf_head_init(&h, t->d, 1);
+    atom(&h, k, 1, 1, &zero, 1);
+    k[j] = 1;
+    atom(&h, k, 1, 1, &one, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
+    hf_head_clear(&h);
+}
+
+static void make_wd(hf_target_t *t, int d)
+{
+    CU_ASSERT_FATAL(hf_target_init(t, "wd", d, 1) == HF_OK);
+    for (int j = 0; j < d; j++)
+        add_sigmoid(t, j);
+}
+
+/* 1 iff A equals the polynomial written in str (variables x, y, z, w). */
+static int poly_is(const fmpz_mpoly_t A, const char *str, const fmpz_mpoly_ctx_t ctx)
+{
+    const char *vars[] = {"x", "y", "z", "w"};
+    fmpz_mpoly_t B;
+    fmpz_mpoly_init(B, ctx);
+    int ok = fmpz_mpoly_set_str_pretty(B, str, vars, ctx) == 0 && fmpz_mpoly_equal(A, B, ctx);
+    if (!ok) {
+        char *s = fmpz_mpoly_get_str_pretty(A, vars, ctx);
+        fprintf(stderr, "\n  got %s, expected %s\n", s, str);
+        flint_free(s);
+    }
+    fmpz_mpoly_clear(B, ctx);
+    return ok;
+}
+
+static hf_err_t fraction_of(hf_fraction_t *f, const hf_target_t *t)
+{
+    hf_err_t err = hf_fraction_from_target(f, t);
+    if (err != HF_OK)
+        fprintf(stderr, "\n  hf_fraction_from_target: %s\n", hf_error_msg());
+    return err;
+}
+
+/* ------------------------------------------------------------ fixed cases */
+
+static void test_w1(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    make_wd(&t, 1);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(f.d == 1 && f.dv == 1);
+    CU_ASSERT(poly_is(f.P, "x", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "1+x", f.ctx));
+    CU_ASSERT(!hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+}
+
+static void test_w2(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    make_wd(&t, 2);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P, "x+y+2*x*y", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "(1+x)*(1+y)", f.ctx));
+    CU_ASSERT(!hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+}
+
+/* sigma(q) + 1/(1+x) == 1: everything cancels. */
+static void test_cancel_to_constant(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long one = 1, zero = 0;
+    CU_ASSERT_FATAL(hf_target_init(&t, "cancel", 1, 1) == HF_OK);
+    add_sigmoid(&t, 0);
+    hf_head_init(&h, 1, 1);
+    atom(&h, &k0, 1, 1, &one, 1);
+    atom(&h, &k1, 1, 1, &zero, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P, "1", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "1", f.ctx));
+    CU_ASSERT(hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* x/(1+x) + (2+3x)/(1+x) = (2+4x)/(1+x), not over (1+x)^2. */
+static void test_same_denominator(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long two = 2, three = 3;
+    CU_ASSERT_FATAL(hf_target_init(&t, "samedenom", 1, 1) == HF_OK);
+    add_sigmoid(&t, 0);
+    hf_head_init(&h, 1, 1);
+    atom(&h, &k0, 1, 1, &two, 1);
+    atom(&h, &k1, 1, 1, &three, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P, "2+4*x", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "1+x", f.ctx));
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* Weights 1, 3/2 and values 0, -1/2: (-3/4 x) / (1 + 3/2 x) = -3x / (4 + 6x). */
+static void test_rational_weights(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long zero = 0, mhalf = -1;
+    CU_ASSERT_FATAL(hf_target_init(&t, "rational", 1, 1) == HF_OK);
+    hf_head_init(&h, 1, 1);
+    atom(&h, &k0, 1, 1, &zero, 1);
+    atom(&h, &k1, 3, 2, &mhalf, 2);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P, "-3*x", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "4+6*x", f.ctx));
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* dv = 2: heads x/(1+x) -> (0,1),(1,0) and (0,0),(1,1). Sum: (2x, 1+x)/(1+x); the joint
+ * gcd is 1 although P_2 == Q. */
+static void test_dv2(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long v01[2] = {0, 1}, v10[2] = {1, 0}, v00[2] = {0, 0}, v11[2] = {1, 1};
+    CU_ASSERT_FATAL(hf_target_init(&t, "dv2", 1, 2) == HF_OK);
+    hf_head_init(&h, 1, 2);
+    atom(&h, &k0, 1, 1, v01, 1);
+    atom(&h, &k1, 1, 1, v10, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    hf_head_init(&h, 1, 2);
+    atom(&h, &k0, 1, 1, v00, 1);
+    atom(&h, &k1, 1, 1, v11, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(f.dv == 2);
+    CU_ASSERT(poly_is(f.P + 0, "2*x", f.ctx));
+    CU_ASSERT(poly_is(f.P + 1, "1+x", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "1+x", f.ctx));
+    CU_ASSERT(!hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* Constant vector target (2, -1): P = (2, -1), Q = 1, constant. */
+static void test_constant_vector(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 3, k1 = 7;
+    long v[2] = {2, -1};
+    CU_ASSERT_FATAL(hf_target_init(&t, "const", 1, 2) == HF_OK);
+    hf_head_init(&h, 1, 2);
+    atom(&h, &k0, 1, 3, v, 1);
+    atom(&h, &k1, 5, 1, v, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P + 0, "2", f.ctx));
+    CU_ASSERT(poly_is(f.P + 1, "-1", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "1", f.ctx));
+    CU_ASSERT(hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* The same function written differently gives the identical fraction: heads translated,
+ * reordered, all weights of a head scaled, an atom split in two with the same key. */
+static void test_normal_form_unique(void)
+{
+    hf_target_t a, b;
+    hf_fraction_t fa, fb;
+    hf_head_t h;
+    long zero = 0, one = 1;
+    make_wd(&a, 2);
+    CU_ASSERT_FATAL(hf_target_init(&b, "wd2-other", 2, 1) == HF_OK);
+    hf_head_init(&h, 2, 1);
+    atom(&h, (int64_t[]){-4, 9}, 5, 1, &zero, 1); /* sigma(q2), translated, weights x5 */
+    atom(&h, (int64_t[]){-4, 10}, 2, 1, &one, 1);
+    atom(&h, (int64_t[]){-4, 10}, 3, 1, &one, 1); /* same key twice: merged */
+    CU_ASSERT_FATAL(hf_target_add_head(&b, &h) == HF_OK);
+    hf_head_clear(&h);
+    hf_head_init(&h, 2, 1);
+    atom(&h, (int64_t[]){8, -3}, 1, 7, &one, 1); /* sigma(q1), translated, weights /7 */
+    atom(&h, (int64_t[]){7, -3}, 1, 7, &zero, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&b, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&fa, &a) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&fb, &b) == HF_OK);
+    CU_ASSERT(hf_fraction_equal(&fa, &fb));
+    hf_fraction_clear(&fb);
+    hf_fraction_clear(&fa);
+    hf_head_clear(&h);
+    hf_target_clear(&b);
+    hf_target_clear(&a);
+
+    /* and different functions differ */
+    make_wd(&a, 2);
+    make_wd(&b, 2);
+    add_sigmoid(&b, 0);
+    CU_ASSERT_FATAL(fraction_of(&fa, &a) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&fb, &b) == HF_OK);
+    CU_ASSERT(!hf_fraction_equal(&fa, &fb));
+    hf_fraction_clear(&fb);
+    hf_fraction_clear(&fa);
+    hf_target_clear(&b);
+    hf_target_clear(&a);
+}
+
+static void test_limits_and_errors(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long zero = 0;
+
+    make_wd(&t, 21); /* 2^21 > HF_FRACTION_TERMS_MAX */
+    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_LIMIT);
+    CU_ASSERT(strstr(hf_error_msg(), "HF_FRACTION_TERMS_MAX") != NULL);
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+
+    /* exactly the limit is accepted: two heads of 1024 atoms (all on one key, cheap) */
+    CU_ASSERT_FATAL(hf_target_init(&t, "atlimit", 1, 1) == HF_OK);
+    hf_head_init(&h, 1, 1);
+    for (int i = 0; i < 1024; i++)
+        atom(&h, &k0, 1, 1, &zero, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_OK);
+    CU_ASSERT(f.P->length == 0 && hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    CU_ASSERT_FATAL(hf_head_resize(&h, 2) == HF_OK); /* one more head of 2 atoms: 2^21 */
+    h.keys[1] = 1;
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_LIMIT);
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+
+    CU_ASSERT_FATAL(hf_target_init(&t, "bad.json", 1, 1) == HF_OK);
+    hf_head_init(&h, 1, 1);
+    atom(&h, &k0, 1, 1, &zero, 1);
+    atom(&h, &k1, 1, 1, &zero, 1);
+    fmpq_zero(h.weights + 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "bad.json: heads[0]") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "weight") != NULL);
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+
+    /* no heads: the zero function */
+    CU_ASSERT_FATAL(hf_target_init(&t, "empty", 2, 1) == HF_OK);
+    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_OK);
+    CU_ASSERT(f.P->length == 0);
+    CU_ASSERT(poly_is(f.Q, "1", f.ctx));
+    CU_ASSERT(hf_fraction_is_constant(&f));
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+}
+
+/* ------------------------------------------------------------ random property test */
+
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+    /* splitmix64: deterministic across machines */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static long rnd(long lo, long hi)
+{
+    return lo + (long)(rng() % (uint64_t)(hi - lo + 1));
+}
+
+/* x^e for the head's keys shifted to minimum 0, as an fmpq_mpoly term list. Builds
+ * D_h and N_h,j with rational coefficients directly (no denominator clearing). */
+static void head_nd_q(fmpq_mpoly_struct *N, fmpq_mpoly_t D, const hf_head_t *h,
+                      const fmpq_mpoly_ctx_t ctx)
+{
+    int d = h->d;
+    ulong e[HF_D_MAX];
+    fmpq_t cv;
+    fmpq_init(cv);
+    fmpq_mpoly_zero(D, ctx);
+    for (int j = 0; j < h->dv; j++)
+        fmpq_mpoly_zero(N + j, ctx);
+    for (long i = 0; i < h->natoms; i++) {
+        for (int a = 0; a < d; a++) {
+            int64_t mn = h->keys[a];
+            for (long l = 0; l < h->natoms; l++)
+                if (h->keys[l * d + a] < mn)
+                    mn = h->keys[l * d + a];
+            e[a] = (ulong)(h->keys[i * d + a] - mn);
+        }
+        fmpq_mpoly_push_term_fmpq_ui(D, h->weights + i, e, ctx);
+        for (int j = 0; j < h->dv; j++) {
+            fmpq_mul(cv, h->weights + i, h->values + i * h->dv + j);
+            fmpq_mpoly_push_term_fmpq_ui(N + j, cv, e, ctx);
+        }
+    }
+    fmpq_mpoly_sort_terms(D, ctx);
+    fmpq_mpoly_combine_like_terms(D, ctx);
+    for (int j = 0; j < h->dv; j++) {
+        fmpq_mpoly_sort_terms(N + j, ctx);
+        fmpq_mpoly_combine_like_terms(N + j, ctx);
+    }
+    fmpq_clear(cv);
+}
+
+static void to_q(fmpq_mpoly_t B, const fmpz_mpoly_t A, const fmpz_mpoly_ctx_t actx,
+                 const fmpq_mpoly_ctx_t ctx, int d)
+{
+    ulong e[HF_D_MAX];
+    (void)d;
+    fmpq_mpoly_zero(B, ctx);
+    for (slong i = 0; i < A->length; i++) {
+        fmpz_mpoly_get_term_exp_ui(e, A, i, actx);
+        fmpq_mpoly_push_term_fmpz_ui(B, A->coeffs + i, e, ctx);
+    }
+    fmpq_mpoly_sort_terms(B, ctx);
+    fmpq_mpoly_combine_like_terms(B, ctx);
+}
+
+/* Exact: P_j * prod D_h == Q * sum_h N_h,j prod_{g != h} D_g as polynomials. Shifting a
+ * head's keys multiplies its N_h and D_h by the same monomial, and the normal form divides
+ * P and Q by the same factor, so both sides are the same rational function times
+ * polynomials: equal functions, hence identical polynomials. */
+static int fraction_matches_heads(const hf_fraction_t *f, const hf_target_t *t)
+{
+    int d = t->d, dv = t->dv, ok = 1;
+    fmpq_mpoly_ctx_t ctx;
+    fmpq_mpoly_t Dall, D, T, L, R, Pq, Qq;
+    fmpq_mpoly_struct Nall[HF_DV_MAX], N[HF_DV_MAX];
+    fmpq_mpoly_ctx_init(ctx, d, ORD_LEX);
+    fmpq_mpoly_init(Dall, ctx);
+    fmpq_mpoly_init(D, ctx);
+    fmpq_mpoly_init(T, ctx);
+    fmpq_mpoly_init(L, ctx);
+    fmpq_mpoly_init(R, ctx);
+    fmpq_mpoly_init(Pq, ctx);
+    fmpq_mpoly_init(Qq, ctx);
+    for (int j = 0; j < dv; j++) {
+        fmpq_mpoly_init(Nall + j, ctx);
+        fmpq_mpoly_init(N + j, ctx);
+    }
+    fmpq_mpoly_one(Dall, ctx);
+    for (int h = 0; h < t->nheads; h++) {
+        head_nd_q(N, D, t->heads + h, ctx);
+        for (int j = 0; j < dv; j++) {
+            fmpq_mpoly_mul(Nall + j, Nall + j, D, ctx);
+            fmpq_mpoly_mul(T, N + j, Dall, ctx);
+            fmpq_mpoly_add(Nall + j, Nall + j, T, ctx);
+        }
+        fmpq_mpoly_mul(Dall, Dall, D, ctx);
+    }
+    to_q(Qq, f->Q, f->ctx, ctx, d);
+    for (int j = 0; j < dv && ok; j++) {
+        to_q(Pq, f->P + j, f->ctx, ctx, d);
+        fmpq_mpoly_mul(L, Pq, Dall, ctx);
+        fmpq_mpoly_mul(R, Qq, Nall + j, ctx);
+        ok = fmpq_mpoly_equal(L, R, ctx);
+    }
+    for (int j = 0; j < dv; j++) {
+        fmpq_mpoly_clear(N + j, ctx);
+        fmpq_mpoly_clear(Nall + j, ctx);
+    }
+    fmpq_mpoly_clear(Qq, ctx);
+    fmpq_mpoly_clear(Pq, ctx);
+    fmpq_mpoly_clear(R, ctx);
+    fmpq_mpoly_clear(L, ctx);
+    fmpq_mpoly_clear(T, ctx);
+    fmpq_mpoly_clear(D, ctx);
+    fmpq_mpoly_clear(Dall, ctx);
+    fmpq_mpoly_ctx_clear(ctx);
+    return ok;
+}
+
+/* P/Q at x = exp(q) in double precision. */
+static double eval_poly(const fmpz_mpoly_t A, const fmpz_mpoly_ctx_t ctx, const double *q, int d)
+{
+    ulong e[HF_D_MAX];
+    double s = 0;
+    for (slong i = 0; i < A->length; i++) {
+        fmpz_mpoly_get_term_exp_ui(e, A, i, ctx);
+        double l = 0;
+        for (int a = 0; a < d; a++)
+            l += (double)e[a] * q[a];
+        s += fmpz_get_d(A->coeffs + i) * exp(l);
+    }
+    return s;
+}
+
+/* Structural properties of the normal form. */
+static int normal_form_ok(const hf_fraction_t *f)
+{
+    int ok = 1;
+    fmpz_mpoly_t G;
+    fmpz_t c, s;
+    fmpz_mpoly_init(G, f->ctx);
+    fmpz_init(c);
+    fmpz_init(s);
+    fmpz_mpoly_set(G, f->Q, f->ctx);
+    for (int j = 0; j < f->dv; j++)
+        fmpz_mpoly_gcd(G, G, f->P + j, f->ctx);
+    ok = ok && fmpz_mpoly_is_one(G, f->ctx); /* coprime, so no common monomial either */
+    for (int j = 0; j <= f->dv; j++) {
+        const fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
+        for (slong i = 0; i < A->length; i++)
+            fmpz_gcd(c, c, A->coeffs + i);
+    }
+    ok = ok && fmpz_is_one(c);
+    _fmpz_vec_sum(s, f->Q->coeffs, f->Q->length);
+    ok = ok && fmpz_sgn(s) > 0;
+    fmpz_clear(s);
+    fmpz_clear(c);
+    fmpz_mpoly_clear(G, f->ctx);
+    return ok;
+}
+
+static void test_random_targets(void)
+{
+    rng_state = 12345;
+    for (int trial = 0; trial < 150; trial++) {
+        int d = (int)rnd(1, 3), dv = (int)rnd(1, 2), nh = (int)rnd(1, 3);
+        hf_target_t t;
+        hf_fraction_t f;
+        CU_ASSERT_FATAL(hf_target_init(&t, "random", d, dv) == HF_OK);
+        for (int hh = 0; hh < nh; hh++) {
+            hf_head_t h;
+            hf_head_init(&h, d, dv);
+            long na = rnd(1, 3);
+            for (long i = 0; i < na; i++) {
+                int64_t k[3];
+                long v[2];
+                for (int a = 0; a < d; a++)
+                    k[a] = rnd(-1, 2);
+                for (int j = 0; j < dv; j++)
+                    v[j] = rnd(-3, 3);
+                atom(&h, k, rnd(1, 4), rnd(1, 3), v, rnd(1, 2));
+            }
+            CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+            hf_head_clear(&h);
+        }
+        CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+        CU_ASSERT(normal_form_ok(&f));
+        CU_ASSERT(fraction_matches_heads(&f, &t));
+        for (int s = 0; s < 3; s++) {
+            double q[3], want[2] = {0, 0}, out[2];
+            for (int a = 0; a < d; a++)
+                q[a] = (double)rnd(-200, 200) / 100.0;
+            for (int hh = 0; hh < t.nheads; hh++) {
+                hf_head_eval(t.heads + hh, q, out);
+                for (int j = 0; j < dv; j++)
+                    want[j] += out[j];
+            }
+            double qv = eval_poly(f.Q, f.ctx, q, d);
+            for (int j = 0; j < dv; j++) {
+                double got = eval_poly(f.P + j, f.ctx, q, d) / qv;
+                CU_ASSERT(fabs(got - want[j]) <= 1e-9 * (1 + fabs(want[j])));
+            }
+        }
+        hf_fraction_clear(&f);
+        hf_target_clear(&t);
+    }
+}
+
+/* The property checker must be able to fail: a wrong fraction is caught. */
+static void test_planted_wrong_fraction(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    make_wd(&t, 2);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(fraction_matches_heads(&f, &t));
+    fmpz_add_ui(f.P->coeffs + 0, f.P->coeffs + 0, 1);
+    CU_ASSERT(!fraction_matches_heads(&f, &t));
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
+}
+
+/* Release FLINT's internal caches so that valgrind reports no "possibly lost" blocks. */
+static int suite_cleanup(void)
+{
+    flint_cleanup();
+    return 0;
+}
+
+int hf_register_tests(void)
+{
+    static const hf_unit_case_t cases[] = {
+        {"W_1: P = x, Q = 1 + x", test_w1},
+        {"W_2: P = x + y + 2xy, Q = (1+x)(1+y)", test_w2},
+        {"heads cancelling to a constant", test_cancel_to_constant},
+        {"gcd cancellation: same denominator", test_same_denominator},
+        {"rational weights and values", test_rational_weights},
+        {"dv = 2 with a joint gcd", test_dv2},
+        {"constant vector target", test_constant_vector},
+        {"normal form is unique", test_normal_form_unique},
+        {"limits and input errors", test_limits_and_errors},
+        {"random targets: exact identity and evaluation", test_random_targets},
+        {"planted wrong fraction is caught", test_planted_wrong_fraction},
+        {NULL, NULL},
+    };
+    CU_pSuite s = CU_add_suite("algebra", NULL, suite_cleanup);
+    if (!s)
+        return -1;
+    for (const hf_unit_case_t *c = cases; c->name; c++)
+        if (!CU_add_test(s, c->name, c->fn))
+            return -1;
+    return 0;
+}
