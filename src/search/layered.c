@@ -1,0 +1,585 @@
+/* Layered generation along the last coordinate (prune = 1; docs/search.md, rule 2).
+ *
+ * A support K with top level t along x_{d-1} is L_0 u middle u L_t with L_0, L_t the
+ * faces F_{-e}(K), F_{+e}(K) (e = e_{d-1}). By the face rule they represent the limit
+ * targets T_{-e}, T_{+e}; those do not depend on q_{d-1}, so with that coordinate
+ * dropped they are (d-1)-dimensional targets whose feasible supports (every size,
+ * every placement in the box) are found by a recursive search and memoised in FS
+ * tables, one per limit target up to T -> alpha T + beta. Candidates of size m are
+ * (L_0 in FS_lo, t, L_t in FS_hi at level t, any middle of the right size). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/bounds.h"
+#include "search/search_impl.h"
+
+/* ---------------------------------------------------------------- FS tables */
+
+static void fs_destroy(hf_fs_t *fs)
+{
+    if (!fs)
+        return;
+    hf_search_destroy(&fs->sub);
+    free(fs->by_size);
+    free(fs->idx);
+    free(fs->size);
+    free(fs->start);
+    if (fs->dim >= 1) {
+        hf_fraction_clear(&fs->frac);
+        hf_target_clear(&fs->target);
+    }
+    free(fs);
+}
+
+void hf_fs_registry_destroy(hf_fs_registry_t **regp)
+{
+    if (!regp || !*regp)
+        return;
+    hf_fs_registry_t *reg = *regp;
+    /* later entries may hold sub-searches that use earlier ones: free in reverse */
+    for (long i = reg->n - 1; i >= 0; i--)
+        fs_destroy(reg->fs[i]);
+    free(reg->fs);
+    free(reg);
+    *regp = NULL;
+}
+
+static hf_err_t fs_registry_add(hf_fs_registry_t *reg, hf_fs_t *fs)
+{
+    if (reg->n == reg->cap) {
+        long cap = reg->cap ? 2 * reg->cap : 8;
+        hf_fs_t **p = hf_realloc(reg->fs, (size_t)cap * sizeof *p);
+        if (!p)
+            return HF_ERR_NOMEM;
+        reg->fs = p;
+        reg->cap = cap;
+    }
+    reg->fs[reg->n++] = fs;
+    return HF_OK;
+}
+
+/* A new, empty table (no sizes done yet). */
+static hf_fs_t *fs_new(int dim)
+{
+    hf_fs_t *fs = hf_calloc(1, sizeof *fs);
+    if (!fs)
+        return NULL;
+    fs->dim = dim;
+    fs->lb = 1;
+    fs->by_size = hf_calloc(2, sizeof *fs->by_size);
+    if (!fs->by_size) {
+        free(fs);
+        return NULL;
+    }
+    return fs;
+}
+
+/* The limit target along +-e_{d-1} with that coordinate dropped: each head of a limit
+ * target lies in one layer (its face), so subtracting its constant x_{d-1} leaves the
+ * head's function unchanged. */
+static hf_err_t fs_drop_last(const hf_target_t *lim, hf_target_t *out)
+{
+    hf_err_t err = HF_OK;
+    int d = lim->d, dv = lim->dv;
+    hf_head_t h;
+    HF_TRY(hf_target_init(out, lim->name, d - 1, dv));
+    hf_head_init(&h, d - 1, dv);
+    for (int k = 0; k < lim->nheads; k++) {
+        const hf_head_t *src = &lim->heads[k];
+        HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
+        for (long a = 0; a < src->natoms; a++) {
+            if (src->keys[a * d + d - 1] != src->keys[d - 1]) {
+                err = hf_error(HF_ERR_INTERNAL, "search: limit target head %d is not one layer", k);
+                goto fail;
+            }
+            memcpy(h.keys + a * (d - 1), src->keys + a * d, (size_t)(d - 1) * sizeof *h.keys);
+            fmpq_set(h.weights + a, src->weights + a);
+            for (int j = 0; j < dv; j++)
+                fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
+        }
+        HF_CHECK(err, hf_target_add_head(out, &h), fail);
+    }
+    hf_head_clear(&h);
+    return HF_OK;
+fail:
+    hf_head_clear(&h);
+    hf_target_clear(out);
+    return err;
+}
+
+/* The FS table of T_{sign e_{d-1}} (found in the registry or added to it). */
+static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d;
+    int64_t w[HF_D_MAX] = {0};
+    hf_target_t lim;
+    fmpz_t lb;
+    hf_fs_t *fs = NULL;
+    int have_lim = 0;
+    *out = NULL;
+    fmpz_init(lb);
+    if (d == 1) {
+        /* a 0-dimensional target is a constant: its only support is the single point */
+        for (long i = 0; i < s->reg->n; i++)
+            if (s->reg->fs[i]->dim == 0) {
+                *out = s->reg->fs[i];
+                goto done;
+            }
+        fs = fs_new(0);
+        if (!fs) {
+            err = HF_ERR_NOMEM;
+            goto done;
+        }
+        HF_CHECK(err, fs_registry_add(s->reg, fs), fail);
+        *out = fs;
+        goto done;
+    }
+    w[d - 1] = sign;
+    memset(&lim, 0, sizeof lim);
+    HF_CHECK(err, hf_bounds_limit_target(&s->t, w, &lim), fail);
+    have_lim = 1;
+    fs = fs_new(d - 1);
+    if (!fs) {
+        err = HF_ERR_NOMEM;
+        goto fail;
+    }
+    fs->dim = 0; /* nothing to clear until target and fraction exist */
+    HF_CHECK(err, fs_drop_last(&lim, &fs->target), fail);
+    err = hf_fraction_from_target(&fs->frac, &fs->target);
+    fs->dim = d - 1;
+    if (err != HF_OK)
+        goto fail;
+    for (long i = 0; i < s->reg->n; i++) {
+        hf_fs_t *e = s->reg->fs[i];
+        if (e->dim == d - 1 && hf_search_fraction_affine_equal(&e->frac, &fs->frac)) {
+            fs_destroy(fs);
+            *out = e;
+            goto done;
+        }
+    }
+    HF_CHECK(err, hf_bounds_lower(&fs->target, lb), fail);
+    fs->lb = fmpz_fits_si(lb) ? fmpz_get_si(lb) : LONG_MAX;
+    HF_CHECK(err, fs_registry_add(s->reg, fs), fail);
+    *out = fs;
+    goto done;
+fail:
+    fs_destroy(fs);
+done:
+    if (have_lim)
+        hf_target_clear(&lim);
+    fmpz_clear(lb);
+    return err;
+}
+
+static hf_err_t fs_push(hf_fs_t *fs, long size, const uint32_t *idx)
+{
+    if (fs->n + 1 >= fs->cap) {
+        long cap = fs->cap ? 2 * fs->cap : 64;
+        long *st = hf_realloc(fs->start, (size_t)cap * sizeof *st);
+        if (!st)
+            return HF_ERR_NOMEM;
+        fs->start = st;
+        long *sz = hf_realloc(fs->size, (size_t)cap * sizeof *sz);
+        if (!sz)
+            return HF_ERR_NOMEM;
+        fs->size = sz;
+        fs->cap = cap;
+    }
+    if (fs->nidx + size > fs->capidx) {
+        long cap = fs->capidx ? 2 * fs->capidx : 256;
+        while (cap < fs->nidx + size)
+            cap *= 2;
+        uint32_t *p = hf_realloc(fs->idx, (size_t)cap * sizeof *p);
+        if (!p)
+            return HF_ERR_NOMEM;
+        fs->idx = p;
+        fs->capidx = cap;
+    }
+    memcpy(fs->idx + fs->nidx, idx, (size_t)size * sizeof *idx);
+    fs->start[fs->n] = fs->nidx;
+    fs->size[fs->n] = size;
+    fs->nidx += size;
+    fs->n++;
+    return HF_OK;
+}
+
+/* Collects the canonical supports of the sub-search, with every translation that fits
+ * the box, into the table. */
+typedef struct {
+    hf_fs_t *fs;
+    long base;
+    uint32_t *buf;
+    long cap;
+} fs_collect_t;
+
+static hf_err_t fs_collect(void *vctx, long m, const int64_t *keys, const hf_head_t *witness)
+{
+    (void)witness;
+    fs_collect_t *c = vctx;
+    int dim = c->fs->dim;
+    int64_t mx[HF_D_MAX], v[HF_D_MAX];
+    long pw[HF_D_MAX];
+    if (m > c->cap) {
+        uint32_t *p = hf_realloc(c->buf, (size_t)m * sizeof *p);
+        if (!p)
+            return HF_ERR_NOMEM;
+        c->buf = p;
+        c->cap = m;
+    }
+    long w = 1;
+    for (int j = dim - 1; j >= 0; j--) {
+        pw[j] = w;
+        w *= c->base;
+    }
+    for (int j = 0; j < dim; j++) {
+        mx[j] = 0;
+        v[j] = 0;
+        for (long i = 0; i < m; i++)
+            if (keys[i * dim + j] > mx[j])
+                mx[j] = keys[i * dim + j];
+    }
+    for (;;) {
+        long shift = 0;
+        for (int j = 0; j < dim; j++)
+            shift += (long)v[j] * pw[j];
+        for (long i = 0; i < m; i++) {
+            long idx = shift;
+            for (int j = 0; j < dim; j++)
+                idx += (long)keys[i * dim + j] * pw[j];
+            c->buf[i] = (uint32_t)idx;
+        }
+        HF_TRY(fs_push(c->fs, m, c->buf));
+        /* next translation vector, lexicographically */
+        int j = dim - 1;
+        while (j >= 0 && v[j] == c->base - 1 - mx[j]) {
+            v[j] = 0;
+            j--;
+        }
+        if (j < 0)
+            break;
+        v[j]++;
+    }
+    return HF_OK;
+}
+
+static int fs_cmp(const uint32_t *x, const uint32_t *y, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Merge sort of starts[0..n) (entries of one size) by their key lists. */
+static void fs_sort(const uint32_t *idx, long size, long *starts, long *tmp, long n)
+{
+    if (n < 2)
+        return;
+    long h = n / 2;
+    fs_sort(idx, size, starts, tmp, h);
+    fs_sort(idx, size, starts + h, tmp, n - h);
+    long i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = fs_cmp(idx + starts[j], idx + starts[i], size) < 0 ? starts[j++] : starts[i++];
+    while (i < h)
+        tmp[k++] = starts[i++];
+    while (j < n)
+        tmp[k++] = starts[j++];
+    memcpy(starts, tmp, (size_t)n * sizeof *starts);
+}
+
+/* Make the table complete for every size <= M (clamped to the box). */
+static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
+{
+    hf_err_t err = HF_OK;
+    long bmax = owner->nlayer;
+    fs_collect_t col = {fs, owner->base, NULL, 0};
+    if (M > bmax)
+        M = bmax;
+    if (M <= fs->done)
+        return HF_OK;
+    long *by = hf_realloc(fs->by_size, (size_t)(M + 2) * sizeof *by);
+    if (!by)
+        return HF_ERR_NOMEM;
+    fs->by_size = by;
+    for (long sz = fs->done + 1; sz <= M; sz++) {
+        long first = fs->n;
+        if (fs->dim == 0) {
+            uint32_t zero = 0;
+            if (sz == 1)
+                HF_CHECK(err, fs_push(fs, 1, &zero), done);
+        } else if (sz >= fs->lb) {
+            if (!fs->sub)
+                HF_CHECK(
+                    err,
+                    hf_search_create_internal(&fs->target, owner->span, 1, 0, owner->reg, &fs->sub),
+                    done);
+            long nu = 0;
+            HF_CHECK(err, hf_search_level(fs->sub, sz, &nu), done);
+            for (long u = 0; u < nu; u++)
+                HF_CHECK(err,
+                         hf_search_run_unit(fs->sub, sz, u, fs_collect, &col, NULL, NULL, NULL),
+                         done);
+            long n = fs->n - first;
+            long *tmp = hf_malloc((size_t)(n ? n : 1) * sizeof *tmp);
+            if (!tmp) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+            fs_sort(fs->idx, sz, fs->start + first, tmp, n);
+            free(tmp);
+        }
+        fs->by_size[sz] = first;
+        fs->by_size[sz + 1] = fs->n;
+        fs->done = sz;
+    }
+done:
+    free(col.buf);
+    return err;
+}
+
+static long fs_count(const hf_fs_t *fs, long size)
+{
+    if (size < 1 || size > fs->done)
+        return 0;
+    return fs->by_size[size + 1] - fs->by_size[size];
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+hf_err_t hf_search_layered_init(hf_search_t *s)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d;
+    fmpz_t lb;
+    fmpz_init(lb);
+    /* T does not depend on q_{d-1} iff its (unique, reduced) fraction has no x_{d-1} */
+    s->invariant_last = fmpz_mpoly_degree_si(s->frac.Q, d - 1, s->frac.ctx) <= 0;
+    for (int j = 0; j < s->dv; j++)
+        if (fmpz_mpoly_degree_si(s->frac.P + j, d - 1, s->frac.ctx) > 0)
+            s->invariant_last = 0;
+    HF_CHECK(err, fs_for(s, -1, &s->fs_lo), done);
+    HF_CHECK(err, fs_for(s, +1, &s->fs_hi), done);
+    if (d > 1) {
+        s->faces = hf_calloc((size_t)2 * (d - 1), sizeof *s->faces);
+        if (!s->faces) {
+            err = HF_ERR_NOMEM;
+            goto done;
+        }
+        for (int j = 0; j < d - 1; j++) {
+            for (int side = 0; side < 2; side++) {
+                int64_t w[HF_D_MAX] = {0};
+                hf_target_t lim;
+                hf_fraction_t f;
+                w[j] = side ? 1 : -1;
+                memset(&lim, 0, sizeof lim);
+                err = hf_bounds_limit_target(&s->t, w, &lim);
+                if (err == HF_OK) {
+                    err = hf_fraction_from_target(&f, &lim);
+                    if (err == HF_OK)
+                        err = hf_exact_create(&f, &s->faces[2 * j + side].exact);
+                    hf_fraction_clear(&f);
+                }
+                if (err == HF_OK)
+                    err = hf_bounds_lower(&lim, lb);
+                hf_target_clear(&lim);
+                if (err != HF_OK)
+                    goto done;
+                s->faces[2 * j + side].lb = fmpz_fits_si(lb) ? fmpz_get_si(lb) : LONG_MAX;
+            }
+        }
+    }
+done:
+    fmpz_clear(lb);
+    return err;
+}
+
+/* ---------------------------------------------------------------- levels */
+
+static hf_err_t layered_add_block(hf_search_t *s, const hf_block_t *b)
+{
+    if (s->nblocks == s->capblocks) {
+        long cap = s->capblocks ? 2 * s->capblocks : 64;
+        hf_block_t *p = hf_realloc(s->blocks, (size_t)cap * sizeof *p);
+        if (!p)
+            return HF_ERR_NOMEM;
+        s->blocks = p;
+        s->capblocks = cap;
+    }
+    s->blocks[s->nblocks++] = *b;
+    return HF_OK;
+}
+
+static long sat_add(long a, long b)
+{
+    return a > HF_SEARCH_SAT - b ? HF_SEARCH_SAT : a + b;
+}
+
+static long sat_mul(long a, long b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a > HF_SEARCH_SAT / b ? HF_SEARCH_SAT : a * b;
+}
+
+hf_err_t hf_search_layered_level(hf_search_t *s, long m)
+{
+    hf_fs_t *lo = s->fs_lo, *hi = s->fs_hi;
+    long S = s->span;
+    /* sizes of the bottom and top layers: the other layer needs at least its LB */
+    long need_lo = hi->lb > m ? 0 : m - hi->lb;
+    long need_hi = lo->lb > m ? 0 : m - lo->lb;
+    if (s->invariant_last)
+        need_lo = m;
+    if (need_lo >= lo->lb)
+        HF_TRY(fs_grow(lo, s, need_lo));
+    if (need_hi >= hi->lb)
+        HF_TRY(fs_grow(hi, s, need_hi));
+
+    if (s->invariant_last && fs_count(lo, m) > 0) {
+        hf_block_t b = {.s0 = m,
+                        .t = 0,
+                        .st = 0,
+                        .r = 0,
+                        .lo0 = lo->by_size[m],
+                        .n0 = fs_count(lo, m),
+                        .lot = 0,
+                        .nt = 1,
+                        .nmid = 0};
+        HF_TRY(layered_add_block(s, &b));
+    }
+    for (long s0 = lo->lb; s0 <= need_lo && s0 <= lo->done && s0 < m; s0++) {
+        long n0 = fs_count(lo, s0);
+        if (n0 == 0)
+            continue;
+        for (long t = 1; t <= S; t++) {
+            long nmid = (t - 1) * s->nlayer;
+            for (long st = hi->lb; st <= m - s0 && st <= hi->done; st++) {
+                long r = m - s0 - st, nt = fs_count(hi, st);
+                if (r > nmid || nt == 0)
+                    continue;
+                hf_block_t b = {.s0 = s0,
+                                .t = t,
+                                .st = st,
+                                .r = r,
+                                .lo0 = lo->by_size[s0],
+                                .n0 = n0,
+                                .lot = hi->by_size[st],
+                                .nt = nt,
+                                .nmid = nmid};
+                HF_TRY(layered_add_block(s, &b));
+            }
+        }
+    }
+
+    long total = 0, target = HF_SEARCH_UNIT_TARGET;
+    for (long i = 0; i < s->nblocks; i++) {
+        const hf_block_t *b = &s->blocks[i];
+        total = sat_add(total, sat_mul(sat_mul(b->n0, b->nt), hf_search_binom(b->nmid, b->r)));
+    }
+    if (total / target > HF_SEARCH_UNITS_MAX)
+        target = total / HF_SEARCH_UNITS_MAX + 1;
+    for (long i = 0; i < s->nblocks; i++) {
+        const hf_block_t *b = &s->blocks[i];
+        long cost = hf_search_binom(b->nmid, b->r), ntri = b->n0 * b->nt;
+        if (cost <= target) {
+            long per = target / cost;
+            for (long first = 0; first < ntri; first += per) {
+                hf_unit_t u = {.block = i, .first = first, .count = ntri - first, .npre = 0};
+                if (u.count > per)
+                    u.count = per;
+                HF_TRY(hf_search_add_unit(s, &u));
+            }
+        } else {
+            for (long tr = 0; tr < ntri; tr++)
+                HF_TRY(hf_search_split_prefix(s, i, tr, b->nmid, b->r, b->nmid, target));
+        }
+    }
+    return HF_OK;
+}
+
+/* ---------------------------------------------------------------- units */
+
+typedef struct {
+    hf_search_t *s;
+    long m;
+    hf_run_t *run;
+    const uint32_t *low; /* bottom and top layers merged, in the d-box */
+    long nlow;
+    long t;
+} layered_ctx_t;
+
+static void merge2(const uint32_t *a, long na, const uint32_t *b, long nb, uint32_t *out)
+{
+    long i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = a[i] < b[j] ? a[i++] : b[j++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+static hf_err_t layered_visit(void *vctx, const long *combo)
+{
+    layered_ctx_t *c = vctx;
+    hf_search_t *s = c->s;
+    long r = c->m - c->nlow;
+    uint32_t *mid = s->tmp + 2 * c->m;
+    /* middle point j: layer 1 + j % (t - 1) above the (d-1)-point j / (t - 1); increasing */
+    for (long i = 0; i < r; i++)
+        mid[i] = (uint32_t)((combo[i] / (c->t - 1)) * s->base + 1 + combo[i] % (c->t - 1));
+    merge2(c->low, c->nlow, mid, r, s->cand);
+    return hf_search_candidate(s, c->m, s->cand, c->run);
+}
+
+hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
+{
+    const hf_block_t *b = &s->blocks[u->block];
+    const hf_fs_t *lo = s->fs_lo, *hi = s->fs_hi;
+    uint32_t *l0 = s->tmp, *lt = s->tmp + m;
+    for (long tr = u->first; tr < u->first + u->count; tr++) {
+        long i0 = b->lo0 + tr / b->nt, it = b->lot + tr % b->nt;
+        const uint32_t *e0 = lo->idx + lo->start[i0];
+        for (long i = 0; i < b->s0; i++)
+            l0[i] = (uint32_t)(e0[i] * s->base);
+        if (b->t > 0) {
+            const uint32_t *et = hi->idx + hi->start[it];
+            for (long i = 0; i < b->st; i++)
+                lt[i] = (uint32_t)(et[i] * s->base + b->t);
+        }
+        /* bottom and top merged once per triple; the third scratch row is reused by
+         * the middles, so the merged list is copied back into the first */
+        uint32_t *low = s->tmp + 2 * m;
+        merge2(l0, b->s0, lt, b->t > 0 ? b->st : 0, low);
+        long nlow = b->s0 + (b->t > 0 ? b->st : 0);
+        memcpy(l0, low, (size_t)nlow * sizeof *low);
+        layered_ctx_t c = {s, m, run, l0, nlow, b->t};
+        if (b->r == 0) {
+            memcpy(s->cand, l0, (size_t)m * sizeof *l0);
+            HF_TRY(hf_search_candidate(s, m, s->cand, run));
+            continue;
+        }
+        HF_TRY(hf_search_combos(b->nmid, b->r, u->npre, u->pre, s->combo, layered_visit, &c));
+    }
+    return HF_OK;
+}
+
+void hf_search_total_stats(const hf_search_t *s, hf_search_stats_t *st, long *face_tests)
+{
+    *st = s->stats;
+    *face_tests = s->face_exact_tests;
+    if (!s->own_reg)
+        return;
+    for (long i = 0; i < s->reg->n; i++) {
+        const hf_search_t *sub = s->reg->fs[i]->sub;
+        if (!sub)
+            continue;
+        st->exact_tests += sub->stats.exact_tests;
+        st->face_rejections += sub->stats.face_rejections;
+        st->canonical_rejections += sub->stats.canonical_rejections;
+        *face_tests += sub->face_exact_tests;
+    }
+}

@@ -1,0 +1,467 @@
+/* The search object: creation, bounds, levels and units, and the test of one candidate
+ * support (canonical position, coordinate faces, exact test). The two generators
+ * (plain.c, layered.c) produce candidates; everything they produce passes through
+ * hf_search_candidate, so both modes decide supports the same way. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpz.h>
+
+#include "headfuse/bounds.h"
+#include "search/search_impl.h"
+
+long hf_search_test_skip_unit = -1;
+
+long hf_search_binom(long n, long k)
+{
+    if (k < 0 || n < 0 || k > n)
+        return 0;
+    if (k > n - k)
+        k = n - k;
+    long r = 1;
+    for (long i = 1; i <= k; i++) {
+        /* r * (n - k + i) / i stays an integer: it is C(n - k + i, i) */
+        if (r > HF_SEARCH_SAT / (n - k + i))
+            return HF_SEARCH_SAT;
+        r = r * (n - k + i) / i;
+    }
+    return r;
+}
+
+hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf_combo_fn fn,
+                          void *ctx)
+{
+    if (r < npre)
+        return HF_OK;
+    for (int i = 0; i < npre; i++) {
+        if (pre[i] >= n || (i > 0 && pre[i] <= pre[i - 1]))
+            return HF_OK;
+        c[i] = pre[i];
+    }
+    long lo = npre ? pre[npre - 1] + 1 : 0;
+    if (lo + (r - npre) > n)
+        return HF_OK;
+    for (long i = npre; i < r; i++)
+        c[i] = lo + (i - npre);
+    for (;;) {
+        HF_TRY(fn(ctx, c));
+        long i = r - 1;
+        while (i >= npre && c[i] == n - r + i)
+            i--;
+        if (i < npre)
+            break;
+        c[i]++;
+        for (long k = i + 1; k < r; k++)
+            c[k] = c[k - 1] + 1;
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u)
+{
+    if (s->nunits == s->capunits) {
+        long cap = s->capunits ? 2 * s->capunits : 64;
+        hf_unit_t *p = hf_realloc(s->units, (size_t)cap * sizeof *p);
+        if (!p)
+            return HF_ERR_NOMEM;
+        s->units = p;
+        s->capunits = cap;
+    }
+    s->units[s->nunits++] = *u;
+    return HF_OK;
+}
+
+hf_err_t hf_search_split_prefix(hf_search_t *s, long block, long triple, long n, long r, long a_hi,
+                                long target)
+{
+    if (r < 1)
+        return HF_OK;
+    if (a_hi > n - r + 1)
+        a_hi = n - r + 1;
+    for (long a = 0; a < a_hi; a++) {
+        hf_unit_t u = {.block = block, .first = triple, .count = 1, .npre = 1, .pre = {a, 0}};
+        if (r < 2 || hf_search_binom(n - a - 1, r - 1) <= target) {
+            HF_TRY(hf_search_add_unit(s, &u));
+            continue;
+        }
+        u.npre = 2;
+        for (long b = a + 1; b <= n - r + 1; b++) {
+            u.pre[1] = b;
+            HF_TRY(hf_search_add_unit(s, &u));
+        }
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_search_scratch(hf_search_t *s, long m)
+{
+    if (m <= s->scratch_m)
+        return HF_OK;
+    size_t d = (size_t)s->d;
+    uint32_t *cand = hf_realloc(s->cand, (size_t)m * sizeof *cand);
+    if (!cand)
+        return HF_ERR_NOMEM;
+    s->cand = cand;
+    uint32_t *tmp = hf_realloc(s->tmp, (size_t)4 * m * sizeof *tmp);
+    if (!tmp)
+        return HF_ERR_NOMEM;
+    s->tmp = tmp;
+    int64_t *keys = hf_realloc(s->keys, (size_t)m * d * sizeof *keys);
+    if (!keys)
+        return HF_ERR_NOMEM;
+    s->keys = keys;
+    int64_t *fkeys = hf_realloc(s->fkeys, (size_t)m * d * sizeof *fkeys);
+    if (!fkeys)
+        return HF_ERR_NOMEM;
+    s->fkeys = fkeys;
+    long *combo = hf_realloc(s->combo, (size_t)m * sizeof *combo);
+    if (!combo)
+        return HF_ERR_NOMEM;
+    s->combo = combo;
+    s->scratch_m = m;
+    return HF_OK;
+}
+
+/* Face rule on the coordinate faces F_{-e_j}(K), F_{+e_j}(K), j < d - 1 (the last
+ * coordinate's faces are the bottom and top layers, feasible by construction). Sizes
+ * first (cheap), then memoised exact tests. keys holds K in canonical position. */
+static hf_err_t search_faces(hf_search_t *s, long m, int *ok)
+{
+    int d = s->d;
+    const int64_t *keys = s->keys;
+    int64_t top[HF_D_MAX];
+    uint32_t *fidx = s->tmp + 3 * m; /* the generators use the first three rows */
+    *ok = 0;
+    for (int j = 0; j < d - 1; j++) {
+        long nlo = 0, nhi = 0;
+        top[j] = 0;
+        for (long i = 0; i < m; i++)
+            if (keys[i * d + j] > top[j])
+                top[j] = keys[i * d + j];
+        for (long i = 0; i < m; i++) {
+            nlo += keys[i * d + j] == 0;
+            nhi += keys[i * d + j] == top[j];
+        }
+        if (nlo < s->faces[2 * j].lb || nhi < s->faces[2 * j + 1].lb)
+            return HF_OK;
+    }
+    for (int j = 0; j < d - 1; j++) {
+        for (int side = 0; side < 2; side++) {
+            int64_t level = side ? top[j] : 0;
+            int64_t mn[HF_D_MAX];
+            long n = 0;
+            for (int l = 0; l < d; l++)
+                mn[l] = INT64_MAX;
+            for (long i = 0; i < m; i++) {
+                if (keys[i * d + j] != level)
+                    continue;
+                for (int l = 0; l < d; l++)
+                    if (keys[i * d + l] < mn[l])
+                        mn[l] = keys[i * d + l];
+                n++;
+            }
+            /* translate the face to canonical position; lexicographic order is kept */
+            long f = 0;
+            for (long i = 0; i < m; i++) {
+                if (keys[i * d + j] != level)
+                    continue;
+                long idx = 0;
+                for (int l = 0; l < d; l++) {
+                    s->fkeys[f * d + l] = keys[i * d + l] - mn[l];
+                    idx += (long)s->fkeys[f * d + l] * s->pw[l];
+                }
+                fidx[f++] = (uint32_t)idx;
+            }
+            int found = 0, feasible = 0;
+            hf_facememo_get(&s->memo, 2 * j + side, n, fidx, &found, &feasible);
+            if (!found) {
+                hf_reason_t reason;
+                HF_TRY(hf_exact_check(s->faces[2 * j + side].exact, n, s->fkeys, &feasible, &reason,
+                                      NULL));
+                s->face_exact_tests++;
+                HF_TRY(hf_facememo_put(&s->memo, 2 * j + side, n, fidx, feasible));
+            }
+            if (!feasible)
+                return HF_OK;
+        }
+    }
+    *ok = 1;
+    return HF_OK;
+}
+
+hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run)
+{
+    run->nodes++;
+    if (run->poll && run->nodes % HF_SEARCH_POLL_EVERY == 0 && run->poll(run->poll_ctx))
+        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
+    int d = s->d;
+    uint64_t zero = 0, full = d == 64 ? ~(uint64_t)0 : (((uint64_t)1 << d) - 1);
+    for (long i = 0; i < m; i++) {
+        long v = idx[i];
+        for (int j = d - 1; j >= 0; j--) {
+            int64_t x = v % s->base;
+            v /= s->base;
+            s->keys[i * d + j] = x;
+            if (x == 0)
+                zero |= (uint64_t)1 << j;
+        }
+    }
+    if (zero != full) {
+        s->stats.canonical_rejections++;
+        return HF_OK;
+    }
+    if (s->prune && d > 1) {
+        int ok;
+        HF_TRY(search_faces(s, m, &ok));
+        if (!ok) {
+            s->stats.face_rejections++;
+            return HF_OK;
+        }
+    }
+    int feasible = 0;
+    hf_reason_t reason;
+    s->stats.exact_tests++;
+    HF_TRY(hf_exact_check(s->exact, m, s->keys, &feasible, &reason, run->witness));
+    if (feasible && run->found)
+        HF_TRY(run->found(run->found_ctx, m, s->keys, run->witness));
+    return HF_OK;
+}
+
+/* (S + 1)^d, or -1 above HF_SEARCH_BOX_MAX. */
+static long search_box_points(long base, int d)
+{
+    long n = 1;
+    for (int j = 0; j < d; j++) {
+        if (n > HF_SEARCH_BOX_MAX / base)
+            return -1;
+        n *= base;
+    }
+    return n;
+}
+
+static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
+{
+    char *tmp = fmpz_get_str(NULL, 10, x);
+    *out = hf_strdup(tmp);
+    flint_free(tmp);
+    return *out ? HF_OK : HF_ERR_NOMEM;
+}
+
+hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
+                                   hf_fs_registry_t *reg, hf_search_t **out)
+{
+    hf_err_t err = HF_OK;
+    fmpz_t lb, ub;
+    fmpz_init(lb);
+    fmpz_init(ub);
+    *out = NULL;
+    hf_search_t *s = hf_calloc(1, sizeof *s);
+    if (!s) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    s->level_m = -1;
+    s->gorder = 1;
+    hf_facememo_init(&s->memo);
+    HF_CHECK(err, hf_target_copy(&s->t, t), fail);
+    s->has_t = 1;
+    s->d = t->d;
+    s->dv = t->dv;
+    s->span = span;
+    s->prune = prune;
+    s->top = top;
+    s->base = span + 1;
+    s->npts = search_box_points(s->base, s->d);
+    if (s->npts < 0) {
+        err = hf_error(HF_ERR_INPUT, "span: box {0..%d}^%d has more than %ld points", span, s->d,
+                       HF_SEARCH_BOX_MAX);
+        goto fail;
+    }
+    s->nlayer = s->npts / s->base;
+    s->pw = hf_malloc((size_t)s->d * sizeof *s->pw);
+    if (!s->pw) {
+        err = HF_ERR_NOMEM;
+        goto fail;
+    }
+    long w = 1;
+    for (int j = s->d - 1; j >= 0; j--) {
+        s->pw[j] = w;
+        w *= s->base;
+    }
+
+    s->has_frac = 1;
+    HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
+    HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
+    HF_CHECK(err, hf_bounds_lower(&s->t, lb), fail);
+    s->lb = fmpz_fits_si(lb) ? fmpz_get_si(lb) : LONG_MAX;
+    HF_CHECK(err, search_fmpz_str(lb, &s->lb_str), fail);
+    long ubl = s->npts;
+    if (top) {
+        int exact = 0;
+        HF_CHECK(err, hf_bounds_upper(&s->t, ub, &exact), fail);
+        HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), fail);
+        if (fmpz_cmp_si(ub, s->npts) < 0)
+            ubl = fmpz_get_si(ub);
+    } else {
+        s->ub_str = hf_strdup("?");
+        if (!s->ub_str) {
+            err = HF_ERR_NOMEM;
+            goto fail;
+        }
+    }
+    s->first = prune ? s->lb : 1;
+    s->last = ubl;
+
+    if (reg) {
+        s->reg = reg;
+    } else {
+        s->reg = hf_calloc(1, sizeof *s->reg);
+        if (!s->reg) {
+            err = HF_ERR_NOMEM;
+            goto fail;
+        }
+        s->own_reg = 1;
+    }
+    if (prune)
+        HF_CHECK(err, hf_search_layered_init(s), fail);
+    if (top)
+        HF_CHECK(err, hf_search_group_compute(s), fail);
+    *out = s;
+    goto done;
+fail:
+    hf_search_destroy(&s);
+done:
+    fmpz_clear(ub);
+    fmpz_clear(lb);
+    return err;
+}
+
+hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out)
+{
+    *out = NULL;
+    if (!t || !opts)
+        return hf_error(HF_ERR_INPUT, "search: missing target or options");
+    if (opts->span < 1 || opts->span > HF_SPAN_MAX)
+        return hf_error(HF_ERR_INPUT, "span: %d: must be 1..%d", opts->span, HF_SPAN_MAX);
+    if (opts->prune != 0 && opts->prune != 1)
+        return hf_error(HF_ERR_INPUT, "prune: %d: must be 0 or 1", opts->prune);
+    if (opts->max_atoms < 0)
+        return hf_error(HF_ERR_INPUT, "max_atoms: %ld: must be >= 0", opts->max_atoms);
+    if (t->d < 1 || t->d > HF_D_MAX || t->nheads < 1)
+        return hf_error(HF_ERR_INPUT, "search: target %s: needs d in 1..%d and a head", t->name,
+                        HF_D_MAX);
+    HF_TRY(hf_search_create_internal(t, opts->span, opts->prune, 1, NULL, out));
+    hf_search_t *s = *out;
+    s->max_atoms = opts->max_atoms;
+    if (opts->max_atoms)
+        s->last = opts->max_atoms;
+    return HF_OK;
+}
+
+void hf_search_destroy(hf_search_t **sp)
+{
+    if (!sp || !*sp)
+        return;
+    hf_search_t *s = *sp;
+    free(s->combo);
+    free(s->fkeys);
+    free(s->keys);
+    free(s->tmp);
+    free(s->cand);
+    free(s->blocks);
+    free(s->units);
+    free(s->gsign);
+    free(s->gperm);
+    hf_facememo_clear(&s->memo);
+    if (s->faces) {
+        for (int i = 0; i < 2 * (s->d - 1); i++)
+            hf_exact_destroy(&s->faces[i].exact);
+        free(s->faces);
+    }
+    if (s->own_reg)
+        hf_fs_registry_destroy(&s->reg);
+    free(s->ub_str);
+    free(s->lb_str);
+    hf_exact_destroy(&s->exact);
+    if (s->has_frac)
+        hf_fraction_clear(&s->frac);
+    free(s->pw);
+    if (s->has_t)
+        hf_target_clear(&s->t);
+    free(s);
+    *sp = NULL;
+}
+
+const char *hf_search_lb(const hf_search_t *s)
+{
+    return s->lb_str;
+}
+
+const char *hf_search_ub(const hf_search_t *s)
+{
+    return s->ub_str;
+}
+
+long hf_search_first_size(const hf_search_t *s)
+{
+    return s->first;
+}
+
+long hf_search_last_size(const hf_search_t *s)
+{
+    return s->last;
+}
+
+const hf_search_stats_t *hf_search_stats(const hf_search_t *s)
+{
+    return &s->stats;
+}
+
+hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
+{
+    *nunits = 0;
+    if (m < 1)
+        return hf_error(HF_ERR_INPUT, "search: size %ld: must be >= 1", m);
+    s->level_m = -1;
+    s->nunits = 0;
+    s->nblocks = 0;
+    if (m <= s->npts) {
+        hf_err_t err = s->prune ? hf_search_layered_level(s, m) : hf_search_plain_level(s, m);
+        if (err != HF_OK) {
+            s->nunits = 0;
+            s->nblocks = 0;
+            return err;
+        }
+    }
+    s->level_m = m;
+    *nunits = s->nunits;
+    return HF_OK;
+}
+
+hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
+                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+{
+    hf_err_t err = HF_OK;
+    hf_head_t witness;
+    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL};
+    if (nodes)
+        *nodes = 0;
+    if (m != s->level_m)
+        return hf_error(HF_ERR_INPUT, "search: size %ld was not prepared (hf_search_level)", m);
+    if (unit < 0 || unit >= s->nunits)
+        return hf_error(HF_ERR_INPUT, "search: size %ld: unit %ld: must be 0..%ld", m, unit,
+                        s->nunits - 1);
+    if (s->top && unit == hf_search_test_skip_unit)
+        return HF_OK;
+    HF_TRY(hf_search_scratch(s, m));
+    hf_head_init(&witness, s->d, s->dv);
+    if (s->top && found)
+        run.witness = &witness;
+    const hf_unit_t *u = &s->units[unit];
+    err = s->prune ? hf_search_layered_run(s, m, u, &run) : hf_search_plain_run(s, m, u, &run);
+    hf_head_clear(&witness);
+    if (nodes)
+        *nodes = run.nodes;
+    return err;
+}

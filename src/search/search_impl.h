@@ -1,0 +1,193 @@
+/* Declarations shared by the files of the search module (src/search/).
+ *
+ * Internally a key set is a sorted array of point indices in the box {0..S}^d: the index
+ * of x is its base-(S+1) number with coordinate 0 the most significant digit, so index
+ * order is the lexicographic order of keys, and the keys of a support sorted
+ * lexicographically are its indices sorted. */
+#ifndef HF_SEARCH_IMPL_H
+#define HF_SEARCH_IMPL_H
+
+#include <stdint.h>
+
+#include "headfuse/algebra.h"
+#include "headfuse/exact.h"
+#include "headfuse/search.h"
+
+#define HF_SEARCH_BOX_MAX (1L << 22)     /* most points in the box {0..S}^d */
+#define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per work unit */
+#define HF_SEARCH_UNITS_MAX (1L << 20)   /* raise the aim rather than exceed this */
+#define HF_SEARCH_GROUP_DMAX 7           /* symmetry group computed for d <= this */
+#define HF_SEARCH_POLL_EVERY 4096        /* candidates between poll calls */
+#define HF_SEARCH_SAT (LONG_MAX / 4)     /* saturation value of cost estimates */
+
+/* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
+ * search skips that unit index (does nothing, reports success). A planted error that
+ * the pruned-versus-plain comparison must catch. */
+extern long hf_search_test_skip_unit;
+
+/* Feasible supports of a limit target with the layering coordinate dropped: every
+ * feasible support (every size up to `done`, every placement in the box
+ * {0..S}^dim), grown lazily. Entries are sorted by size, then lexicographically. */
+typedef struct {
+    int dim;            /* d - 1 >= 0; dim 0: the only support is the single point */
+    hf_target_t target; /* the dropped target (dim >= 1) */
+    hf_fraction_t frac; /* its fraction: the memo key, up to T -> alpha T + beta */
+    long lb;            /* face-rule lower bound (LONG_MAX if it does not fit) */
+    hf_search_t *sub;   /* recursive search over the dim-box (created lazily) */
+    long done;          /* every size <= done is listed */
+    long n, cap;        /* entries */
+    long *start;        /* entry i is idx[start[i] .. start[i] + size) */
+    long *size;         /* size of entry i */
+    uint32_t *idx;      /* point indices in {0..S}^dim */
+    long nidx, capidx;
+    long *by_size; /* by_size[s]: first entry of size s, s = 0..done + 1 */
+} hf_fs_t;
+
+/* All FS tables of one top-level search and its recursive sub-searches: one entry per
+ * dropped limit target up to affine equivalence. Owned by the top-level search. */
+typedef struct {
+    long n, cap;
+    hf_fs_t **fs;
+} hf_fs_registry_t;
+
+/* A block of the layered generation at one size m: bottom layers of size s0 (FS_lo
+ * entries [lo0, lo0 + n0)), top level t, top layers of size st (FS_hi entries
+ * [lot, lot + nt)), middles of r points among nmid. Triples (i0, it) are numbered
+ * (i0 - lo0) * nt + (it - lot). For t = 0 (single layer) nt = 1 and there is no top. */
+typedef struct {
+    long s0, t, st, r;
+    long lo0, n0, lot, nt;
+    long nmid;
+} hf_block_t;
+
+/* A work unit. Layered: triples [first, first + count) of block `block`, with the
+ * first npre middle points fixed to pre[]. Plain: the m-subsets whose first npre
+ * point indices are pre[]. */
+typedef struct {
+    long block;
+    long first, count;
+    int npre;
+    long pre[2];
+} hf_unit_t;
+
+/* Memo of face tests: exact answers for faces (coordinate j, side, key set translated to
+ * canonical position). Cleared when large; answers never depend on it. */
+typedef struct {
+    long nslots, nused;
+    uint64_t *hash; /* 0 = empty slot */
+    long *off;      /* key set in pool[off .. off + len) */
+    int32_t *len;
+    int16_t *face; /* 2 j + side */
+    int8_t *feasible;
+    uint32_t *pool;
+    long npool, cappool;
+} hf_facememo_t;
+
+/* One coordinate face tester: the limit target along +-e_j. */
+typedef struct {
+    hf_exact_t *exact;
+    long lb;
+} hf_facetest_t;
+
+struct hf_search_s {
+    hf_target_t t;
+    int d, dv, span, prune;
+    long max_atoms;
+    int top;             /* 1: created by hf_search_create (reports, witnesses, group) */
+    int has_t, has_frac; /* which of t, frac need clearing */
+
+    hf_fraction_t frac;
+    hf_exact_t *exact;
+    char *lb_str, *ub_str;
+    long lb; /* LONG_MAX when it does not fit */
+    long first, last;
+
+    long base;   /* S + 1 */
+    long npts;   /* (S + 1)^d */
+    long nlayer; /* (S + 1)^(d - 1): points per layer of the last coordinate */
+    long *pw;    /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
+
+    /* pruning (prune = 1) */
+    int invariant_last;    /* T does not depend on q_{d-1}: single layer possible */
+    hf_fs_registry_t *reg; /* shared with sub-searches */
+    int own_reg;
+    hf_fs_t *fs_lo, *fs_hi; /* bottom / top layer tables (in reg) */
+    hf_facetest_t *faces;   /* 2 (d - 1): j < d - 1, side 0 = -e_j, 1 = +e_j */
+    hf_facememo_t memo;
+
+    /* symmetry: elements as (perm, signs), key map k'_j = sign_j k_{perm_j} */
+    long gorder;
+    int8_t *gperm, *gsign;
+
+    /* prepared level */
+    long level_m;
+    long nunits, capunits;
+    hf_unit_t *units;
+    long nblocks, capblocks;
+    hf_block_t *blocks;
+
+    /* scratch */
+    uint32_t *cand; /* candidate indices (m) */
+    uint32_t *tmp;  /* 4 rows of m: layers, middle, face */
+    int64_t *keys;  /* candidate keys (m d) */
+    int64_t *fkeys; /* face keys (m d) */
+    long *combo;    /* middle combination (m) */
+    long scratch_m;
+
+    hf_search_stats_t stats;
+    long face_exact_tests; /* memo misses: exact tests on faces */
+};
+
+/* Context of one unit run. */
+typedef struct {
+    hf_search_found_fn found;
+    void *found_ctx;
+    hf_search_poll_fn poll;
+    void *poll_ctx;
+    long nodes;
+    hf_head_t *witness; /* NULL: no witness wanted */
+} hf_run_t;
+
+/* search.c */
+hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
+                                   hf_fs_registry_t *reg, hf_search_t **out);
+hf_err_t hf_search_scratch(hf_search_t *s, long m);
+hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
+long hf_search_binom(long n, long k); /* saturating at HF_SEARCH_SAT */
+hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u);
+/* Visit the r-subsets of {0..n-1} whose first npre elements are pre[] (increasing),
+ * in lexicographic order; combo[r] is scratch; fn returns an error to stop. */
+typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo);
+hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *combo, hf_combo_fn fn,
+                          void *ctx);
+/* Split r-subsets of {0..n-1} with first element >= a_lo, < a_hi into prefix units
+ * of at most `target` candidates each (appended with the given block and triple). */
+hf_err_t hf_search_split_prefix(hf_search_t *s, long block, long triple, long n, long r, long a_hi,
+                                long target);
+
+/* plain.c */
+hf_err_t hf_search_plain_level(hf_search_t *s, long m);
+hf_err_t hf_search_plain_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
+
+/* layered.c */
+hf_err_t hf_search_layered_init(hf_search_t *s);
+hf_err_t hf_search_layered_level(hf_search_t *s, long m);
+hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
+void hf_fs_registry_destroy(hf_fs_registry_t **reg);
+
+/* facememo.c */
+void hf_facememo_init(hf_facememo_t *mm);
+void hf_facememo_clear(hf_facememo_t *mm);
+/* *found = 1 and *feasible set when (face, key set) is memoised. */
+void hf_facememo_get(const hf_facememo_t *mm, int face, long len, const uint32_t *idx, int *found,
+                     int *feasible);
+hf_err_t hf_facememo_put(hf_facememo_t *mm, int face, long len, const uint32_t *idx, int feasible);
+
+/* symmetry.c */
+/* 1 iff b = alpha a + beta as functions (alpha != 0 scalar, beta constant vector). */
+int hf_search_fraction_affine_equal(const hf_fraction_t *a, const hf_fraction_t *b);
+hf_err_t hf_search_group_compute(hf_search_t *s);
+/* Total counters over a search and all its recursive sub-searches (for benchmarks). */
+void hf_search_total_stats(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
+
+#endif

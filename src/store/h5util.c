@@ -1,0 +1,475 @@
+/* HDF5 helpers of the store module: quiet error handling turned into hf_error
+ * messages, the record datatypes, attributes and structural checks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store_impl.h"
+
+/* The innermost description of the last failed HDF5 call, and whether it was a
+ * file-lock failure. Captured when the call fails: later successful calls (the
+ * cleanup) clear HDF5's error stack. One process, one thread: static is fine. */
+static char last_desc[512];
+static int last_locked;
+
+/* Keep the description of the innermost frame: it says what actually went wrong
+ * ("data error detected by Fletcher32 checksum"), the outer ones only where. */
+static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *client)
+{
+    (void)n;
+    (void)client;
+    if (e->desc && e->desc[0]) {
+        strncpy(last_desc, e->desc, sizeof last_desc - 1);
+        last_desc[sizeof last_desc - 1] = '\0';
+    }
+    if (e->min_num == H5E_CANTLOCKFILE)
+        last_locked = 1;
+    return 0;
+}
+
+/* Automatic error handler: record instead of printing. */
+static herr_t capture(hid_t stack, void *client)
+{
+    (void)client;
+    last_desc[0] = '\0';
+    last_locked = 0;
+    H5Ewalk2(stack, H5E_WALK_DOWNWARD, innermost_cb, NULL);
+    return 0;
+}
+
+void hf_h5_quiet_begin(hf_h5_quiet_t *q)
+{
+    q->func = NULL;
+    q->data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+    H5Eset_auto2(H5E_DEFAULT, capture, NULL);
+    last_desc[0] = '\0';
+    last_locked = 0;
+}
+
+void hf_h5_quiet_end(const hf_h5_quiet_t *q)
+{
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
+
+/* HDF5's system-call messages are long ("file write failed: time = ..., filename =
+ * ..., errno = 27, error message = 'File too large', buf = ..."): keep the first
+ * clause and the errno text. */
+static void shorten(const char *desc, char *out, size_t n)
+{
+    const char *em = strstr(desc, "error message = '");
+    size_t head = strcspn(desc, ",:\n");
+    if (em) {
+        em += strlen("error message = '");
+        size_t len = strcspn(em, "'");
+        snprintf(out, n, "%.*s: %.*s", (int)head, desc, (int)len, em);
+    } else {
+        snprintf(out, n, "%s", desc);
+    }
+    for (char *p = out; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+}
+
+hf_err_t hf_h5_fail(hf_err_t code, const char *path, const char *what)
+{
+    hf_err_t err;
+    char desc[sizeof last_desc];
+    shorten(last_desc, desc, sizeof desc);
+    if (desc[0])
+        err = hf_error(code, "%s: %s: %s", path, what, desc);
+    else
+        err = hf_error(code, "%s: %s", path, what);
+    last_desc[0] = '\0';
+    return err;
+}
+
+hid_t hf_h5_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return H5I_INVALID_HID;
+    /* lock files where the file system supports it; cluster file systems that do not
+     * (some NFS and Lustre mounts) would otherwise refuse every open */
+    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
+        H5Pset_file_locking(fapl, 1, 1) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+hf_err_t hf_h5_open_read(const char *path, const char *kind, hid_t *file)
+{
+    *file = H5I_INVALID_HID;
+    /* open(2) first: a missing or unreadable file gets errno's reason */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return hf_error(HF_ERR_IO, "%s: cannot open %s: %s", path, kind, strerror(errno));
+    close(fd);
+    hid_t fapl = hf_h5_fapl();
+    if (fapl < 0)
+        return hf_h5_fail(HF_ERR_INTERNAL, path, "file access properties");
+    last_locked = 0;
+    *file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    int locked = last_locked;
+    H5Pclose(fapl);
+    if (*file >= 0)
+        return HF_OK;
+    if (locked)
+        return hf_error(HF_ERR_IO, "%s: locked by another process (still being written?)", path);
+    return hf_error(HF_ERR_CORRUPT, "%s: not a readable HDF5 file (truncated or corrupt?)", path);
+}
+
+hid_t hf_h5_vstr_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0)
+        return H5I_INVALID_HID;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Fixed-length null-terminated ASCII string of n bytes (including the NUL). */
+static hid_t fixed_str_type(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0)
+        return H5I_INVALID_HID;
+    if (H5Tset_size(t, n) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* One member of a compound type being built. type < 0 marks the end of a list. */
+typedef struct {
+    const char *name;
+    size_t offset;
+    hid_t mem, file; /* predefined types, or string sizes via strlen */
+    size_t strlen;   /* > 0: fixed-length string of this size */
+    int vstr;        /* variable-length string */
+} member_t;
+
+/* Build a compound of `size` bytes from members; file types are packed. */
+static hid_t build_compound(const member_t *mem, size_t nmem, size_t size, int file)
+{
+    size_t total = 0;
+    hid_t types[16];
+    hid_t ct = H5I_INVALID_HID;
+    size_t made = 0;
+    for (size_t i = 0; i < nmem; i++, made++) {
+        if (mem[i].strlen)
+            types[i] = fixed_str_type(mem[i].strlen);
+        else if (mem[i].vstr)
+            types[i] = hf_h5_vstr_type();
+        else
+            types[i] = H5Tcopy(file ? mem[i].file : mem[i].mem);
+        if (types[i] < 0)
+            goto done;
+        total += H5Tget_size(types[i]);
+    }
+    ct = H5Tcreate(H5T_COMPOUND, file ? total : size);
+    if (ct < 0)
+        goto done;
+    size_t off = 0;
+    for (size_t i = 0; i < nmem; i++) {
+        size_t at = file ? off : mem[i].offset;
+        if (H5Tinsert(ct, mem[i].name, at, types[i]) < 0) {
+            H5Tclose(ct);
+            ct = H5I_INVALID_HID;
+            goto done;
+        }
+        off += H5Tget_size(types[i]);
+    }
+done:
+    for (size_t i = 0; i < made; i++)
+        H5Tclose(types[i]);
+    return ct;
+}
+
+#define NMEM(a) (sizeof(a) / sizeof *(a))
+
+hid_t hf_h5_row_type(int file)
+{
+    const member_t m[] = {
+        {"name", offsetof(hf_row_t, name), 0, 0, HF_NAME_LEN, 0},
+        {"d", offsetof(hf_row_t, d), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"span", offsetof(hf_row_t, span), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"m_star", offsetof(hf_row_t, m_star), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"lb", offsetof(hf_row_t, lb), 0, 0, HF_BIGINT_LEN, 0},
+        {"ub", offsetof(hf_row_t, ub), 0, 0, HF_BIGINT_LEN, 0},
+        {"status", offsetof(hf_row_t, status), 0, 0, HF_STATUS_LEN, 0},
+        {"n_min_raw", offsetof(hf_row_t, n_min_raw), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"n_min_sym", offsetof(hf_row_t, n_min_sym), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"group_order", offsetof(hf_row_t, group_order), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"nodes", offsetof(hf_row_t, nodes), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"units", offsetof(hf_row_t, units), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"seconds", offsetof(hf_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+    };
+    return build_compound(m, NMEM(m), sizeof(hf_row_t), file);
+}
+
+hid_t hf_h5_unit_type(int file)
+{
+    const member_t m[] = {
+        {"row", offsetof(hf_unit_record_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"rank", offsetof(hf_unit_record_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"m", offsetof(hf_unit_record_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"unit", offsetof(hf_unit_record_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"nodes", offsetof(hf_unit_record_t, nodes), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"found", offsetof(hf_unit_record_t, found), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"seconds", offsetof(hf_unit_record_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+    };
+    return build_compound(m, NMEM(m), sizeof(hf_unit_record_t), file);
+}
+
+hid_t hf_h5_found_type(int file)
+{
+    const member_t m[] = {
+        {"row", offsetof(hf_found_mem_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"m", offsetof(hf_found_mem_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"unit", offsetof(hf_found_mem_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"record", offsetof(hf_found_mem_t, record), 0, 0, 0, 1},
+        {"checksum", offsetof(hf_found_mem_t, checksum), H5T_NATIVE_UINT32, H5T_STD_U32LE, 0, 0},
+    };
+    return build_compound(m, NMEM(m), sizeof(hf_found_mem_t), file);
+}
+
+/* ---- attributes ---- */
+
+static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf)
+{
+    herr_t rc = -1;
+    hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+    if (space < 0)
+        goto done;
+    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+        goto done;
+    attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0)
+        goto done;
+    rc = H5Awrite(attr, mtype, buf);
+done:
+    if (attr >= 0 && H5Aclose(attr) < 0)
+        rc = -1;
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = hf_h5_vstr_type();
+    if (t < 0)
+        return -1;
+    const char *v = value ? value : "";
+    herr_t rc = attr_write(obj, name, t, t, &v);
+    H5Tclose(t);
+    return rc;
+}
+
+herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value)
+{
+    return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value)
+{
+    return attr_write(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &value);
+}
+
+/* Open attribute `name` of obj, checking it exists and is a scalar (or a single
+ * element) of the given class. */
+static hf_err_t attr_open(hid_t obj, const char *name, H5T_class_t cls, const char *path,
+                          const char *where, hid_t *attr_out, hid_t *type_out)
+{
+    hf_err_t err = HF_OK;
+    hid_t attr = H5I_INVALID_HID, type = H5I_INVALID_HID, space = H5I_INVALID_HID;
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0) {
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, "unreadable attributes");
+        goto fail;
+    }
+    if (ex == 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' missing", path, where, name);
+        goto fail;
+    }
+    attr = H5Aopen(obj, name, H5P_DEFAULT);
+    if (attr < 0 || (type = H5Aget_type(attr)) < 0 || (space = H5Aget_space(attr)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
+        goto fail;
+    }
+    if (H5Tget_class(type) != cls || H5Sget_simple_extent_npoints(space) != 1) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' has the wrong type or shape", path,
+                       where, name);
+        goto fail;
+    }
+    H5Sclose(space);
+    *attr_out = attr;
+    *type_out = type;
+    return HF_OK;
+fail:
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (attr >= 0)
+        H5Aclose(attr);
+    return err;
+}
+
+hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
+                             char **out)
+{
+    hid_t attr, type, mtype = H5I_INVALID_HID;
+    *out = NULL;
+    HF_TRY(attr_open(obj, name, H5T_STRING, path, where, &attr, &type));
+    hf_err_t err = HF_OK;
+    htri_t var = H5Tis_variable_str(type);
+    if (var > 0) {
+        char *v = NULL;
+        mtype = hf_h5_vstr_type();
+        if (mtype < 0 || H5Aread(attr, mtype, &v) < 0 || !v) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
+        } else {
+            *out = hf_strdup(v);
+            if (!*out)
+                err = HF_ERR_NOMEM;
+        }
+        if (v)
+            H5free_memory(v);
+    } else if (var == 0) {
+        /* fixed-length (as h5py or other tools may write): read with room for a NUL */
+        size_t n = H5Tget_size(type);
+        char *buf = hf_calloc(n + 1, 1);
+        mtype = buf ? fixed_str_type(n + 1) : H5I_INVALID_HID;
+        if (!buf)
+            err = HF_ERR_NOMEM;
+        else if (mtype < 0 || H5Aread(attr, mtype, buf) < 0)
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
+        if (err == HF_OK)
+            *out = buf;
+        else
+            free(buf);
+    } else {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
+    }
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return err;
+}
+
+hf_err_t hf_h5_attr_read_i64(hid_t obj, const char *name, const char *path, const char *where,
+                             int64_t *out)
+{
+    hid_t attr, type;
+    HF_TRY(attr_open(obj, name, H5T_INTEGER, path, where, &attr, &type));
+    hf_err_t err = HF_OK;
+    /* an unsigned 64-bit value could overflow the conversion: accept signed only,
+     * or unsigned of fewer than 8 bytes */
+    if (H5Tget_sign(type) != H5T_SGN_2 && H5Tget_size(type) >= 8)
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' has the wrong type", path, where,
+                       name);
+    else if (H5Aread(attr, H5T_NATIVE_INT64, out) < 0)
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return err;
+}
+
+hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *where, hsize_t *dims)
+{
+    hid_t space = H5Dget_space(ds);
+    if (space < 0)
+        return hf_h5_fail(HF_ERR_CORRUPT, path, where);
+    hf_err_t err = HF_OK;
+    int r = H5Sget_simple_extent_ndims(space);
+    if (r != rank)
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: has rank %d, expected %d", path, where, r, rank);
+    else if (H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+    H5Sclose(space);
+    return err;
+}
+
+hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path, const char *where)
+{
+    if (H5Tget_class(file_type) != H5T_COMPOUND)
+        return hf_error(HF_ERR_CORRUPT, "%s: %s: not a compound datatype", path, where);
+    int n = H5Tget_nmembers(expected), nf = H5Tget_nmembers(file_type);
+    if (n != nf)
+        return hf_error(HF_ERR_CORRUPT, "%s: %s: has %d fields, expected %d", path, where, nf, n);
+    for (int i = 0; i < n; i++) {
+        char *name = H5Tget_member_name(expected, (unsigned)i);
+        if (!name)
+            return hf_error(HF_ERR_INTERNAL, "%s: %s: datatype query failed", path, where);
+        hf_err_t err = HF_OK;
+        hid_t et = H5Tget_member_type(expected, (unsigned)i), ft = H5I_INVALID_HID;
+        int fi = H5Tget_member_index(file_type, name);
+        if (fi < 0) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: field '%s' missing", path, where, name);
+        } else if ((ft = H5Tget_member_type(file_type, (unsigned)fi)) < 0 || et < 0) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: field '%s' unreadable", path, where, name);
+        } else {
+            H5T_class_t ec = H5Tget_class(et), fc = H5Tget_class(ft);
+            int ok = ec == fc;
+            if (ok && ec == H5T_STRING)
+                ok = H5Tis_variable_str(et) == H5Tis_variable_str(ft) &&
+                     H5Tget_size(ft) <= H5Tget_size(et);
+            else if (ok && ec == H5T_INTEGER)
+                ok = H5Tget_size(ft) <= H5Tget_size(et) && H5Tget_sign(ft) == H5Tget_sign(et);
+            else if (ok)
+                ok = H5Tget_size(ft) <= H5Tget_size(et);
+            if (!ok)
+                err = hf_error(HF_ERR_CORRUPT, "%s: %s: field '%s' has the wrong type or size",
+                               path, where, name);
+        }
+        if (ft >= 0)
+            H5Tclose(ft);
+        if (et >= 0)
+            H5Tclose(et);
+        H5free_memory(name);
+        if (err != HF_OK)
+            return err;
+    }
+    return HF_OK;
+}
+
+uint32_t hf_store_checksum(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+int hf_store_rational_syntax_ok(const char *s)
+{
+    if (*s == '-')
+        s++;
+    if (!(*s >= '0' && *s <= '9'))
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    if (*s == '/') {
+        s++;
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}

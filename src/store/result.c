@@ -1,0 +1,840 @@
+/* RESULT.h5: the merged minimal-atom table with every minimal support's exact
+ * witness, the per-unit cost log and provenance. In memory: hf_result_t. Written
+ * atomically (PATH.tmp, then rename) and validated field by field when read.
+ * Format: docs/hdf5-format.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "headfuse/target.h"
+#include "store/store_impl.h"
+
+#define RESULT_FORMAT "headfuse-result-1"
+
+/* ---- supports ---- */
+
+void hf_supports_init(hf_supports_t *s, long m, int d, int dv)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->d = d;
+    s->dv = dv;
+}
+
+void hf_supports_clear(hf_supports_t *s)
+{
+    long mm = s->m > 0 ? s->m : 0;
+    if (s->weights)
+        for (long i = 0; i < s->n * mm; i++)
+            free(s->weights[i]);
+    if (s->values)
+        for (long i = 0; i < s->n * mm * s->dv; i++)
+            free(s->values[i]);
+    free(s->values);
+    free(s->weights);
+    free(s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+/* Copy n strings; on failure free the copies made and return HF_ERR_NOMEM. */
+static hf_err_t copy_strings(char **dst, char *const *src, long n)
+{
+    for (long i = 0; i < n; i++) {
+        if (!src[i] || !(dst[i] = hf_strdup(src[i]))) {
+            for (long j = 0; j < i; j++)
+                free(dst[j]);
+            return src[i] ? HF_ERR_NOMEM
+                          : hf_error(HF_ERR_INTERNAL, "supports: NULL weight or value string");
+        }
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *weights,
+                          char *const *values)
+{
+    if (s->m < 0 || s->d < 1 || s->dv < 1)
+        return hf_error(HF_ERR_INTERNAL, "supports: cannot push with m=%ld, d=%d, dv=%d", s->m,
+                        s->d, s->dv);
+    size_t m = (size_t)s->m, d = (size_t)s->d, dv = (size_t)s->dv, n = (size_t)s->n + 1;
+    /* grow all three arrays first; s->n only changes once everything is copied */
+    int64_t *nk = hf_realloc(s->keys, n * m * d * sizeof *nk);
+    if (!nk)
+        return HF_ERR_NOMEM;
+    s->keys = nk;
+    char **nw = hf_realloc(s->weights, n * m * sizeof *nw);
+    if (!nw)
+        return HF_ERR_NOMEM;
+    s->weights = nw;
+    char **nv = hf_realloc(s->values, n * m * dv * sizeof *nv);
+    if (!nv)
+        return HF_ERR_NOMEM;
+    s->values = nv;
+    size_t b = n - 1;
+    HF_TRY(copy_strings(nw + b * m, weights, (long)m));
+    hf_err_t err = copy_strings(nv + b * m * dv, values, (long)(m * dv));
+    if (err != HF_OK) {
+        for (size_t i = 0; i < m; i++)
+            free(nw[b * m + i]);
+        return err;
+    }
+    if (m * d > 0)
+        memcpy(nk + b * m * d, keys, m * d * sizeof *nk);
+    s->n++;
+    return HF_OK;
+}
+
+static hf_err_t supports_copy(hf_supports_t *dst, const hf_supports_t *src)
+{
+    hf_supports_init(dst, src->m, src->d, src->dv);
+    size_t m = src->m > 0 ? (size_t)src->m : 0, d = (size_t)src->d, dv = (size_t)src->dv;
+    for (long i = 0; i < src->n; i++) {
+        hf_err_t err = hf_supports_push(dst, src->keys + i * m * d, src->weights + i * m,
+                                        src->values + i * m * dv);
+        if (err != HF_OK) {
+            hf_supports_clear(dst);
+            return err;
+        }
+    }
+    return HF_OK;
+}
+
+/* ---- result in memory ---- */
+
+void hf_result_init(hf_result_t *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void hf_result_clear(hf_result_t *r)
+{
+    for (long i = 0; i < r->nrows; i++) {
+        if (r->supports)
+            hf_supports_clear(&r->supports[i]);
+        if (r->target_json)
+            free(r->target_json[i]);
+    }
+    free(r->target_json);
+    free(r->supports);
+    free(r->rows);
+    free(r->units);
+    free(r->version);
+    free(r->git_commit);
+    free(r->command_line);
+    free(r->host);
+    free(r->start_time);
+    free(r->end_time);
+    memset(r, 0, sizeof *r);
+}
+
+hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_supports_t *sup,
+                           const char *target_json)
+{
+    size_t n = (size_t)r->nrows + 1;
+    hf_row_t *rows = hf_realloc(r->rows, n * sizeof *rows);
+    if (!rows)
+        return HF_ERR_NOMEM;
+    r->rows = rows;
+    hf_supports_t *sups = hf_realloc(r->supports, n * sizeof *sups);
+    if (!sups)
+        return HF_ERR_NOMEM;
+    r->supports = sups;
+    char **tj = hf_realloc(r->target_json, n * sizeof *tj);
+    if (!tj)
+        return HF_ERR_NOMEM;
+    r->target_json = tj;
+    char *json = hf_strdup(target_json ? target_json : "");
+    if (!json)
+        return HF_ERR_NOMEM;
+    hf_err_t err;
+    if (sup) {
+        err = supports_copy(&sups[n - 1], sup);
+    } else {
+        /* no supports given: an empty set shaped like the row */
+        hf_supports_init(&sups[n - 1], row->m_star, row->d, 1);
+        err = HF_OK;
+    }
+    if (err != HF_OK) {
+        free(json);
+        return err;
+    }
+    rows[n - 1] = *row;
+    tj[n - 1] = json;
+    r->nrows++;
+    return HF_OK;
+}
+
+/* ---- validation shared by writer and reader ---- */
+
+static int str_terminated(const char *s, size_t n)
+{
+    return memchr(s, '\0', n) != NULL;
+}
+
+static int decimal_or_null(const char *s)
+{
+    if (!strcmp(s, "-1"))
+        return 1;
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* NULL if the row is valid, else the name of the first bad field. */
+static const char *row_bad_field(const hf_row_t *w)
+{
+    if (!str_terminated(w->name, sizeof w->name) || !w->name[0])
+        return "name";
+    if (w->d < 1 || w->d > HF_D_MAX)
+        return "d";
+    if (w->span < -1)
+        return "span";
+    if (w->m_star < -1)
+        return "m_star";
+    if (!str_terminated(w->lb, sizeof w->lb) || !decimal_or_null(w->lb))
+        return "lb";
+    if (!str_terminated(w->ub, sizeof w->ub) || !decimal_or_null(w->ub))
+        return "ub";
+    if (!str_terminated(w->status, sizeof w->status) ||
+        (strcmp(w->status, "certified") && strcmp(w->status, "exhaustive") &&
+         strcmp(w->status, "open")))
+        return "status";
+    if (w->n_min_raw < -1)
+        return "n_min_raw";
+    if (w->n_min_sym < -1)
+        return "n_min_sym";
+    if (w->group_order < -1)
+        return "group_order";
+    if (w->nodes < -1)
+        return "nodes";
+    if (w->units < -1)
+        return "units";
+    if (!isfinite(w->seconds) || (w->seconds < 0 && w->seconds != -1))
+        return "seconds";
+    return NULL;
+}
+
+/* Supports must match their row: same d, and size m_star when there are any. */
+static const char *supports_bad(const hf_supports_t *s, const hf_row_t *w)
+{
+    if (s->d != w->d)
+        return "d differs from the row's d";
+    if (s->dv < 1 || s->dv > HF_DV_MAX)
+        return "dv out of range 1..16";
+    if (s->n < 0)
+        return "negative n";
+    if (s->m < -1)
+        return "m < -1";
+    if (s->n > 0 && (s->m < 1 || s->m != w->m_star))
+        return "m differs from the row's m_star";
+    return NULL;
+}
+
+static const char *unit_bad(const hf_unit_record_t *u, long nrows)
+{
+    if (u->row < 0 || u->row >= nrows)
+        return "row out of range";
+    if (u->rank < 0)
+        return "negative rank";
+    if (u->m < 0 || u->unit < 0 || u->nodes < 0 || u->found < 0)
+        return "negative count";
+    if (!isfinite(u->seconds) || u->seconds < 0)
+        return "bad seconds";
+    return NULL;
+}
+
+/* ---- writing ---- */
+
+/* State of one write: the current step names the object in messages. */
+typedef struct {
+    const char *path;
+    char what[96];
+} wctx_t;
+
+static hid_t simple_space(int rank, const hsize_t *dims)
+{
+    return H5Screate_simple(rank, dims, NULL);
+}
+
+/* Create dataset `name` under loc and write buf (skipped when empty). */
+static herr_t write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                            const hsize_t *dims, const void *buf)
+{
+    herr_t rc = -1;
+    hid_t space = simple_space(rank, dims), ds = H5I_INVALID_HID;
+    hsize_t count = 1;
+    for (int i = 0; i < rank; i++)
+        count *= dims[i];
+    if (space < 0)
+        return -1;
+    ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds < 0)
+        goto done;
+    rc = count ? H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+done:
+    if (ds >= 0 && H5Dclose(ds) < 0)
+        rc = -1;
+    H5Sclose(space);
+    return rc;
+}
+
+static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
+                                hid_t vstr, wctx_t *c)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%ld", i);
+    hsize_t m = s->m > 0 ? (hsize_t)s->m : 0, n = (hsize_t)s->n;
+    hsize_t kd[3] = {n, m, (hsize_t)s->d}, vd[3] = {n, m, (hsize_t)s->dv};
+    snprintf(c->what, sizeof c->what, "writing /rows/%ld", i);
+    hid_t g = H5Gcreate2(rows, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return HF_ERR_IO;
+    herr_t rc = 0;
+    if (hf_h5_attr_write_str(g, "target_json", json) < 0 ||
+        hf_h5_attr_write_i64(g, "m", s->m) < 0 || hf_h5_attr_write_i32(g, "d", s->d) < 0 ||
+        hf_h5_attr_write_i32(g, "dv", s->dv) < 0 || hf_h5_attr_write_i64(g, "n", s->n) < 0)
+        rc = -1;
+    if (rc >= 0) {
+        snprintf(c->what, sizeof c->what, "writing /rows/%ld/keys", i);
+        rc = write_dataset(g, "keys", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, kd, s->keys);
+    }
+    if (rc >= 0) {
+        snprintf(c->what, sizeof c->what, "writing /rows/%ld/weights", i);
+        rc = write_dataset(g, "weights", vstr, vstr, 2, kd, s->weights);
+    }
+    if (rc >= 0) {
+        snprintf(c->what, sizeof c->what, "writing /rows/%ld/values", i);
+        rc = write_dataset(g, "values", vstr, vstr, 3, vd, s->values);
+    }
+    if (H5Gclose(g) < 0)
+        rc = -1;
+    return rc < 0 ? HF_ERR_IO : HF_OK;
+}
+
+/* Everything after the file is created; returns HF_ERR_IO with c->what set. */
+static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
+{
+    hf_err_t err = HF_ERR_IO;
+    hid_t vstr = hf_h5_vstr_type(), rowf = hf_h5_row_type(1), rowm = hf_h5_row_type(0);
+    hid_t unitf = hf_h5_unit_type(1), unitm = hf_h5_unit_type(0);
+    hid_t rows = H5I_INVALID_HID, table = H5I_INVALID_HID;
+    snprintf(c->what, sizeof c->what, "building datatypes");
+    if (vstr < 0 || rowf < 0 || rowm < 0 || unitf < 0 || unitm < 0)
+        goto done;
+
+    snprintf(c->what, sizeof c->what, "writing root attributes");
+    if (hf_h5_attr_write_str(file, "format", RESULT_FORMAT) < 0 ||
+        hf_h5_attr_write_str(file, "version", r->version) < 0 ||
+        hf_h5_attr_write_str(file, "git_commit", r->git_commit) < 0 ||
+        hf_h5_attr_write_str(file, "command_line", r->command_line) < 0 ||
+        hf_h5_attr_write_str(file, "host", r->host) < 0 ||
+        hf_h5_attr_write_str(file, "start_time", r->start_time) < 0 ||
+        hf_h5_attr_write_str(file, "end_time", r->end_time) < 0 ||
+        hf_h5_attr_write_i32(file, "ranks", r->ranks) < 0)
+        goto done;
+
+    snprintf(c->what, sizeof c->what, "writing /table");
+    hsize_t nr = (hsize_t)r->nrows;
+    if (write_dataset(file, "table", rowf, rowm, 1, &nr, r->rows) < 0 ||
+        (table = H5Dopen2(file, "table", H5P_DEFAULT)) < 0 ||
+        hf_h5_attr_write_i64(table, "null_value", -1) < 0)
+        goto done;
+
+    snprintf(c->what, sizeof c->what, "writing /rows");
+    if ((rows = H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        goto done;
+    for (long i = 0; i < r->nrows; i++)
+        if (write_row_group(rows, i, &r->supports[i], r->target_json[i], vstr, c) != HF_OK)
+            goto done;
+
+    snprintf(c->what, sizeof c->what, "writing /units");
+    hsize_t nu = (hsize_t)r->nunits;
+    if (write_dataset(file, "units", unitf, unitm, 1, &nu, r->units) < 0)
+        goto done;
+    err = HF_OK;
+done:
+    if (rows >= 0 && H5Gclose(rows) < 0)
+        err = HF_ERR_IO;
+    if (table >= 0 && H5Dclose(table) < 0)
+        err = HF_ERR_IO;
+    if (unitm >= 0)
+        H5Tclose(unitm);
+    if (unitf >= 0)
+        H5Tclose(unitf);
+    if (rowm >= 0)
+        H5Tclose(rowm);
+    if (rowf >= 0)
+        H5Tclose(rowf);
+    if (vstr >= 0)
+        H5Tclose(vstr);
+    return err;
+}
+
+/* Refuse to write what the reader would reject. */
+static hf_err_t check_result(const char *path, const hf_result_t *r)
+{
+    for (long i = 0; i < r->nrows; i++) {
+        const char *bad = row_bad_field(&r->rows[i]);
+        if (bad)
+            return hf_error(HF_ERR_INTERNAL, "%s: row %ld: invalid %s", path, i, bad);
+        const hf_supports_t *s = &r->supports[i];
+        if ((bad = supports_bad(s, &r->rows[i])))
+            return hf_error(HF_ERR_INTERNAL, "%s: row %ld: supports: %s", path, i, bad);
+        long mm = s->m > 0 ? s->m : 0;
+        for (long j = 0; j < s->n * mm; j++)
+            if (!hf_store_rational_syntax_ok(s->weights[j]))
+                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: weight '%s' is not a rational", path,
+                                i, s->weights[j]);
+        for (long j = 0; j < s->n * mm * s->dv; j++)
+            if (!hf_store_rational_syntax_ok(s->values[j]))
+                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: value '%s' is not a rational", path,
+                                i, s->values[j]);
+    }
+    for (long i = 0; i < r->nunits; i++) {
+        const char *bad = unit_bad(&r->units[i], r->nrows);
+        if (bad)
+            return hf_error(HF_ERR_INTERNAL, "%s: unit record %ld: %s", path, i, bad);
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_result_write(const char *path, const hf_result_t *r)
+{
+    hf_h5_quiet_t q;
+    hf_err_t err = HF_OK;
+    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID;
+    int created = 0;
+    wctx_t c = {path, ""};
+    HF_TRY(check_result(path, r));
+    size_t n = strlen(path);
+    char *tmp = hf_malloc(n + 5);
+    if (!tmp)
+        return HF_ERR_NOMEM;
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp", 5);
+    hf_h5_quiet_begin(&q);
+
+    /* create it ourselves first: errno gives a clear reason (permissions, no dir) */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+        goto done;
+    }
+    close(fd);
+    created = 1;
+    if ((fapl = hf_h5_fapl()) < 0 ||
+        (file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file");
+        goto done;
+    }
+    if (write_contents(file, r, &c) != HF_OK) {
+        err = hf_h5_fail(HF_ERR_IO, path, c.what);
+        goto done;
+    }
+    herr_t rc = H5Fclose(file);
+    file = H5I_INVALID_HID;
+    if (rc < 0) {
+        err = hf_h5_fail(HF_ERR_IO, path, "closing the file");
+        goto done;
+    }
+    /* durable before it becomes visible under its final name */
+    fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) < 0) {
+        err = hf_error(HF_ERR_IO, "%s: syncing %s: %s", path, tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        goto done;
+    }
+    close(fd);
+    if (rename(tmp, path) < 0) {
+        err = hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
+        goto done;
+    }
+    created = 0;
+done:
+    if (file >= 0)
+        H5Fclose(file);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (created)
+        unlink(tmp);
+    free(tmp);
+    hf_h5_quiet_end(&q);
+    return err;
+}
+
+/* ---- reading ---- */
+
+/* Product of dims with an overflow guard; 0 if implausibly large. */
+static int dims_count(const hsize_t *dims, int rank, size_t *count)
+{
+    size_t c = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] && c > ((size_t)1 << 40) / dims[i])
+            return 0;
+        c *= dims[i];
+    }
+    *count = c;
+    return 1;
+}
+
+/* Read a variable-length string dataset with the given expected dims into copies. */
+static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsize_t *expect,
+                                  const char *path, const char *where, char ***out)
+{
+    hf_err_t err = HF_OK;
+    hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    hsize_t dims[3];
+    char **raw = NULL, **copy = NULL;
+    size_t count = 0;
+    int reclaim = 0;
+    *out = NULL;
+    if ((ds = H5Dopen2(g, name, H5P_DEFAULT)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: missing or unreadable", path, where);
+        goto done;
+    }
+    if ((ft = H5Dget_type(ds)) < 0 || H5Tget_class(ft) != H5T_STRING ||
+        H5Tis_variable_str(ft) <= 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: not variable-length strings", path, where);
+        goto done;
+    }
+    HF_CHECK(err, hf_h5_dataset_dims(ds, rank, path, where, dims), done);
+    for (int i = 0; i < rank; i++)
+        if (dims[i] != expect[i]) {
+            err = hf_error(HF_ERR_CORRUPT,
+                           "%s: %s: dimension %d is %llu, expected %llu from the group's "
+                           "attributes",
+                           path, where, i, (unsigned long long)dims[i],
+                           (unsigned long long)expect[i]);
+            goto done;
+        }
+    if (!dims_count(dims, rank, &count)) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
+        goto done;
+    }
+    raw = hf_calloc(count, sizeof *raw);
+    copy = hf_calloc(count, sizeof *copy);
+    if (!raw || !copy || (mt = hf_h5_vstr_type()) < 0) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (count) {
+        reclaim = 1;
+        if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+            err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (!raw[i] || !hf_store_rational_syntax_ok(raw[i])) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: element %zu is not a rational '[-]p[/q]'", path,
+                           where, i);
+            goto done;
+        }
+        if (!(copy[i] = hf_strdup(raw[i]))) {
+            err = HF_ERR_NOMEM;
+            goto done;
+        }
+    }
+    *out = copy;
+    copy = NULL;
+done:
+    if (reclaim) {
+        hid_t space = H5Dget_space(ds);
+        if (space >= 0) {
+            H5Dvlen_reclaim(mt, space, H5P_DEFAULT, raw);
+            H5Sclose(space);
+        }
+    }
+    if (copy)
+        for (size_t i = 0; i < count; i++)
+            free(copy[i]);
+    free(copy);
+    free(raw);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return err;
+}
+
+static hf_err_t read_keys(hid_t g, const hsize_t *expect, const char *path, const char *where,
+                          int64_t **out)
+{
+    hf_err_t err = HF_OK;
+    hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID;
+    hsize_t dims[3];
+    size_t count = 0;
+    *out = NULL;
+    if ((ds = H5Dopen2(g, "keys", H5P_DEFAULT)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: missing or unreadable", path, where);
+        goto done;
+    }
+    if ((ft = H5Dget_type(ds)) < 0 || H5Tget_class(ft) != H5T_INTEGER ||
+        H5Tget_sign(ft) != H5T_SGN_2 || H5Tget_size(ft) > 8) {
+        err =
+            hf_error(HF_ERR_CORRUPT, "%s: %s: not signed integers of at most 64 bits", path, where);
+        goto done;
+    }
+    HF_CHECK(err, hf_h5_dataset_dims(ds, 3, path, where, dims), done);
+    if (dims[0] != expect[0] || dims[1] != expect[1] || dims[2] != expect[2]) {
+        err = hf_error(HF_ERR_CORRUPT,
+                       "%s: %s: dims (%llu, %llu, %llu) do not match n=%llu, m=%llu, d=%llu", path,
+                       where, (unsigned long long)dims[0], (unsigned long long)dims[1],
+                       (unsigned long long)dims[2], (unsigned long long)expect[0],
+                       (unsigned long long)expect[1], (unsigned long long)expect[2]);
+        goto done;
+    }
+    if (!dims_count(dims, 3, &count)) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
+        goto done;
+    }
+    int64_t *keys = hf_malloc(count * sizeof *keys);
+    if (!keys) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (count && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, keys) < 0) {
+        free(keys);
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
+    *out = keys;
+done:
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return err;
+}
+
+/* Read /rows/<i> into r->supports[i] and r->target_json[i]. */
+static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t *r)
+{
+    hf_err_t err = HF_OK;
+    char name[32], where[64];
+    snprintf(name, sizeof name, "%ld", i);
+    snprintf(where, sizeof where, "/rows/%ld", i);
+    htri_t ex = H5Lexists(rows, name, H5P_DEFAULT);
+    if (ex <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: %s: missing", path, where);
+    hid_t g = H5Gopen2(rows, name, H5P_DEFAULT);
+    if (g < 0)
+        return hf_h5_fail(HF_ERR_CORRUPT, path, where);
+    hf_supports_t *s = &r->supports[i];
+    int64_t m, d, dv, n;
+    HF_CHECK(err, hf_h5_attr_read_str(g, "target_json", path, where, &r->target_json[i]), done);
+    HF_CHECK(err, hf_h5_attr_read_i64(g, "m", path, where, &m), done);
+    HF_CHECK(err, hf_h5_attr_read_i64(g, "d", path, where, &d), done);
+    HF_CHECK(err, hf_h5_attr_read_i64(g, "dv", path, where, &dv), done);
+    HF_CHECK(err, hf_h5_attr_read_i64(g, "n", path, where, &n), done);
+    if (d < 1 || d > HF_D_MAX || dv < 1 || dv > HF_DV_MAX || m < -1 || m > (1L << 30) || n < 0 ||
+        n > (1L << 40)) {
+        err = hf_error(HF_ERR_CORRUPT,
+                       "%s: %s: attributes out of range (m=%" PRId64 ", d=%" PRId64 ", dv=%" PRId64
+                       ", n=%" PRId64 ")",
+                       path, where, m, d, dv, n);
+        goto done;
+    }
+    hf_supports_init(s, (long)m, (int)d, (int)dv);
+    const char *bad;
+    {
+        hf_supports_t shape = *s;
+        shape.n = (long)n;
+        bad = supports_bad(&shape, &r->rows[i]);
+    }
+    if (bad) {
+        err = hf_error(HF_ERR_CORRUPT,
+                       "%s: %s: %s (m=%" PRId64 ", d=%" PRId64 ", n=%" PRId64
+                       "; /table row: m_star=%" PRId64 ", d=%d)",
+                       path, where, bad, m, d, n, r->rows[i].m_star, (int)r->rows[i].d);
+        goto done;
+    }
+    hsize_t mm = m > 0 ? (hsize_t)m : 0;
+    hsize_t kd[3] = {(hsize_t)n, mm, (hsize_t)d}, vd[3] = {(hsize_t)n, mm, (hsize_t)dv};
+    char w2[96];
+    snprintf(w2, sizeof w2, "%s/keys", where);
+    HF_CHECK(err, read_keys(g, kd, path, w2, &s->keys), done);
+    snprintf(w2, sizeof w2, "%s/weights", where);
+    HF_CHECK(err, read_vstr_dataset(g, "weights", 2, kd, path, w2, &s->weights), done);
+    /* weights are owned by s from here: n must say how many to free */
+    s->n = (long)n;
+    snprintf(w2, sizeof w2, "%s/values", where);
+    HF_CHECK(err, read_vstr_dataset(g, "values", 3, vd, path, w2, &s->values), done);
+    for (size_t j = 0; j < (size_t)n * mm * (size_t)d; j++)
+        if (s->keys[j] < -HF_KEY_MAX || s->keys[j] > HF_KEY_MAX) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s/keys: element %zu out of range", path, where, j);
+            goto done;
+        }
+done:
+    H5Gclose(g);
+    return err;
+}
+
+static hf_err_t read_provenance(hid_t file, const char *path, hf_result_t *r)
+{
+    struct {
+        const char *name;
+        char **dst;
+    } s[] = {{"version", &r->version},           {"git_commit", &r->git_commit},
+             {"command_line", &r->command_line}, {"host", &r->host},
+             {"start_time", &r->start_time},     {"end_time", &r->end_time}};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        HF_TRY(hf_h5_attr_read_str(file, s[i].name, path, "/", s[i].dst));
+    int64_t ranks;
+    HF_TRY(hf_h5_attr_read_i64(file, "ranks", path, "/", &ranks));
+    if (ranks < 0 || ranks > INT32_MAX)
+        return hf_error(HF_ERR_CORRUPT, "%s: /: attribute 'ranks' out of range", path);
+    r->ranks = (int32_t)ranks;
+    return HF_OK;
+}
+
+/* Open a 1-D compound dataset, check its fields and read it whole. */
+static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, size_t elsize,
+                              const char *path, void **out, long *n)
+{
+    hf_err_t err = HF_OK;
+    char where[32];
+    hsize_t dims[1];
+    size_t count;
+    snprintf(where, sizeof where, "/%s", name);
+    *out = NULL;
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), ft = H5I_INVALID_HID;
+    if (ds < 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: %s: missing or unreadable", path, where);
+    if ((ft = H5Dget_type(ds)) < 0) {
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
+    HF_CHECK(err, hf_h5_check_compound(ft, mtype, path, where), done);
+    HF_CHECK(err, hf_h5_dataset_dims(ds, 1, path, where, dims), done);
+    if (!dims_count(dims, 1, &count) || count > (1u << 30)) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
+        goto done;
+    }
+    void *buf = hf_calloc(count, elsize);
+    if (!buf) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (count && H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        free(buf);
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
+    *out = buf;
+    *n = (long)count;
+done:
+    if (ft >= 0)
+        H5Tclose(ft);
+    H5Dclose(ds);
+    return err;
+}
+
+hf_err_t hf_result_read(const char *path, hf_result_t *r)
+{
+    hf_h5_quiet_t q;
+    hf_err_t err = HF_OK;
+    hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
+    hid_t rows = H5I_INVALID_HID;
+    char *format = NULL;
+    void *buf = NULL;
+    long n = 0;
+
+    hf_result_init(r);
+    hf_h5_quiet_begin(&q);
+    HF_CHECK(err, hf_h5_open_read(path, "result", &file), done);
+    if (H5Aexists(file, "format") <= 0) {
+        err =
+            hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (no format attribute)", path);
+        goto done;
+    }
+    HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
+    if (strcmp(format, RESULT_FORMAT) != 0) {
+        err =
+            hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (format '%s', expected '%s')",
+                     path, format, RESULT_FORMAT);
+        goto done;
+    }
+    HF_CHECK(err, read_provenance(file, path, r), done);
+    if ((rowm = hf_h5_row_type(0)) < 0 || (unitm = hf_h5_unit_type(0)) < 0) {
+        err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
+        goto done;
+    }
+
+    HF_CHECK(err, read_compound(file, "table", rowm, sizeof(hf_row_t), path, &buf, &n), done);
+    r->rows = buf;
+    buf = NULL;
+    for (long i = 0; i < n; i++) {
+        hf_row_t *w = &r->rows[i];
+        /* never trust a terminator from the file */
+        w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
+        w->status[HF_STATUS_LEN - 1] = '\0';
+        const char *bad = row_bad_field(w);
+        if (bad) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /table[%ld]: invalid %s", path, i, bad);
+            goto done;
+        }
+    }
+    r->supports = hf_calloc((size_t)n, sizeof *r->supports);
+    r->target_json = hf_calloc((size_t)n, sizeof *r->target_json);
+    if (!r->supports || !r->target_json) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    r->nrows = n; /* from here hf_result_clear frees what was read */
+
+    if ((rows = H5Gopen2(file, "rows", H5P_DEFAULT)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: /rows: missing or unreadable", path);
+        goto done;
+    }
+    H5G_info_t info;
+    if (H5Gget_info(rows, &info) < 0) {
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, "/rows");
+        goto done;
+    }
+    if ((long)info.nlinks != n) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: /rows: has %llu entries but /table has %ld rows", path,
+                       (unsigned long long)info.nlinks, n);
+        goto done;
+    }
+    for (long i = 0; i < n; i++)
+        HF_CHECK(err, read_row_group(rows, i, path, r), done);
+
+    HF_CHECK(err,
+             read_compound(file, "units", unitm, sizeof(hf_unit_record_t), path, &buf, &r->nunits),
+             done);
+    r->units = buf;
+    buf = NULL;
+    for (long i = 0; i < r->nunits; i++) {
+        const char *bad = unit_bad(&r->units[i], r->nrows);
+        if (bad) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /units[%ld]: %s", path, i, bad);
+            goto done;
+        }
+    }
+done:
+    if (rows >= 0)
+        H5Gclose(rows);
+    if (unitm >= 0)
+        H5Tclose(unitm);
+    if (rowm >= 0)
+        H5Tclose(rowm);
+    if (file >= 0)
+        H5Fclose(file);
+    free(format);
+    if (err != HF_OK)
+        hf_result_clear(r);
+    hf_h5_quiet_end(&q);
+    return err;
+}

@@ -1,0 +1,668 @@
+/* Tests of the search module: the pruned search against the plain reference enumerator on
+ * small targets (minimal supports, and every feasible support of small sizes), witnesses
+ * checked by the independent verifier, known values, unit determinism, a planted dropped
+ * unit that the comparison must catch, the symmetry group and orbit representatives, and
+ * bad options. Run from the source directory (CTest does). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/search.h"
+#include "headfuse/verify.h"
+#include "search/search_impl.h"
+#include "unit.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Supports collected from a search loop. */
+typedef struct {
+    const hf_target_t *t;
+    int d;
+    long n, cap, m; /* all supports have size m (the size being run) */
+    int64_t *keys;  /* n * m * d */
+    long *msize;    /* size of each support */
+    long *unit;     /* unit that reported it */
+    long cur_unit;
+    long bad_witness, bad_order;
+} found_t;
+
+static void found_init(found_t *f, const hf_target_t *t)
+{
+    memset(f, 0, sizeof *f);
+    f->t = t;
+    f->d = t->d;
+}
+
+static void found_clear(found_t *f)
+{
+    free(f->keys);
+    free(f->msize);
+    free(f->unit);
+    memset(f, 0, sizeof *f);
+}
+
+#define STRIDE 64 /* supports in these tests have at most STRIDE keys */
+
+/* Record a support; check its order and its witness. */
+static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+{
+    found_t *f = ctx;
+    int d = f->d;
+    if (m > STRIDE)
+        return hf_error(HF_ERR_INTERNAL, "test: support too large");
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 64;
+        f->keys = realloc(f->keys, (size_t)f->cap * STRIDE * d * sizeof *f->keys);
+        f->msize = realloc(f->msize, (size_t)f->cap * sizeof *f->msize);
+        f->unit = realloc(f->unit, (size_t)f->cap * sizeof *f->unit);
+    }
+    memcpy(f->keys + f->n * STRIDE * d, keys, (size_t)m * d * sizeof *keys);
+    f->msize[f->n] = m;
+    f->unit[f->n] = f->cur_unit;
+    f->n++;
+    /* canonical position: every coordinate's minimum is 0 */
+    for (int j = 0; j < d; j++) {
+        int64_t mn = keys[j];
+        for (long i = 0; i < m; i++)
+            if (keys[i * d + j] < mn)
+                mn = keys[i * d + j];
+        if (mn != 0)
+            f->bad_order++;
+    }
+    /* keys strictly increasing lexicographically */
+    for (long i = 1; i < m; i++) {
+        int c = 0;
+        for (int j = 0; j < d && !c; j++)
+            c = (keys[(i - 1) * d + j] > keys[i * d + j]) -
+                (keys[(i - 1) * d + j] < keys[i * d + j]);
+        if (c >= 0)
+            f->bad_order++;
+    }
+    /* the witness: same keys, and accepted by the independent verifier */
+    if (!w || w->natoms != m || memcmp(w->keys, keys, (size_t)m * d * sizeof *keys)) {
+        f->bad_witness++;
+    } else {
+        int ok = 0;
+        const char *why = NULL;
+        if (hf_verify_head(f->t, w, &ok, &why) != HF_OK || !ok)
+            f->bad_witness++;
+    }
+    return HF_OK;
+}
+
+static int support_cmp(const found_t *f, long a, long b)
+{
+    if (f->msize[a] != f->msize[b])
+        return f->msize[a] < f->msize[b] ? -1 : 1;
+    const int64_t *x = f->keys + a * STRIDE * f->d, *y = f->keys + b * STRIDE * f->d;
+    for (long i = 0; i < f->msize[a] * f->d; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Sorted order of the supports (insertion sort of an index array: lists are small). */
+static long *found_order(const found_t *f)
+{
+    long *o = malloc((size_t)(f->n ? f->n : 1) * sizeof *o);
+    for (long i = 0; i < f->n; i++) {
+        long k = i;
+        while (k > 0 && support_cmp(f, o[k - 1], i) > 0) {
+            o[k] = o[k - 1];
+            k--;
+        }
+        o[k] = i;
+    }
+    return o;
+}
+
+/* 1 iff the two collections hold the same supports (as sets) and neither repeats one. */
+static int found_same(const found_t *a, const found_t *b)
+{
+    if (a->n != b->n || a->d != b->d)
+        return 0;
+    long *oa = found_order(a), *ob = found_order(b);
+    int same = 1;
+    for (long i = 0; i < a->n && same; i++) {
+        if (a->msize[oa[i]] != b->msize[ob[i]])
+            same = 0;
+        else
+            same = !memcmp(a->keys + oa[i] * STRIDE * a->d, b->keys + ob[i] * STRIDE * b->d,
+                           (size_t)a->msize[oa[i]] * a->d * sizeof *a->keys);
+        if (same && i > 0 && support_cmp(a, oa[i - 1], oa[i]) == 0)
+            same = 0;
+    }
+    free(ob);
+    free(oa);
+    return same;
+}
+
+static uint64_t rng_next(uint64_t *st)
+{
+    uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+typedef struct {
+    int prune, span;
+    int all_sizes;    /* 1: run every size up to max_m, do not stop at the first found */
+    long max_m;       /* all_sizes: largest size */
+    uint64_t shuffle; /* nonzero: run the units of each size in a seeded random order */
+} loop_opts_t;
+
+typedef struct {
+    long m_star; /* -1: nothing found */
+    long nodes, exact_tests;
+    long group;
+} loop_out_t;
+
+/* The search loop of the scheduler, in process: sizes first..last, every unit of each
+ * size; stop after the first size with a feasible support (unless all_sizes). */
+static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
+{
+    hf_search_opts_t so = {.span = o->span, .prune = o->prune, .max_atoms = 0};
+    hf_search_t *s = NULL;
+    hf_err_t err = hf_search_create(t, &so, &s);
+    memset(out, 0, sizeof *out);
+    out->m_star = -1;
+    if (err != HF_OK)
+        return err;
+    out->group = hf_search_group_order(s);
+    long last = o->all_sizes ? o->max_m : hf_search_last_size(s);
+    for (long m = hf_search_first_size(s); m <= last && err == HF_OK; m++) {
+        long nu = 0, before = f->n;
+        err = hf_search_level(s, m, &nu);
+        if (err != HF_OK)
+            break;
+        long *order = malloc((size_t)(nu ? nu : 1) * sizeof *order);
+        for (long u = 0; u < nu; u++)
+            order[u] = u;
+        if (o->shuffle) {
+            uint64_t st = o->shuffle;
+            for (long u = nu - 1; u > 0; u--) {
+                long k = (long)(rng_next(&st) % (uint64_t)(u + 1));
+                long tmp = order[u];
+                order[u] = order[k];
+                order[k] = tmp;
+            }
+        }
+        for (long u = 0; u < nu && err == HF_OK; u++) {
+            long nodes = 0;
+            f->cur_unit = order[u];
+            err = hf_search_run_unit(s, m, order[u], on_found, f, NULL, NULL, &nodes);
+            out->nodes += nodes;
+        }
+        free(order);
+        if (f->n > before && out->m_star < 0)
+            out->m_star = m;
+        if (f->n > before && !o->all_sizes)
+            break;
+    }
+    out->exact_tests = hf_search_stats(s)->exact_tests;
+    hf_search_destroy(&s);
+    return err;
+}
+
+/* A target from a family spec or a JSON file (names containing ".json"). */
+static int load(const char *spec, hf_target_t *t)
+{
+    hf_err_t err =
+        strstr(spec, ".json") ? hf_target_load_json(t, spec) : hf_target_from_family(t, spec);
+    if (err != HF_OK)
+        fprintf(stderr, "\n%s: %s\n", spec, hf_error_msg());
+    return err == HF_OK;
+}
+
+/* A one-head target (d, dv = 1) from keys and integer weights/values. */
+static void one_head(hf_target_t *t, hf_head_t *h, int d, long n, const int64_t *keys,
+                     const long *w, const long *v)
+{
+    fmpq_t fw, fv;
+    fmpq_init(fw);
+    fmpq_init(fv);
+    hf_head_init(h, d, 1);
+    for (long i = 0; i < n; i++) {
+        fmpq_set_si(fw, w[i], 1);
+        fmpq_set_si(fv, v[i], 1);
+        CU_ASSERT_EQUAL_FATAL(hf_head_push(h, keys + i * d, fw, &fv[0]), HF_OK);
+    }
+    CU_ASSERT_EQUAL_FATAL(hf_target_add_head(t, h), HF_OK);
+    hf_head_clear(h);
+    fmpq_clear(fv);
+    fmpq_clear(fw);
+}
+
+/* Compare pruned and plain on one target; returns the pruned m_star. */
+static long compare_modes(const hf_target_t *t, int span, int all_sizes, long max_m, long *count)
+{
+    found_t fp, fq;
+    loop_out_t op, oq;
+    loop_opts_t lp = {1, span, all_sizes, max_m, 0}, lq = {0, span, all_sizes, max_m, 0};
+    found_init(&fp, t);
+    found_init(&fq, t);
+    hf_err_t ep = search_loop(t, &lp, &fp, &op);
+    hf_err_t eq = search_loop(t, &lq, &fq, &oq);
+    CU_ASSERT_EQUAL(ep, HF_OK);
+    CU_ASSERT_EQUAL(eq, HF_OK);
+    if (ep != HF_OK || eq != HF_OK)
+        fprintf(stderr, "\n%s span %d: %s\n", t->name, span, hf_error_msg());
+    int same = found_same(&fp, &fq);
+    CU_ASSERT_EQUAL(op.m_star, oq.m_star);
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(fp.bad_witness + fq.bad_witness, 0);
+    CU_ASSERT_EQUAL(fp.bad_order + fq.bad_order, 0);
+    CU_ASSERT_EQUAL(op.group, oq.group);
+    if (op.m_star != oq.m_star || !same)
+        fprintf(stderr, "\n%s span %d%s: pruned m*=%ld n=%ld, plain m*=%ld n=%ld\n", t->name, span,
+                all_sizes ? " (all sizes)" : "", op.m_star, fp.n, oq.m_star, fq.n);
+    if (getenv("HF_TEST_VERBOSE"))
+        fprintf(stderr, "\n  %s span %d: m*=%ld supports=%ld nodes pruned %ld plain %ld\n", t->name,
+                span, op.m_star, fp.n, op.nodes, oq.nodes);
+    *count = fp.n;
+    found_clear(&fq);
+    found_clear(&fp);
+    return op.m_star;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_pruned_equals_plain_families(void)
+{
+    /* expected m* within the span (-1: none up to the last size) */
+    static const struct {
+        const char *spec;
+        int span;
+        long m_star;
+    } cases[] = {{"wd:d=1", 1, 2},
+                 {"wd:d=1", 2, 2},
+                 {"wd:d=1", 3, 2},
+                 {"wd:d=2", 1, 4},
+                 {"wd:d=2", 2, 4},
+                 {"wd:d=3", 1, 8},
+                 {"chain:d=2", 1, -1}, /* needs 7 atoms; the span-1 box has 4 points */
+                 {"chain:d=2", 2, 7},
+                 {"multi:d=1,k=3", 2, 3},
+                 {"multi:d=1,k=3", 3, 3},
+                 {"wdw:d=2", 2, 4},
+                 {"multi:d=2,k=2", 2, 4},
+                 {"data/cubic_factor.json", 3, 3},
+                 {"data/two_heads_shared.json", 2, 5}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        if (!load(cases[i].spec, &t)) {
+            CU_FAIL("target did not load");
+            continue;
+        }
+        long n = 0, m = compare_modes(&t, cases[i].span, 0, 0, &n);
+        CU_ASSERT_EQUAL(m, cases[i].m_star);
+        CU_ASSERT(m < 0 ? n == 0 : n > 0);
+        hf_target_clear(&t);
+    }
+}
+
+/* Every feasible support of every size up to a bound: the FS tables of the recursion
+ * rely on all sizes, not only the minimal one. */
+static void test_pruned_equals_plain_all_sizes(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        long max_m, n; /* every feasible support of size <= max_m: n */
+    } cases[] = {{"wd:d=1", 3, 4, 3},
+                 {"wd:d=2", 1, 4, 1},
+                 {"wd:d=2", 2, 6, 3},
+                 {"chain:d=2", 1, 4, 0},
+                 {"chain:d=2", 2, 8, -1},
+                 {"multi:d=1,k=3", 3, 4, 2},
+                 {"data/cubic_factor.json", 3, 4, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        if (!load(cases[i].spec, &t)) {
+            CU_FAIL("target did not load");
+            continue;
+        }
+        long n = 0;
+        compare_modes(&t, cases[i].span, 1, cases[i].max_m, &n);
+        if (cases[i].n >= 0)
+            CU_ASSERT_EQUAL(n, cases[i].n);
+        hf_target_clear(&t);
+    }
+}
+
+/* Targets that exercise the special paths of the layered generation: invariant along the
+ * last coordinate (single-layer supports, t = 0), constant limit targets (sigma(q_2):
+ * its limits along e_2 are constants in one dimension), a constant target, and a
+ * 3-atom head with non-unit weights next to a sigmoid. */
+static void test_pruned_equals_plain_special(void)
+{
+    hf_target_t t;
+    hf_head_t h;
+    long n = 0;
+    int64_t k1[] = {0, 0, 1, 0}; /* sigma(q_1) in d = 2 */
+    long w1[] = {1, 1}, v1[] = {0, 1};
+    CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "sigma_q1_d2", 2, 1), HF_OK);
+    one_head(&t, &h, 2, 2, k1, w1, v1);
+    CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 2);
+    CU_ASSERT_EQUAL(n, 1);
+    compare_modes(&t, 2, 1, 4, &n);
+    hf_target_clear(&t);
+
+    int64_t k2[] = {0, 0, 0, 1}; /* sigma(q_2) in d = 2 */
+    CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "sigma_q2_d2", 2, 1), HF_OK);
+    one_head(&t, &h, 2, 2, k2, w1, v1);
+    CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 2);
+    CU_ASSERT_EQUAL(n, 1);
+    compare_modes(&t, 2, 1, 4, &n);
+    hf_target_clear(&t);
+
+    int64_t k3[] = {0, 0}; /* the constant 3 */
+    long w3[] = {1}, v3[] = {3};
+    CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "const_d2", 2, 1), HF_OK);
+    one_head(&t, &h, 2, 1, k3, w3, v3);
+    CU_ASSERT_EQUAL(compare_modes(&t, 1, 0, 0, &n), 1);
+    CU_ASSERT_EQUAL(n, 1);
+    compare_modes(&t, 1, 1, 3, &n);
+    hf_target_clear(&t);
+
+    /* sigma(q_1) + a head on keys 0, e1, e2 with weights 2, 1, 3 and values 1, -1, 2 */
+    int64_t k4[] = {0, 0, 1, 0, 0, 1};
+    long w4[] = {2, 1, 3}, v4[] = {1, -1, 2};
+    CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "sigma_plus_3atom", 2, 1), HF_OK);
+    one_head(&t, &h, 2, 2, k1, w1, v1);
+    one_head(&t, &h, 2, 3, k4, w4, v4);
+    CU_ASSERT(compare_modes(&t, 2, 0, 0, &n) > 0);
+    CU_ASSERT(n > 0);
+    hf_target_clear(&t);
+}
+
+static void test_known_values(void)
+{
+    hf_target_t t;
+    found_t f;
+    loop_out_t o;
+    loop_opts_t lo = {1, 1, 0, 0, 0};
+    /* W_2 in span 1: m* = 4, only {0,1}^2 */
+    CU_ASSERT_FATAL(load("wd:d=2", &t));
+    found_init(&f, &t);
+    CU_ASSERT_EQUAL(search_loop(&t, &lo, &f, &o), HF_OK);
+    CU_ASSERT_EQUAL(o.m_star, 4);
+    CU_ASSERT_EQUAL(f.n, 1);
+    static const int64_t square[] = {0, 0, 0, 1, 1, 0, 1, 1};
+    CU_ASSERT(f.n == 1 && !memcmp(f.keys, square, sizeof square));
+    found_clear(&f);
+    hf_target_clear(&t);
+
+    /* W_3 in span 2 (pruned): m* = 8; in canonical position the cube {0,1}^3 is its only
+     * placement, and it is the only minimal support */
+    CU_ASSERT_FATAL(load("wd:d=3", &t));
+    found_init(&f, &t);
+    lo.span = 2;
+    CU_ASSERT_EQUAL(search_loop(&t, &lo, &f, &o), HF_OK);
+    CU_ASSERT_EQUAL(o.m_star, 8);
+    CU_ASSERT_EQUAL(f.n, 1);
+    CU_ASSERT_EQUAL(f.bad_witness, 0);
+    static const int64_t cube[] = {0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1,
+                                   1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1};
+    CU_ASSERT(f.n >= 1 && !memcmp(f.keys, cube, sizeof cube));
+    found_clear(&f);
+    hf_target_clear(&t);
+
+    /* chain d = 2 in span 2: the product construction's 7 atoms are not beaten */
+    CU_ASSERT_FATAL(load("chain:d=2", &t));
+    found_init(&f, &t);
+    CU_ASSERT_EQUAL(search_loop(&t, &lo, &f, &o), HF_OK);
+    CU_ASSERT_EQUAL(o.m_star, 7);
+    CU_ASSERT_EQUAL(f.bad_witness, 0);
+    found_clear(&f);
+    hf_target_clear(&t);
+}
+
+/* Group orders: W_d has the d! coordinate permutations, each also composed with negating
+ * every coordinate (W_d(-q) = d - W_d(q)), so 2 d!; negating some coordinates only is not
+ * affine in W_d. */
+static void test_group_orders(void)
+{
+    static const long want[] = {0, 2, 4, 12, 48, 240};
+    for (int d = 1; d <= 5; d++) {
+        char spec[32];
+        hf_target_t t;
+        hf_search_t *s = NULL;
+        hf_search_opts_t so = {.span = 1, .prune = 1, .max_atoms = 0};
+        snprintf(spec, sizeof spec, "wd:d=%d", d);
+        CU_ASSERT_FATAL(load(spec, &t));
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL(hf_search_group_order(s), want[d]);
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+    /* chain d = 2: swap and negate-all, 4; wdw d = 2: weights 1, 2 break the swap */
+    static const struct {
+        const char *spec;
+        long order;
+    } more[] = {{"chain:d=2", 4}, {"chain:d=3", 4}, {"wdw:d=2", 2}, {"multi:d=2,k=3", 4}};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+        hf_target_t t;
+        hf_search_t *s = NULL;
+        hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
+        CU_ASSERT_FATAL(load(more[i].spec, &t));
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        if (hf_search_group_order(s) != more[i].order)
+            fprintf(stderr, "\n%s: group order %ld\n", more[i].spec, hf_search_group_order(s));
+        CU_ASSERT_EQUAL(hf_search_group_order(s), more[i].order);
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+}
+
+/* Orbit representatives: invariant on the orbit, never larger than the support, and the
+ * identity's image is the canonical sorted support. */
+static void test_orbit_rep(void)
+{
+    hf_target_t t;
+    hf_search_t *s = NULL;
+    hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
+    CU_ASSERT_FATAL(load("wd:d=3", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    /* an asymmetric support, not in canonical position, unsorted */
+    static const int64_t k[] = {3, 1, 1, 1, 1, 1, 1, 2, 1, 4, 1, 3};
+    long m = 4;
+    int64_t rep[12], rep2[12], img[12];
+    CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, rep), HF_OK);
+    for (long g = 0; g < s->gorder; g++) {
+        const int8_t *p = s->gperm + g * 3, *sg = s->gsign + g * 3;
+        for (long i = 0; i < m; i++)
+            for (int j = 0; j < 3; j++)
+                img[i * 3 + j] = sg[j] * k[i * 3 + p[j]] + 5; /* a translate of g K */
+        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, img, rep2), HF_OK);
+        CU_ASSERT(!memcmp(rep, rep2, sizeof rep));
+    }
+    /* the identity's image (K translated to canonical position, sorted) bounds it */
+    static const int64_t canon[] = {0, 0, 0, 0, 1, 0, 2, 0, 0, 3, 0, 2};
+    int le = 1;
+    for (int i = 0; i < 12; i++)
+        if (rep[i] != canon[i]) {
+            le = rep[i] < canon[i];
+            break;
+        }
+    CU_ASSERT(le);
+    hf_search_destroy(&s);
+    hf_target_clear(&t);
+}
+
+/* Units run in a shuffled order give the same supports and node count. */
+static void test_unit_determinism(void)
+{
+    static const struct {
+        const char *spec;
+        int span, prune;
+    } cases[] = {{"wd:d=3", 2, 1}, {"chain:d=2", 2, 1}, {"wd:d=2", 2, 0}, {"wdw:d=2", 2, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        found_t a, b;
+        loop_out_t oa, ob;
+        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0};
+        loop_opts_t lb = la;
+        lb.shuffle = 12345 + i;
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        found_init(&a, &t);
+        found_init(&b, &t);
+        CU_ASSERT_EQUAL(search_loop(&t, &la, &a, &oa), HF_OK);
+        CU_ASSERT_EQUAL(search_loop(&t, &lb, &b, &ob), HF_OK);
+        CU_ASSERT_EQUAL(oa.m_star, ob.m_star);
+        CU_ASSERT_EQUAL(oa.nodes, ob.nodes);
+        CU_ASSERT(found_same(&a, &b));
+        CU_ASSERT(a.n > 0);
+        found_clear(&b);
+        found_clear(&a);
+        hf_target_clear(&t);
+    }
+}
+
+/* A planted error: dropping the unit that holds a minimal support must make the pruned
+ * search disagree with the plain one. */
+static void test_planted_dropped_unit(void)
+{
+    static const char *specs[] = {"wd:d=2", "chain:d=2"};
+    for (size_t i = 0; i < 2; i++) {
+        hf_target_t t;
+        found_t a, b, q;
+        loop_out_t oa, ob, oq;
+        loop_opts_t lp = {1, 2, 0, 0, 0}, lq = {0, 2, 0, 0, 0};
+        CU_ASSERT_FATAL(load(specs[i], &t));
+        found_init(&a, &t);
+        found_init(&b, &t);
+        found_init(&q, &t);
+        CU_ASSERT_EQUAL(search_loop(&t, &lp, &a, &oa), HF_OK);
+        CU_ASSERT_EQUAL(search_loop(&t, &lq, &q, &oq), HF_OK);
+        CU_ASSERT(found_same(&a, &q));
+        CU_ASSERT_FATAL(a.n > 0);
+        hf_search_test_skip_unit = a.unit[0];
+        CU_ASSERT_EQUAL(search_loop(&t, &lp, &b, &ob), HF_OK);
+        hf_search_test_skip_unit = -1;
+        CU_ASSERT(!found_same(&b, &q)); /* caught */
+        found_clear(&q);
+        found_clear(&b);
+        found_clear(&a);
+        hf_target_clear(&t);
+    }
+}
+
+static int poll_stop(void *ctx)
+{
+    (*(long *)ctx)++;
+    return 1;
+}
+
+static void test_poll_and_bad_calls(void)
+{
+    hf_target_t t;
+    hf_search_t *s = NULL;
+    hf_search_opts_t so = {.span = 3, .prune = 0, .max_atoms = 0};
+    long nu = 0, calls = 0, nodes = 0;
+    CU_ASSERT_FATAL(load("wd:d=2", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, 0, NULL, NULL, NULL, NULL, &nodes), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_level(s, 0, &nu), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL_FATAL(hf_search_level(s, 8, &nu), HF_OK);
+    CU_ASSERT(nu > 0);
+    CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, nu, NULL, NULL, NULL, NULL, &nodes), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_run_unit(s, 7, 0, NULL, NULL, NULL, NULL, &nodes), HF_ERR_INPUT);
+    /* unit 0 (smallest point 0) holds C(15, 7) = 6435 candidates: the poll is called */
+    CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, 0, NULL, NULL, poll_stop, &calls, &nodes),
+                    HF_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(calls, 1);
+    CU_ASSERT_EQUAL(nodes, HF_SEARCH_POLL_EVERY);
+    /* the node count of a complete unit is the number of subsets it holds */
+    CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, 0, NULL, NULL, NULL, NULL, &nodes), HF_OK);
+    long total = 0;
+    for (long u = 0; u < nu; u++) {
+        CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, u, NULL, NULL, NULL, NULL, &nodes), HF_OK);
+        total += nodes;
+    }
+    /* all 8-subsets of the 16 points whose smallest point has x_0 = 0 */
+    CU_ASSERT_EQUAL(total, hf_search_binom(16, 8) - hf_search_binom(12, 8));
+    CU_ASSERT_EQUAL(hf_search_first_size(s), 1);
+    CU_ASSERT_STRING_EQUAL(hf_search_lb(s), "4");
+    CU_ASSERT_STRING_EQUAL(hf_search_ub(s), "4");
+    CU_ASSERT_EQUAL(hf_search_last_size(s), 4);
+    hf_search_destroy(&s);
+    hf_search_destroy(&s); /* accepts NULL */
+
+    so.prune = 1;
+    so.max_atoms = 6;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_first_size(s), 4);
+    CU_ASSERT_EQUAL(hf_search_last_size(s), 6);
+    hf_search_destroy(&s);
+
+    so.span = 0;
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT_PTR_NULL(s);
+    so.span = HF_SPAN_MAX + 1;
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    so.span = 1;
+    so.prune = 2;
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    so.prune = 1;
+    so.max_atoms = -1;
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    hf_target_clear(&t);
+    /* 2^30 box points */
+    so.max_atoms = 0;
+    CU_ASSERT_FATAL(load("wd:d=30", &t));
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "span") != NULL);
+    hf_target_clear(&t);
+}
+
+/* Affine equivalence of fractions: T, 2 T + 1 and T / 3 agree; T and T + sigma(q_2) do not. */
+static void test_affine_equal(void)
+{
+    hf_target_t a, b;
+    hf_fraction_t fa, fb;
+    CU_ASSERT_FATAL(load("wd:d=2", &a));
+    CU_ASSERT_FATAL(load("wdw:d=2", &b));
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fa, &a), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fb, &b), HF_OK);
+    CU_ASSERT(hf_search_fraction_affine_equal(&fa, &fa));
+    CU_ASSERT(!hf_search_fraction_affine_equal(&fa, &fb));
+    hf_fraction_clear(&fb);
+    /* scale every value by -2/3 and add 5: same function class */
+    fmpq_t c;
+    fmpq_init(c);
+    for (int h = 0; h < a.nheads; h++)
+        for (long i = 0; i < a.heads[h].natoms; i++) {
+            fmpq *v = a.heads[h].values + i;
+            fmpq_set_si(c, -2, 3);
+            fmpq_mul(v, v, c);
+            if (h == 0)
+                fmpq_add_si(v, v, 5);
+        }
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fb, &a), HF_OK);
+    CU_ASSERT(hf_search_fraction_affine_equal(&fa, &fb));
+    CU_ASSERT(hf_search_fraction_affine_equal(&fb, &fa));
+    fmpq_clear(c);
+    hf_fraction_clear(&fb);
+    hf_fraction_clear(&fa);
+    hf_target_clear(&b);
+    hf_target_clear(&a);
+}
+
+int hf_register_tests(void)
+{
+    static const hf_unit_case_t cases[] = {
+        {"pruned equals plain: families and JSON", test_pruned_equals_plain_families},
+        {"pruned equals plain: every size", test_pruned_equals_plain_all_sizes},
+        {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
+        {"known values W_2, W_3, chain", test_known_values},
+        {"symmetry group orders", test_group_orders},
+        {"orbit representatives", test_orbit_rep},
+        {"unit order does not matter", test_unit_determinism},
+        {"planted dropped unit is caught", test_planted_dropped_unit},
+        {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
+        {"affine equivalence of fractions", test_affine_equal},
+        {NULL, NULL}};
+    return hf_unit_suite("search", cases);
+}

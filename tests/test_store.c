@@ -1,0 +1,852 @@
+/* Tests of the HDF5 store: RESULT.h5 round trips and validation, shards written
+ * unit by unit, a shard of a killed process, truncated and corrupted files, and
+ * errors that name the file. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "headfuse/store.h"
+#include "store/store_impl.h"
+#include "unit.h"
+
+/* ---- scratch directory ---- */
+
+static char tmpdir[64];
+
+static void scratch_make(void)
+{
+    strcpy(tmpdir, "/tmp/hf_store_XXXXXX");
+    CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
+}
+
+/* Remove the scratch directory and what is in it (one level of subdirectories). */
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            rm_tree(p);
+        else
+            unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* HF_STORE_KEEP=1 keeps the files for inspection (h5dump, h5py). */
+static void scratch_done(void)
+{
+    if (getenv("HF_STORE_KEEP")) {
+        fprintf(stderr, "[kept %s] ", tmpdir);
+        return;
+    }
+    rm_tree(tmpdir);
+}
+
+static void scratch_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static long file_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* ---- a sample result ---- */
+
+static hf_row_t make_row(const char *name, int d, int span, int64_t m_star, const char *lb,
+                         const char *ub, const char *status)
+{
+    hf_row_t w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.name, sizeof w.name, "%s", name);
+    w.d = d;
+    w.span = span;
+    w.m_star = m_star;
+    snprintf(w.lb, sizeof w.lb, "%s", lb);
+    snprintf(w.ub, sizeof w.ub, "%s", ub);
+    snprintf(w.status, sizeof w.status, "%s", status);
+    w.n_min_raw = m_star >= 0 ? 2 : -1;
+    w.n_min_sym = m_star >= 0 ? 1 : -1;
+    w.group_order = 2;
+    w.nodes = 12345;
+    w.units = 7;
+    w.seconds = 1.25;
+    return w;
+}
+
+/* Three rows: dv=2 with two supports; no support and m_star -1; big lb/ub. */
+static void make_result(hf_result_t *r)
+{
+    hf_result_init(r);
+    hf_row_t w0 = make_row("wd:d=2", 2, 1, 3, "3", "4", "exhaustive");
+    hf_supports_t s0;
+    hf_supports_init(&s0, 3, 2, 2);
+    int64_t k0[6] = {0, 0, 1, 0, 0, 1}, k1[6] = {0, 0, 1, 1, 1, 0};
+    char *wt0[3] = {"1", "1/2", "3/7"}, *wt1[3] = {"2", "5", "1/3"};
+    char *v0[6] = {"0", "1", "-1/2", "2", "7", "0"}, *v1[6] = {"1", "1", "1", "1", "-3/4", "9"};
+    CU_ASSERT_FATAL(hf_supports_push(&s0, k0, wt0, v0) == HF_OK);
+    CU_ASSERT_FATAL(hf_supports_push(&s0, k1, wt1, v1) == HF_OK);
+    CU_ASSERT_FATAL(hf_result_add_row(r, &w0, &s0, "{\"name\": \"wd:d=2\"}") == HF_OK);
+    hf_supports_clear(&s0);
+
+    hf_row_t w1 = make_row("chain:d=3", 3, 2, -1, "5", "24", "open");
+    hf_supports_t s1;
+    hf_supports_init(&s1, -1, 3, 1);
+    CU_ASSERT_FATAL(hf_result_add_row(r, &w1, &s1, "{\"name\": \"chain:d=3\"}") == HF_OK);
+    hf_supports_clear(&s1);
+
+    hf_row_t w2 = make_row("big", 1, 4, 2, "123456789012345678901234567890",
+                           "98765432109876543210987654321098765432100", "certified");
+    w2.seconds = -1;
+    hf_supports_t s2;
+    hf_supports_init(&s2, 2, 1, 1);
+    int64_t k2[2] = {0, 1};
+    char *wt2[2] = {"1", "123456789012345678901234567890/7"}, *v2[2] = {"0", "1"};
+    CU_ASSERT_FATAL(hf_supports_push(&s2, k2, wt2, v2) == HF_OK);
+    CU_ASSERT_FATAL(hf_result_add_row(r, &w2, &s2, "{\"name\": \"big\"}") == HF_OK);
+    hf_supports_clear(&s2);
+
+    r->nunits = 3;
+    r->units = calloc(3, sizeof *r->units);
+    CU_ASSERT_FATAL(r->units != NULL);
+    r->units[0] = (hf_unit_record_t){0, 0, 3, 0, 100, 2, 0.5};
+    r->units[1] = (hf_unit_record_t){0, 1, 3, 1, 50, 0, 0.25};
+    r->units[2] = (hf_unit_record_t){2, 1, 2, 0, 7, 1, 0.0};
+    r->version = strdup("0.1.0");
+    r->git_commit = strdup("abcdef123456");
+    r->command_line = strdup("headfuse search --family wd:d=2");
+    r->host = strdup("node1");
+    r->start_time = strdup("2024-01-01T00:00:00Z");
+    r->end_time = strdup("2024-01-01T00:01:00Z");
+    r->ranks = 4;
+}
+
+static void assert_rows_equal(const hf_row_t *a, const hf_row_t *b)
+{
+    CU_ASSERT_STRING_EQUAL(a->name, b->name);
+    CU_ASSERT_EQUAL(a->d, b->d);
+    CU_ASSERT_EQUAL(a->span, b->span);
+    CU_ASSERT_EQUAL(a->m_star, b->m_star);
+    CU_ASSERT_STRING_EQUAL(a->lb, b->lb);
+    CU_ASSERT_STRING_EQUAL(a->ub, b->ub);
+    CU_ASSERT_STRING_EQUAL(a->status, b->status);
+    CU_ASSERT_EQUAL(a->n_min_raw, b->n_min_raw);
+    CU_ASSERT_EQUAL(a->n_min_sym, b->n_min_sym);
+    CU_ASSERT_EQUAL(a->group_order, b->group_order);
+    CU_ASSERT_EQUAL(a->nodes, b->nodes);
+    CU_ASSERT_EQUAL(a->units, b->units);
+    CU_ASSERT_EQUAL(a->seconds, b->seconds);
+}
+
+static void assert_supports_equal(const hf_supports_t *a, const hf_supports_t *b)
+{
+    CU_ASSERT_EQUAL_FATAL(a->n, b->n);
+    CU_ASSERT_EQUAL(a->m, b->m);
+    CU_ASSERT_EQUAL_FATAL(a->d, b->d);
+    CU_ASSERT_EQUAL_FATAL(a->dv, b->dv);
+    long m = a->m > 0 ? a->m : 0;
+    for (long i = 0; i < a->n * m * a->d; i++)
+        CU_ASSERT_EQUAL(a->keys[i], b->keys[i]);
+    for (long i = 0; i < a->n * m; i++)
+        CU_ASSERT_STRING_EQUAL(a->weights[i], b->weights[i]);
+    for (long i = 0; i < a->n * m * a->dv; i++)
+        CU_ASSERT_STRING_EQUAL(a->values[i], b->values[i]);
+}
+
+static void assert_results_equal(const hf_result_t *a, const hf_result_t *b)
+{
+    CU_ASSERT_EQUAL_FATAL(a->nrows, b->nrows);
+    for (long i = 0; i < a->nrows; i++) {
+        assert_rows_equal(&a->rows[i], &b->rows[i]);
+        assert_supports_equal(&a->supports[i], &b->supports[i]);
+        CU_ASSERT_STRING_EQUAL(a->target_json[i], b->target_json[i]);
+    }
+    CU_ASSERT_EQUAL_FATAL(a->nunits, b->nunits);
+    CU_ASSERT(a->nunits == 0 || !memcmp(a->units, b->units, a->nunits * sizeof *a->units));
+    CU_ASSERT_STRING_EQUAL(a->version, b->version);
+    CU_ASSERT_STRING_EQUAL(a->git_commit, b->git_commit);
+    CU_ASSERT_STRING_EQUAL(a->command_line, b->command_line);
+    CU_ASSERT_STRING_EQUAL(a->host, b->host);
+    CU_ASSERT_STRING_EQUAL(a->start_time, b->start_time);
+    CU_ASSERT_STRING_EQUAL(a->end_time, b->end_time);
+    CU_ASSERT_EQUAL(a->ranks, b->ranks);
+}
+
+/* ---- result tests ---- */
+
+static void test_result_roundtrip(void)
+{
+    char path[256], tmp[300];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    hf_result_t r, back;
+    make_result(&r);
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT(file_exists(path));
+    CU_ASSERT(!file_exists(tmp));
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    /* the empty row reads back as zero supports */
+    CU_ASSERT_EQUAL(back.supports[1].n, 0);
+    CU_ASSERT_EQUAL(back.rows[1].m_star, -1);
+    hf_result_clear(&back);
+
+    /* overwriting an existing result replaces it */
+    r.ranks = 9;
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    CU_ASSERT_EQUAL(back.ranks, 9);
+    hf_result_clear(&back);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+static void test_result_empty_and_null_provenance(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "empty.h5");
+    hf_result_t r, back;
+    hf_result_init(&r);
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    CU_ASSERT_EQUAL(back.nrows, 0);
+    CU_ASSERT_EQUAL(back.nunits, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back.host);
+    CU_ASSERT_STRING_EQUAL(back.host, ""); /* NULL is written as "" */
+    hf_result_clear(&back);
+    scratch_done();
+}
+
+static void test_result_write_rejects_invalid(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "bad.h5");
+    hf_result_t r;
+    make_result(&r);
+    strcpy(r.rows[0].status, "done");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "status") != NULL);
+    strcpy(r.rows[0].status, "open");
+    r.supports[0].m = 4; /* supports no longer of size m_star */
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    r.supports[0].m = 3;
+    free(r.supports[2].weights[1]);
+    r.supports[2].weights[1] = strdup("1/x");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(!file_exists(path));
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+static void test_result_unwritable(void)
+{
+    char path[256], tmp[300], dir[256];
+    scratch_make();
+    hf_result_t r;
+    make_result(&r);
+
+    /* a directory that does not exist */
+    scratch_path(path, sizeof path, "no/such/dir/RESULT.h5");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+
+    /* failure after the tmp file exists: the target is a directory, rename fails */
+    scratch_path(path, sizeof path, "isdir.h5");
+    CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+    scratch_path(dir, sizeof dir, "isdir.h5/x");
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(!file_exists(tmp));
+
+    /* the disk fills up mid-write (a file size limit): tmp removed, path named */
+    scratch_path(path, sizeof path, "full.h5");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    size_t big = 200000;
+    char *json = malloc(big + 1);
+    CU_ASSERT_FATAL(json != NULL);
+    memset(json, ' ', big);
+    json[big] = '\0';
+    json[0] = '{';
+    json[big - 1] = '}';
+    free(r.target_json[1]);
+    r.target_json[1] = json;
+    struct rlimit old, lim;
+    CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = 65536;
+    void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    hf_err_t err = hf_result_write(path, &r);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, oldsig);
+    CU_ASSERT_EQUAL(err, HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+    CU_ASSERT(!file_exists(tmp));
+    CU_ASSERT(!file_exists(path));
+    CU_ASSERT(strstr(hf_error_msg(), "File too large") != NULL);
+
+    /* a read-only directory (permissions do not bind root) */
+    if (geteuid() != 0) {
+        scratch_path(dir, sizeof dir, "ro");
+        CU_ASSERT_FATAL(mkdir(dir, 0555) == 0);
+        scratch_path(path, sizeof path, "ro/RESULT.h5");
+        CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_IO);
+        CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+        CU_ASSERT(strstr(hf_error_msg(), "Permission denied") != NULL);
+        chmod(dir, 0755);
+    }
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* Run fn with stderr sent to a scratch file; return how many bytes it printed. */
+static long stderr_bytes_during(hf_err_t (*fn)(const char *), const char *arg, hf_err_t *err)
+{
+    char log[256];
+    scratch_path(log, sizeof log, "stderr.log");
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+    *err = fn(arg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    return file_size(log);
+}
+
+static hf_err_t read_and_clear(const char *path)
+{
+    hf_result_t r;
+    hf_err_t err = hf_result_read(path, &r);
+    hf_result_clear(&r);
+    return err;
+}
+
+static void test_result_truncated_and_garbage(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    long size = file_size(path);
+    CU_ASSERT_FATAL(size > 0);
+    CU_ASSERT_FATAL(truncate(path, size / 2) == 0);
+    hf_err_t err;
+    long printed = stderr_bytes_during(read_and_clear, path, &err);
+    CU_ASSERT_EQUAL(err, HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "not a readable HDF5 file") != NULL);
+    CU_ASSERT_EQUAL(printed, 0); /* HDF5's error stack is not printed */
+
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("this is not HDF5\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+
+    scratch_path(path, sizeof path, "missing.h5");
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_EQUAL(back.nrows, 0);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* Open a written result for editing with the raw HDF5 API. */
+static hid_t open_rw(const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    return f;
+}
+
+static void test_result_inconsistent(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+
+    /* n on /rows/0 no longer matches its datasets */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    hid_t f = open_rw(path), g = H5Gopen2(f, "rows/0", H5P_DEFAULT);
+    CU_ASSERT_FATAL(g >= 0);
+    CU_ASSERT(hf_h5_attr_write_i64(g, "n", 3) >= 0);
+    H5Gclose(g);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/0/keys") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+
+    /* a row group missing */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    CU_ASSERT(H5Ldelete(f, "rows/2", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/rows") != NULL);
+
+    /* supports of the wrong size for the row */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
+    CU_ASSERT(hf_h5_attr_write_i64(g, "m", 5) >= 0);
+    H5Gclose(g);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/2") != NULL);
+
+    /* another format */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    CU_ASSERT(hf_h5_attr_write_str(f, "format", "headfuse-result-99") >= 0);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "format") != NULL);
+
+    /* a /table status that is not one of the three */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    hid_t ds = H5Dopen2(f, "table", H5P_DEFAULT), mt = hf_h5_row_type(0);
+    strcpy(r.rows[1].status, "weird");
+    CU_ASSERT(H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.rows) >= 0);
+    strcpy(r.rows[1].status, "open");
+    H5Tclose(mt);
+    H5Dclose(ds);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/table[1]: invalid status") != NULL);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* ---- shards ---- */
+
+#define FP "job-fingerprint-1"
+
+static hf_unit_record_t unit_rec(int32_t row, int64_t m, int64_t unit, int64_t found)
+{
+    return (hf_unit_record_t){row, 3, m, unit, 10 * unit + 1, found, 0.125 * (double)unit};
+}
+
+/* Write `nunits` units of row 0, m 4; unit u has u % 3 found records. */
+static void write_units(hf_shard_t *sh, long first, long nunits)
+{
+    char rec[128];
+    for (long u = first; u < first + nunits; u++) {
+        for (long j = 0; j < u % 3; j++) {
+            snprintf(rec, sizeof rec, "{\"unit\": %ld, \"j\": %ld, \"keys\": [[0,1],[1,0]]}", u, j);
+            CU_ASSERT_EQUAL_FATAL(hf_shard_add_found(sh, 0, 4, u, rec), HF_OK);
+        }
+        hf_unit_record_t ur = unit_rec(0, 4, u, u % 3);
+        CU_ASSERT_EQUAL_FATAL(hf_shard_finish_unit(sh, &ur), HF_OK);
+    }
+}
+
+/* Check what write_units(0, nunits) produced. */
+static void check_units(const hf_shard_data_t *d, long nunits)
+{
+    CU_ASSERT_EQUAL_FATAL(d->nunits, nunits);
+    long nf = 0;
+    for (long u = 0; u < nunits; u++) {
+        hf_unit_record_t e = unit_rec(0, 4, u, u % 3);
+        CU_ASSERT(!memcmp(&d->units[u], &e, sizeof e));
+        nf += u % 3;
+    }
+    CU_ASSERT_EQUAL_FATAL(d->nfound, nf);
+    long i = 0;
+    char rec[128];
+    for (long u = 0; u < nunits; u++)
+        for (long j = 0; j < u % 3; j++, i++) {
+            snprintf(rec, sizeof rec, "{\"unit\": %ld, \"j\": %ld, \"keys\": [[0,1],[1,0]]}", u, j);
+            CU_ASSERT_STRING_EQUAL(d->found_record[i], rec);
+            CU_ASSERT_EQUAL(d->found_row[i], 0);
+            CU_ASSERT_EQUAL(d->found_m[i], 4);
+            CU_ASSERT_EQUAL(d->found_unit[i], u);
+        }
+}
+
+static void test_shard_roundtrip(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.0.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    hf_shard_data_t d;
+    /* an empty shard is readable at once */
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
+    CU_ASSERT_EQUAL(d.nunits, 0);
+    CU_ASSERT_EQUAL(d.nfound, 0);
+    hf_shard_data_clear(&d);
+
+    write_units(sh, 0, 150); /* more than two chunks */
+    /* a unit in flight, its found records written but never completed */
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, "{\"in flight\": 1}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, "{\"in flight\": 2}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_debug_write_found(sh), HF_OK);
+    /* a buffered record of the next unit is simply lost on close */
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 151, "{\"buffered\": 1}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_PTR_NULL(sh);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK); /* accepts NULL */
+
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 150);
+    for (long i = 0; i < d.nfound; i++)
+        CU_ASSERT(strstr(d.found_record[i], "flight") == NULL);
+    hf_shard_data_clear(&d);
+
+    /* never clobber an existing shard */
+    CU_ASSERT_EQUAL(hf_shard_create(path, FP, &sh), HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_PTR_NULL(sh);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK); /* and it is intact */
+    CU_ASSERT_EQUAL(d.nunits, 150);
+    hf_shard_data_clear(&d);
+    scratch_done();
+}
+
+static void test_shard_mismatched_unit(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, "{}"), HF_OK);
+    hf_unit_record_t u = unit_rec(1, 4, 8, 1);
+    CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_INTERNAL);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    scratch_done();
+}
+
+static void test_shard_fingerprint(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.1.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    write_units(sh, 0, 3);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_EQUAL(d.nunits, 0);
+    CU_ASSERT_PTR_NULL(d.units);
+    /* a result file is not a shard */
+    hf_result_t r;
+    make_result(&r);
+    scratch_path(path, sizeof path, "RESULT.h5");
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+static void test_shard_killed_writer(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.killed.h5");
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        hf_shard_t *sh;
+        if (hf_shard_create(path, FP, &sh) != HF_OK)
+            _exit(3);
+        write_units(sh, 0, 70);
+        /* found records of unit 70 reach the file, its completion record never does */
+        if (hf_shard_add_found(sh, 0, 4, 70, "{\"in flight\": 1}") != HF_OK ||
+            hf_shard_debug_write_found(sh) != HF_OK)
+            _exit(4);
+        hf_shard_add_found(sh, 0, 4, 71, "{\"buffered\": 1}");
+        kill(getpid(), SIGKILL); /* never closed, no atexit handlers */
+        _exit(5);
+    }
+    int status;
+    CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+    CU_ASSERT_FATAL(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 70);
+    for (long i = 0; i < d.nfound; i++) {
+        CU_ASSERT(strstr(d.found_record[i], "flight") == NULL);
+        CU_ASSERT(strstr(d.found_record[i], "buffered") == NULL);
+    }
+    hf_shard_data_clear(&d);
+    scratch_done();
+}
+
+/* A shard still open in its writer is refused with a clear message, and read fine
+ * once the writer has closed it. */
+static void test_shard_locked(void)
+{
+    char path[256], c = 0;
+    int ready[2], go[2];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.live.h5");
+    CU_ASSERT_FATAL(pipe(ready) == 0 && pipe(go) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        hf_shard_t *sh;
+        int ok = hf_shard_create(path, FP, &sh) == HF_OK;
+        if (ok)
+            write_units(sh, 0, 5);
+        if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+            _exit(3);
+        _exit(ok && hf_shard_close(&sh) == HF_OK ? 0 : 4);
+    }
+    CU_ASSERT_FATAL(read(ready[0], &c, 1) == 1);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_ERR_IO);
+    CU_ASSERT(strstr(hf_error_msg(), "locked") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_FATAL(write(go[1], &c, 1) == 1);
+    int status;
+    CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 5);
+    hf_shard_data_clear(&d);
+    close(ready[0]);
+    close(ready[1]);
+    close(go[0]);
+    close(go[1]);
+    scratch_done();
+}
+
+/* Write a closed shard with n units to path. */
+static void make_shard(const char *path, long n)
+{
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    write_units(sh, 0, n);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+}
+
+/* Read and expect HF_ERR_CORRUPT naming the file, with nothing returned. */
+static void expect_corrupt_shard(const char *path)
+{
+    hf_shard_data_t d;
+    hf_err_t err = hf_shard_read(path, FP, &d);
+    CU_ASSERT_EQUAL(err, HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_EQUAL(d.nunits, 0);
+    CU_ASSERT_EQUAL(d.nfound, 0);
+    if (err == HF_OK)
+        hf_shard_data_clear(&d);
+}
+
+static void test_shard_truncated(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.trunc.h5");
+    make_shard(path, 100);
+    long size = file_size(path);
+    CU_ASSERT_FATAL(truncate(path, size / 2) == 0);
+    expect_corrupt_shard(path);
+    CU_ASSERT_FATAL(truncate(path, 0) == 0);
+    expect_corrupt_shard(path);
+    scratch_done();
+}
+
+/* File address and size of chunk `index` of dataset `name` of a shard. */
+static void chunk_location(const char *path, const char *name, hsize_t index, haddr_t *addr,
+                           hsize_t *size)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT), sp = H5Dget_space(ds);
+    hsize_t offset[1];
+    unsigned mask;
+    CU_ASSERT_FATAL(H5Dget_chunk_info(ds, sp, index, offset, &mask, addr, size) >= 0);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+/* Flip `n` bytes at file offset `at`. */
+static void flip_bytes(const char *path, long at, int n)
+{
+    FILE *f = fopen(path, "r+b");
+    CU_ASSERT_FATAL(f != NULL);
+    for (int i = 0; i < n; i++) {
+        fseek(f, at + i, SEEK_SET);
+        int c = fgetc(f);
+        fseek(f, at + i, SEEK_SET);
+        fputc(c ^ 0x5a, f);
+    }
+    fclose(f);
+}
+
+/* Offset of the first occurrence of text in the file, -1 if none. */
+static long find_in_file(const char *path, const char *text)
+{
+    long size = file_size(path);
+    char *buf = malloc((size_t)size);
+    FILE *f = fopen(path, "rb");
+    long at = -1;
+    if (buf && f && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+        size_t n = strlen(text);
+        for (long i = 0; i + (long)n <= size; i++)
+            if (!memcmp(buf + i, text, n)) {
+                at = i;
+                break;
+            }
+    }
+    if (f)
+        fclose(f);
+    free(buf);
+    return at;
+}
+
+static void test_shard_corrupted(void)
+{
+    char path[256];
+    haddr_t addr;
+    hsize_t size;
+    scratch_make();
+
+    /* bytes changed in the middle of a /units chunk: Fletcher32 catches it */
+    scratch_path(path, sizeof path, "shard.units.h5");
+    make_shard(path, 100);
+    chunk_location(path, "units", 1, &addr, &size);
+    flip_bytes(path, (long)(addr + size / 2), 4);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units") != NULL);
+
+    /* the same in a /found chunk */
+    scratch_path(path, sizeof path, "shard.found.h5");
+    make_shard(path, 100);
+    chunk_location(path, "found", 0, &addr, &size);
+    flip_bytes(path, (long)(addr + size / 2), 2);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/found") != NULL);
+
+    /* a record's text (in the global heap, outside the chunks): the record checksum */
+    scratch_path(path, sizeof path, "shard.heap.h5");
+    make_shard(path, 100);
+    long at = find_in_file(path, "{\"unit\": 50, \"j\": 1");
+    CU_ASSERT_FATAL(at >= 0);
+    flip_bytes(path, at + 10, 1);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/found") != NULL);
+    scratch_done();
+}
+
+/* Every allocation made to fail in turn: each call fails cleanly with
+ * HF_ERR_NOMEM (valgrind checks nothing leaks) until enough succeed. */
+static void test_allocation_failures(void)
+{
+    char path[256], shard[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    scratch_path(shard, sizeof shard, "shard.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    hf_err_t err = HF_ERR_NOMEM;
+    long k;
+    for (k = 1; k < 1000 && err == HF_ERR_NOMEM; k++) {
+        hf_fail_after(k);
+        err = hf_result_write(path, &r);
+    }
+    hf_fail_after(0);
+    CU_ASSERT_EQUAL(err, HF_OK);
+    CU_ASSERT(k > 1);
+    err = HF_ERR_NOMEM;
+    for (k = 1; k < 1000 && err == HF_ERR_NOMEM; k++) {
+        hf_fail_after(k);
+        err = hf_result_read(path, &back);
+        CU_ASSERT(err == HF_OK || back.nrows == 0);
+        if (err == HF_OK)
+            assert_results_equal(&r, &back);
+        hf_result_clear(&back);
+    }
+    hf_fail_after(0);
+    CU_ASSERT_EQUAL(err, HF_OK);
+    CU_ASSERT(k > 10);
+    make_shard(shard, 10);
+    err = HF_ERR_NOMEM;
+    for (k = 1; k < 1000 && err == HF_ERR_NOMEM; k++) {
+        hf_shard_data_t d;
+        hf_fail_after(k);
+        err = hf_shard_read(shard, FP, &d);
+        if (err == HF_OK)
+            check_units(&d, 10);
+        hf_shard_data_clear(&d);
+    }
+    CU_ASSERT_EQUAL(err, HF_OK);
+    hf_fail_after(0);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+int hf_register_tests(void)
+{
+    static const hf_unit_case_t result_cases[] = {
+        {"round trip of three rows, units and provenance", test_result_roundtrip},
+        {"empty result, NULL provenance", test_result_empty_and_null_provenance},
+        {"writer rejects invalid rows", test_result_write_rejects_invalid},
+        {"unwritable path: error names it, no tmp left", test_result_unwritable},
+        {"truncated, garbage and missing files", test_result_truncated_and_garbage},
+        {"inconsistent contents are reported", test_result_inconsistent},
+        {"allocation failures", test_allocation_failures},
+        {NULL, NULL},
+    };
+    static const hf_unit_case_t shard_cases[] = {
+        {"round trip; in-flight records dropped", test_shard_roundtrip},
+        {"found record of another unit", test_shard_mismatched_unit},
+        {"fingerprint mismatch", test_shard_fingerprint},
+        {"killed writer, file never closed", test_shard_killed_writer},
+        {"shard locked by its writer", test_shard_locked},
+        {"truncated shard", test_shard_truncated},
+        {"corrupted shard", test_shard_corrupted},
+        {NULL, NULL},
+    };
+    if (hf_unit_suite("store.result", result_cases) || hf_unit_suite("store.shard", shard_cases))
+        return -1;
+    return 0;
+}
