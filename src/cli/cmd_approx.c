@@ -125,7 +125,9 @@ static void print_summary(FILE *out, const hf_approx_result_t *r, const hf_appro
                     first->m, first->m, first->m);
         else
             fprintf(out, "rounding level first at m = %d, the size of the known exact head (%s)\n",
-                    first->m, r->exact_source);
+                    first->m,
+                    !strcmp(r->exact_source, "product") ? "product construction"
+                                                        : "--from witness");
     } else if (r->exact_atoms > 0 && first->m < r->exact_atoms) {
         fprintf(out,
                 "rounding level already at m = %d < %ld atoms of the known exact head: a smaller "

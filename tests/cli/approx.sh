@@ -80,3 +80,21 @@ for ev in HfApproxSolve HfApproxObjGrad HfApproxReduce; do
   grep -q "^$ev " out.txt || fail "-log_view lacks $ev"
 done
 echo "ok: text output, -tao_type and -log_view"
+# ---- --from RESULT.h5: the stored minimal witness as the "exact" warm start
+mpi 1 search --family chain:d=2 --span 2 --out s.h5 --quiet || fail "search for --from failed"
+mpi 2 approx --family chain:d=2 --atoms 6..7 --samples 200 --restarts 2 --product-max 0 \
+  --from s.h5 --out f.h5 --json >f.json || fail "approx --from failed"
+python3 - f.json <<'PY' || fail "--from run wrong: $(cat f.json)"
+import json, sys
+o = json.load(open(sys.argv[1]))
+rows = {r["m"]: r for r in o["rows"]}
+assert o["exact_atoms"] == 7 and o["exact_source"] == "given", o
+assert rows[7]["status"] == "rounding" and rows[6]["status"] == "approx", rows
+PY
+run 2 "$HEADFUSE" approx --family wd:d=2 --atoms 1..2 --samples 20 --restarts 1 --from s.h5 --out g.h5
+grep -q "no row for target 'wd:d=2'" err.txt || fail "--from with another target: $(cat err.txt)"
+echo "not hdf5" >bad.h5
+run 6 "$HEADFUSE" approx --family chain:d=2 --atoms 1..2 --samples 20 --restarts 1 --from bad.h5 --out g.h5
+grep -q "bad.h5" err.txt || fail "--from corrupt file not named: $(cat err.txt)"
+[ ! -e g.h5 ] || fail "failed runs wrote g.h5"
+echo "ok: --from RESULT.h5"
