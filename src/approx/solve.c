@@ -56,6 +56,7 @@ typedef struct {
     double *work; /* m + 2 dv */
     double *grad; /* nparams */
     double *jac;  /* residuals x nparams, column-major; only for the Hessian */
+    double *rbuf; /* residuals: filled beside a Jacobian and not used */
     long nres, np;
 } solve_ctx_t;
 
@@ -96,11 +97,7 @@ static PetscErrorCode form_jacobian(Tao tao, Vec X, Mat J, Mat Jpre, void *ptr)
     PetscCall(ctx_unpack(c, X));
     PetscCall(MatDenseGetLDA(J, &lda));
     PetscCall(MatDenseGetArray(J, &a));
-    /* the residual values land in the gradient buffer and are not used */
-    double *r = malloc((size_t)c->nres * sizeof *r);
-    PetscCheck(r, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the residual");
-    hf_approx_residual(&c->h, c->s, r, a, lda, c->work);
-    free(r);
+    hf_approx_residual(&c->h, c->s, c->rbuf, a, lda, c->work);
     PetscCall(MatDenseRestoreArray(J, &a));
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
@@ -139,10 +136,7 @@ static PetscErrorCode form_hessian(Tao tao, Vec X, Mat H, Mat Hpre, void *ptr)
         PetscCheck(c->jac, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the Jacobian");
     }
     PetscCall(ctx_unpack(c, X));
-    double *r = malloc((size_t)nr * sizeof *r);
-    PetscCheck(r, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the residual");
-    hf_approx_residual(&c->h, c->s, r, c->jac, nr, c->work);
-    free(r);
+    hf_approx_residual(&c->h, c->s, c->rbuf, c->jac, nr, c->work);
     PetscCall(MatDenseGetLDA(H, &lda));
     PetscCall(MatDenseGetArray(H, &a));
     double dmax = 0;
@@ -219,7 +213,8 @@ hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
     HF_CHECK(err, hf_approx_head_copy(&start, h), done);
     double start_mse = hf_approx_mse(h, train);
     c.work = hf_malloc((size_t)(h->m + 2 * h->dv) * sizeof *c.work);
-    if (!c.work) {
+    c.rbuf = hf_malloc((size_t)c.nres * sizeof *c.rbuf);
+    if (!c.work || !c.rbuf) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -283,6 +278,7 @@ done:
     VecDestroy(&r);
     VecDestroy(&x);
     free(c.jac);
+    free(c.rbuf);
     free(c.work);
     hf_approx_head_clear(&c.h);
     hf_approx_head_clear(&start);

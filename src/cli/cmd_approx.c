@@ -441,6 +441,19 @@ int cli_cmd_approx(int argc, char **argv)
         fprintf(stderr, "headfuse approx: --out APPROX.h5 is required\n");
         return 2;
     }
+    {
+        /* find out now, not after the fits, that the file cannot be written */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (access(slash ? dir : ".", W_OK) != 0) {
+            fprintf(stderr, "headfuse approx: --out %s: directory %s is not writable\n", out,
+                    slash ? dir : ".");
+            return 2;
+        }
+    }
 
     /* PETSc sees the program name and its own options only */
     int pargc = 1 + argc - pstart;

@@ -26,6 +26,7 @@ bad --sigma "${fam[@]}" --atoms 1..2 --sigma abc --out r.h5
 bad --restarts "${fam[@]}" --atoms 1..2 --restarts 0 --out r.h5
 bad --seed "${fam[@]}" --atoms 1..2 --seed -1 --out r.h5
 bad --out "${fam[@]}" --atoms 1..2
+bad --out "${fam[@]}" --atoms 1..2 --out /nonexistent-dir/r.h5
 bad --family --family nosuch:d=2 --atoms 1..2 --out r.h5
 bad "Tao type nosuch" "${fam[@]}" --atoms 1..2 --samples 20 --restarts 1 --out r.h5 -tao_type nosuch
 [ ! -e r.h5 ] || fail "a failed run left r.h5 behind"
