@@ -694,10 +694,13 @@ int hf_approx_file_detect(const char *path)
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (H5Fis_hdf5(path) > 0 && (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0) {
-        char *format = NULL;
-        if (attr_read_str(f, "format", path, &format) == HF_OK)
+        /* keep the caller's last error message: detection is not a failure */
+        char saved[1024], *format = NULL;
+        snprintf(saved, sizeof saved, "%s", hf_error_msg());
+        if (H5Aexists(f, "format") > 0 && attr_read_str(f, "format", path, &format) == HF_OK)
             yes = strcmp(format, HF_APPROX_FORMAT) == 0;
         free(format);
+        hf_error(HF_OK, "%s", saved);
         H5Fclose(f);
     }
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
