@@ -3,6 +3,7 @@
 #ifndef HF_TESTS_FAMILIES_H
 #define HF_TESTS_FAMILIES_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,37 @@ static inline void fam_atom(hf_head_t *h, const int64_t *key, long weight, long 
     fmpq_init(w);
     fmpq_set_si(w, weight, 1);
     fmpq_set_si(v, value, 1);
+    fam_die(hf_head_push(h, key, w, v));
+    fmpq_clear(w);
+    _fmpq_vec_clear(v, h->dv);
+}
+
+/* splitmix64: seeded randomness that gives the same numbers on every machine. */
+static uint64_t fam_rng_state __attribute__((unused));
+static inline uint64_t fam_rng(void)
+{
+    uint64_t z = (fam_rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform integer in lo..hi. */
+static inline long fam_rnd(long lo, long hi)
+{
+    return lo + (long)(fam_rng() % (uint64_t)(hi - lo + 1));
+}
+
+/* Append an atom with weight wn/wd and values vn[j]/vd (one denominator for all). */
+static inline void fam_atom_q(hf_head_t *h, const int64_t *key, long wn, long wd, const long *vn,
+                              long vd)
+{
+    fmpq_t w;
+    fmpq *v = _fmpq_vec_init(h->dv);
+    fmpq_init(w);
+    fmpq_set_si(w, wn, (ulong)wd);
+    for (int j = 0; j < h->dv; j++)
+        fmpq_set_si(v + j, vn[j], (ulong)vd);
     fam_die(hf_head_push(h, key, w, v));
     fmpq_clear(w);
     _fmpq_vec_clear(v, h->dv);

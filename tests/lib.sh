@@ -3,6 +3,8 @@ set -euo pipefail
 HEADFUSE=${HEADFUSE:?run through ctest (HEADFUSE unset)}
 SRC=${HF_SOURCE_DIR:?run through ctest (HF_SOURCE_DIR unset)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Debian's python3 has h5py and numpy; a pyenv python3 earlier on PATH may not.
+PY=/usr/bin/python3
 WORK=$(mktemp -d /tmp/hf-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -35,7 +37,7 @@ mpi() {
 
 # table_json FILE: the table with supports, without the timing field.
 table_json() {
-  "$HEADFUSE" table "$1" --json --supports | python3 -c '
+  "$HEADFUSE" table "$1" --json --supports | $PY -c '
 import json, sys
 rows = json.load(sys.stdin)
 for r in rows:
@@ -45,5 +47,5 @@ print(json.dumps(rows, sort_keys=True))'
 
 # json_get JSONTEXT EXPR: evaluate a Python expression on the parsed object `o`.
 json_get() {
-  python3 -c 'import json,sys; o=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+  $PY -c 'import json,sys; o=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }

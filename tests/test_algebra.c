@@ -10,26 +10,10 @@
 #include <stdio.h>
 
 #include "headfuse/algebra.h"
+#include "families.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------ builders */
-
-/* Append an atom with weight wn/wd and values vn[j]/vd (one denominator for all). */
-static void atom(hf_head_t *h, const int64_t *key, long wn, long wd, const long *vn, long vd)
-{
-    fmpq_t w;
-    fmpq v[HF_DV_MAX];
-    fmpq_init(w);
-    fmpq_set_si(w, wn, (ulong)wd);
-    for (int j = 0; j < h->dv; j++) {
-        fmpq_init(v + j);
-        fmpq_set_si(v + j, vn[j], (ulong)vd);
-    }
-    CU_ASSERT_FATAL(hf_head_push(h, key, w, v) == HF_OK);
-    for (int j = 0; j < h->dv; j++)
-        fmpq_clear(v + j);
-    fmpq_clear(w);
-}
 
 /* sigma(q_j) in dimension d: key 0 value 0, key e_j value 1, weights 1. */
 static void add_sigmoid(hf_target_t *t, int j)
@@ -38,9 +22,9 @@ static void add_sigmoid(hf_target_t *t, int j)
     int64_t k[HF_D_MAX] = {0};
     long zero = 0, one = 1;
     hf_head_init(&h, t->d, 1);
-    atom(&h, k, 1, 1, &zero, 1);
+    fam_atom_q(&h, k, 1, 1, &zero, 1);
     k[j] = 1;
-    atom(&h, k, 1, 1, &one, 1);
+    fam_atom_q(&h, k, 1, 1, &one, 1);
     CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
     hf_head_clear(&h);
 }
@@ -116,8 +100,8 @@ static void test_cancel_to_constant(void)
     CU_ASSERT_FATAL(hf_target_init(&t, "cancel", 1, 1) == HF_OK);
     add_sigmoid(&t, 0);
     hf_head_init(&h, 1, 1);
-    atom(&h, &k0, 1, 1, &one, 1);
-    atom(&h, &k1, 1, 1, &zero, 1);
+    fam_atom_q(&h, &k0, 1, 1, &one, 1);
+    fam_atom_q(&h, &k1, 1, 1, &zero, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(poly_is(f.P, "1", f.ctx));
@@ -139,8 +123,8 @@ static void test_same_denominator(void)
     CU_ASSERT_FATAL(hf_target_init(&t, "samedenom", 1, 1) == HF_OK);
     add_sigmoid(&t, 0);
     hf_head_init(&h, 1, 1);
-    atom(&h, &k0, 1, 1, &two, 1);
-    atom(&h, &k1, 1, 1, &three, 1);
+    fam_atom_q(&h, &k0, 1, 1, &two, 1);
+    fam_atom_q(&h, &k1, 1, 1, &three, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(poly_is(f.P, "2+4*x", f.ctx));
@@ -160,8 +144,8 @@ static void test_rational_weights(void)
     long zero = 0, mhalf = -1;
     CU_ASSERT_FATAL(hf_target_init(&t, "rational", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
-    atom(&h, &k0, 1, 1, &zero, 1);
-    atom(&h, &k1, 3, 2, &mhalf, 2);
+    fam_atom_q(&h, &k0, 1, 1, &zero, 1);
+    fam_atom_q(&h, &k1, 3, 2, &mhalf, 2);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(poly_is(f.P, "-3*x", f.ctx));
@@ -182,13 +166,13 @@ static void test_dv2(void)
     long v01[2] = {0, 1}, v10[2] = {1, 0}, v00[2] = {0, 0}, v11[2] = {1, 1};
     CU_ASSERT_FATAL(hf_target_init(&t, "dv2", 1, 2) == HF_OK);
     hf_head_init(&h, 1, 2);
-    atom(&h, &k0, 1, 1, v01, 1);
-    atom(&h, &k1, 1, 1, v10, 1);
+    fam_atom_q(&h, &k0, 1, 1, v01, 1);
+    fam_atom_q(&h, &k1, 1, 1, v10, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     hf_head_clear(&h);
     hf_head_init(&h, 1, 2);
-    atom(&h, &k0, 1, 1, v00, 1);
-    atom(&h, &k1, 1, 1, v11, 1);
+    fam_atom_q(&h, &k0, 1, 1, v00, 1);
+    fam_atom_q(&h, &k1, 1, 1, v11, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(f.dv == 2);
@@ -211,8 +195,8 @@ static void test_constant_vector(void)
     long v[2] = {2, -1};
     CU_ASSERT_FATAL(hf_target_init(&t, "const", 1, 2) == HF_OK);
     hf_head_init(&h, 1, 2);
-    atom(&h, &k0, 1, 3, v, 1);
-    atom(&h, &k1, 5, 1, v, 1);
+    fam_atom_q(&h, &k0, 1, 3, v, 1);
+    fam_atom_q(&h, &k1, 5, 1, v, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(poly_is(f.P + 0, "2", f.ctx));
@@ -235,14 +219,14 @@ static void test_normal_form_unique(void)
     make_wd(&a, 2);
     CU_ASSERT_FATAL(hf_target_init(&b, "wd2-other", 2, 1) == HF_OK);
     hf_head_init(&h, 2, 1);
-    atom(&h, (int64_t[]){-4, 9}, 5, 1, &zero, 1); /* sigma(q2), translated, weights x5 */
-    atom(&h, (int64_t[]){-4, 10}, 2, 1, &one, 1);
-    atom(&h, (int64_t[]){-4, 10}, 3, 1, &one, 1); /* same key twice: merged */
+    fam_atom_q(&h, (int64_t[]){-4, 9}, 5, 1, &zero, 1); /* sigma(q2), translated, weights x5 */
+    fam_atom_q(&h, (int64_t[]){-4, 10}, 2, 1, &one, 1);
+    fam_atom_q(&h, (int64_t[]){-4, 10}, 3, 1, &one, 1); /* same key twice: merged */
     CU_ASSERT_FATAL(hf_target_add_head(&b, &h) == HF_OK);
     hf_head_clear(&h);
     hf_head_init(&h, 2, 1);
-    atom(&h, (int64_t[]){8, -3}, 1, 7, &one, 1); /* sigma(q1), translated, weights /7 */
-    atom(&h, (int64_t[]){7, -3}, 1, 7, &zero, 1);
+    fam_atom_q(&h, (int64_t[]){8, -3}, 1, 7, &one, 1); /* sigma(q1), translated, weights /7 */
+    fam_atom_q(&h, (int64_t[]){7, -3}, 1, 7, &zero, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&b, &h) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&fa, &a) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&fb, &b) == HF_OK);
@@ -284,7 +268,7 @@ static void test_limits_and_errors(void)
     CU_ASSERT_FATAL(hf_target_init(&t, "atlimit", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
     for (int i = 0; i < 1024; i++)
-        atom(&h, &k0, 1, 1, &zero, 1);
+        fam_atom_q(&h, &k0, 1, 1, &zero, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_OK);
@@ -300,8 +284,8 @@ static void test_limits_and_errors(void)
 
     CU_ASSERT_FATAL(hf_target_init(&t, "bad.json", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
-    atom(&h, &k0, 1, 1, &zero, 1);
-    atom(&h, &k1, 1, 1, &zero, 1);
+    fam_atom_q(&h, &k0, 1, 1, &zero, 1);
+    fam_atom_q(&h, &k1, 1, 1, &zero, 1);
     fmpq_zero(h.weights + 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_INPUT);
@@ -322,20 +306,6 @@ static void test_limits_and_errors(void)
 }
 
 /* ------------------------------------------------------------ random property test */
-
-static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    /* splitmix64: deterministic across machines */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static long rnd(long lo, long hi)
-{
-    return lo + (long)(rng() % (uint64_t)(hi - lo + 1));
-}
 
 /* x^e for the head's keys shifted to minimum 0, as an fmpq_mpoly term list. Builds
  * D_h and N_h,j with rational coefficients directly (no denominator clearing). */
@@ -484,24 +454,24 @@ static int normal_form_ok(const hf_fraction_t *f)
 
 static void test_random_targets(void)
 {
-    rng_state = 12345;
+    fam_rng_state = 12345;
     for (int trial = 0; trial < 150; trial++) {
-        int d = (int)rnd(1, 3), dv = (int)rnd(1, 2), nh = (int)rnd(1, 3);
+        int d = (int)fam_rnd(1, 3), dv = (int)fam_rnd(1, 2), nh = (int)fam_rnd(1, 3);
         hf_target_t t;
         hf_fraction_t f;
         CU_ASSERT_FATAL(hf_target_init(&t, "random", d, dv) == HF_OK);
         for (int hh = 0; hh < nh; hh++) {
             hf_head_t h;
             hf_head_init(&h, d, dv);
-            long na = rnd(1, 3);
+            long na = fam_rnd(1, 3);
             for (long i = 0; i < na; i++) {
                 int64_t k[3];
                 long v[2];
                 for (int a = 0; a < d; a++)
-                    k[a] = rnd(-1, 2);
+                    k[a] = fam_rnd(-1, 2);
                 for (int j = 0; j < dv; j++)
-                    v[j] = rnd(-3, 3);
-                atom(&h, k, rnd(1, 4), rnd(1, 3), v, rnd(1, 2));
+                    v[j] = fam_rnd(-3, 3);
+                fam_atom_q(&h, k, fam_rnd(1, 4), fam_rnd(1, 3), v, fam_rnd(1, 2));
             }
             CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
             hf_head_clear(&h);
@@ -512,7 +482,7 @@ static void test_random_targets(void)
         for (int s = 0; s < 3; s++) {
             double q[3], want[2] = {0, 0}, out[2];
             for (int a = 0; a < d; a++)
-                q[a] = (double)rnd(-200, 200) / 100.0;
+                q[a] = (double)fam_rnd(-200, 200) / 100.0;
             for (int hh = 0; hh < t.nheads; hh++) {
                 hf_head_eval(t.heads + hh, q, out);
                 for (int j = 0; j < dv; j++)

@@ -23,41 +23,12 @@
 
 #include "exact/exact_impl.h"
 #include "headfuse/exact.h"
+#include "families.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------ seeded randomness */
 
-static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static long rnd(long lo, long hi)
-{
-    return lo + (long)(rng() % (uint64_t)(hi - lo + 1));
-}
-
 /* ------------------------------------------------------------ target builders */
-
-/* Append an atom with weight wn/wd and values vn[j]/vd. */
-static void atom(hf_head_t *h, const int64_t *key, long wn, long wd, const long *vn, long vd)
-{
-    fmpq_t w;
-    fmpq v[HF_DV_MAX];
-    fmpq_init(w);
-    fmpq_set_si(w, wn, (ulong)wd);
-    for (int j = 0; j < h->dv; j++) {
-        fmpq_init(v + j);
-        fmpq_set_si(v + j, vn[j], (ulong)vd);
-    }
-    CU_ASSERT_FATAL(hf_head_push(h, key, w, v) == HF_OK);
-    for (int j = 0; j < h->dv; j++)
-        fmpq_clear(v + j);
-    fmpq_clear(w);
-}
 
 /* sigma(q_j) with value vector v0 at key 0 and v1 at key e_j. */
 static void add_sigmoid_v(hf_target_t *t, int j, const long *v0, const long *v1)
@@ -65,9 +36,9 @@ static void add_sigmoid_v(hf_target_t *t, int j, const long *v0, const long *v1)
     hf_head_t h;
     int64_t k[HF_D_MAX] = {0};
     hf_head_init(&h, t->d, t->dv);
-    atom(&h, k, 1, 1, v0, 1);
+    fam_atom_q(&h, k, 1, 1, v0, 1);
     k[j] = 1;
-    atom(&h, k, 1, 1, v1, 1);
+    fam_atom_q(&h, k, 1, 1, v1, 1);
     CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
     hf_head_clear(&h);
 }
@@ -111,8 +82,8 @@ static void make_rational(hf_target_t *t)
     long zero = 0, mhalf = -1;
     CU_ASSERT_FATAL(hf_target_init(t, "rational", 2, 1) == HF_OK);
     hf_head_init(&h, 2, 1);
-    atom(&h, (int64_t[]){0, 0}, 1, 1, &zero, 1);
-    atom(&h, (int64_t[]){1, 0}, 3, 2, &mhalf, 2);
+    fam_atom_q(&h, (int64_t[]){0, 0}, 1, 1, &zero, 1);
+    fam_atom_q(&h, (int64_t[]){1, 0}, 3, 2, &mhalf, 2);
     CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
     hf_head_clear(&h);
     add_sigmoid(t, 1);
@@ -128,7 +99,7 @@ static void make_trap(hf_target_t *t)
     CU_ASSERT_FATAL(hf_target_init(t, "trap", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
     for (long k = 0; k < 3; k++)
-        atom(&h, (int64_t[]){k}, 1, 1, &k, 1);
+        fam_atom_q(&h, (int64_t[]){k}, 1, 1, &k, 1);
     CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
     hf_head_clear(&h);
 }
@@ -137,19 +108,19 @@ static void make_trap(hf_target_t *t)
 static void make_random(hf_target_t *t, int d, int dv)
 {
     CU_ASSERT_FATAL(hf_target_init(t, "random", d, dv) == HF_OK);
-    int nh = (int)rnd(1, 2);
+    int nh = (int)fam_rnd(1, 2);
     for (int hh = 0; hh < nh; hh++) {
         hf_head_t h;
         hf_head_init(&h, d, dv);
-        long na = rnd(2, 3);
+        long na = fam_rnd(2, 3);
         for (long i = 0; i < na; i++) {
             int64_t k[2];
             long v[2];
             for (int a = 0; a < d; a++)
-                k[a] = rnd(0, 1 + (d == 1));
+                k[a] = fam_rnd(0, 1 + (d == 1));
             for (int j = 0; j < dv; j++)
-                v[j] = rnd(-2, 2);
-            atom(&h, k, rnd(1, 3), rnd(1, 2), v, rnd(1, 2));
+                v[j] = fam_rnd(-2, 2);
+            fam_atom_q(&h, k, fam_rnd(1, 3), fam_rnd(1, 2), v, fam_rnd(1, 2));
         }
         CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
         hf_head_clear(&h);
@@ -432,7 +403,7 @@ static int witness_numeric_ok(const hf_target_t *t, const hf_head_t *h)
     double q[HF_D_MAX], want[HF_DV_MAX], got[HF_DV_MAX], out[HF_DV_MAX];
     for (int s = 0; s < 4; s++) {
         for (int a = 0; a < t->d; a++)
-            q[a] = (double)rnd(-150, 150) / 100.0;
+            q[a] = (double)fam_rnd(-150, 150) / 100.0;
         for (int j = 0; j < t->dv; j++)
             want[j] = 0;
         for (int hh = 0; hh < t->nheads; hh++) {
@@ -491,7 +462,7 @@ static ref_t compare_one(hf_exact_t *e, const hf_fraction_t *f, const hf_target_
     }
     /* the same key set translated and listed in reverse order */
     for (int a = 0; a < d; a++)
-        shift[a] = rnd(-7, 7);
+        shift[a] = fam_rnd(-7, 7);
     for (long i = 0; i < m; i++)
         for (int a = 0; a < d; a++)
             moved[i * d + a] = keys[(m - 1 - i) * d + a] + shift[a];
@@ -748,8 +719,8 @@ static void test_unlucky_prime(void)
     long zero = 0, one = 1;
     CU_ASSERT_FATAL(hf_target_init(&t, "unlucky", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
-    atom(&h, (int64_t[]){0}, 1, 1, &zero, 1);
-    atom(&h, (int64_t[]){1}, (long)HF_MODP, 1, &one, 1);
+    fam_atom_q(&h, (int64_t[]){0}, 1, 1, &zero, 1);
+    fam_atom_q(&h, (int64_t[]){1}, (long)HF_MODP, 1, &one, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     hf_head_clear(&h);
     compare_all(&t, pts, grid(1, 5, pts), 6, &ty);
@@ -762,7 +733,7 @@ static void test_unlucky_prime(void)
 
 static void test_random_targets(void)
 {
-    rng_state = 777;
+    fam_rng_state = 777;
     for (int trial = 0; trial < 12; trial++) {
         int d = 1 + trial % 2, dv = 1 + (trial / 2) % 2;
         hf_target_t t;
@@ -894,7 +865,7 @@ static void test_constant_and_wide(void)
     long v = 5;
     CU_ASSERT_FATAL(hf_target_init(&t, "const", 3, 1) == HF_OK);
     hf_head_init(&h, 3, 1);
-    atom(&h, (int64_t[]){1, 2, 3}, 1, 1, &v, 1);
+    fam_atom_q(&h, (int64_t[]){1, 2, 3}, 1, 1, &v, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(hf_fraction_from_target(&f, &t) == HF_OK);
     CU_ASSERT(hf_fraction_is_constant(&f));
@@ -977,13 +948,13 @@ static void test_lp(void)
     fmpz nc3[] = {1, 1, 1, -1, -1, 0}; /* lambda_1 > |lambda_2| and lambda_1 < 0 */
     CU_ASSERT(hf_exact_lp_positive(nc3, 3, 2, lam, y) == 0);
 
-    rng_state = 99;
+    fam_rng_state = 99;
     int seen[2] = {0, 0};
     for (int trial = 0; trial < 400; trial++) {
-        long m = rnd(1, 8), r = rnd(1, 4);
+        long m = fam_rnd(1, 8), r = fam_rnd(1, 4);
         fmpz *Nc = _fmpz_vec_init(m * r);
         for (long i = 0; i < m * r; i++)
-            fmpz_set_si(Nc + i, rnd(-3, 3));
+            fmpz_set_si(Nc + i, fam_rnd(-3, 3));
         int res = hf_exact_lp_positive(Nc, m, r, lam, y);
         CU_ASSERT(res == 0 || res == 1);
         CU_ASSERT(res == glpk_positive(Nc, m, r));
@@ -1032,26 +1003,26 @@ static void test_lp(void)
  * on random sparse matrices with planted dependent columns and rows. */
 static void test_rank_modp(void)
 {
-    rng_state = 4242;
+    fam_rng_state = 4242;
     for (int trial = 0; trial < 2000; trial++) {
-        long R = rnd(1, 40), n = rnd(1, 20);
+        long R = fam_rnd(1, 40), n = fam_rnd(1, 20);
         nmod_mat_t A;
         fmpz_mat_t Z;
         nmod_mat_init(A, R, n, HF_MODP);
         fmpz_mat_init(Z, R, n);
-        int density = (int)rnd(1, 4); /* about 1 in density+1 entries nonzero */
+        int density = (int)fam_rnd(1, 4); /* about 1 in density+1 entries nonzero */
         for (long i = 0; i < R; i++)
             for (long j = 0; j < n; j++)
-                if (rnd(0, density) == 0)
-                    fmpz_set_si(fmpz_mat_entry(Z, i, j), rnd(-5, 5));
-        if (n >= 3 && rnd(0, 1)) { /* column n-1 = column 0 - 2 column 1 */
+                if (fam_rnd(0, density) == 0)
+                    fmpz_set_si(fmpz_mat_entry(Z, i, j), fam_rnd(-5, 5));
+        if (n >= 3 && fam_rnd(0, 1)) { /* column n-1 = column 0 - 2 column 1 */
             for (long i = 0; i < R; i++) {
                 fmpz *z = fmpz_mat_entry(Z, i, n - 1);
                 fmpz_set(z, fmpz_mat_entry(Z, i, 0));
                 fmpz_submul_ui(z, fmpz_mat_entry(Z, i, 1), 2);
             }
         }
-        if (R >= 2 && rnd(0, 1)) /* a repeated row */
+        if (R >= 2 && fam_rnd(0, 1)) /* a repeated row */
             for (long j = 0; j < n; j++)
                 fmpz_set(fmpz_mat_entry(Z, R - 1, j), fmpz_mat_entry(Z, 0, j));
         uint32_t *ent = calloc((size_t)(R * n), sizeof *ent);

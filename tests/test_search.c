@@ -377,6 +377,113 @@ static void test_pruned_equals_plain_special(void)
     hf_target_clear(&t);
 }
 
+/* Tiny units: every class is split by its first and, when still large, second point
+ * (plain) or middle point (pruned); results and node counts must not change. */
+static void test_small_units(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        long max_m; /* 0: stop at the first size with a support */
+    } cases[] = {{"wd:d=2", 3, 0}, {"chain:d=2", 2, 0}, {"wd:d=2", 2, 6}, {"wd:d=3", 1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        found_t a, b;
+        loop_out_t oa, ob;
+        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0};
+        long n = 0;
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        found_init(&a, &t);
+        found_init(&b, &t);
+        CU_ASSERT_EQUAL(search_loop(&t, &lo, &a, &oa), HF_OK);
+        hf_search_unit_target = 1;
+        hf_search_layered_unit_target = 1;
+        CU_ASSERT_EQUAL(search_loop(&t, &lo, &b, &ob), HF_OK);
+        compare_modes(&t, cases[i].span, cases[i].max_m > 0, cases[i].max_m, &n);
+        hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
+        hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
+        CU_ASSERT(found_same(&a, &b));
+        CU_ASSERT_EQUAL(oa.nodes, ob.nodes);
+        CU_ASSERT_EQUAL(n, a.n);
+        found_clear(&b);
+        found_clear(&a);
+        hf_target_clear(&t);
+    }
+}
+
+/* Vector values (dv = 2): one alpha must serve every component. (sigma(q1), sigma(q2)) has
+ * only the identity and the negation of both coordinates (alpha = -1, beta = (1, 1)); the
+ * swap would need to exchange the components. (W_2, W_2) keeps all four symmetries. */
+static void test_vector_values(void)
+{
+    for (int same = 0; same < 2; same++) {
+        hf_target_t t;
+        hf_search_t *s = NULL;
+        hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
+        fmpq_t w;
+        fmpq v[2];
+        int64_t key[2];
+        long n = 0;
+        fmpq_init(w);
+        fmpq_init(v + 0);
+        fmpq_init(v + 1);
+        fmpq_one(w);
+        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, same ? "w2_twice" : "sigma_pair", 2, 2), HF_OK);
+        for (int j = 0; j < 2; j++) {
+            hf_head_t h;
+            hf_head_init(&h, 2, 2);
+            key[0] = key[1] = 0;
+            fmpq_zero(v + 0);
+            fmpq_zero(v + 1);
+            CU_ASSERT_EQUAL(hf_head_push(&h, key, w, v), HF_OK);
+            key[j] = 1;
+            fmpq_set_si(v + j, 1, 1);
+            if (same)
+                fmpq_set_si(v + 1 - j, 1, 1);
+            CU_ASSERT_EQUAL(hf_head_push(&h, key, w, v), HF_OK);
+            CU_ASSERT_EQUAL(hf_target_add_head(&t, &h), HF_OK);
+            hf_head_clear(&h);
+        }
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL(hf_search_group_order(s), same ? 4 : 2);
+        hf_search_destroy(&s);
+        CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 4);
+        CU_ASSERT_EQUAL(n, 1);
+        fmpq_clear(v + 1);
+        fmpq_clear(v + 0);
+        fmpq_clear(w);
+        hf_target_clear(&t);
+    }
+}
+
+/* Three dimensions, span 2, every size up to 4: middles exist (t = 2), so the early
+ * check of F_{-e_0} on middle prefixes runs, with invariant targets (sigma(q_1): single
+ * layers), constant limit targets (sigma(q_3)), a diagonal head and a sum. */
+static void test_pruned_equals_plain_3d(void)
+{
+    static const int64_t keys[][6] = {
+        {0, 0, 0, 1, 0, 0}, /* sigma(q_1) */
+        {0, 0, 0, 0, 0, 1}, /* sigma(q_3) */
+        {0, 0, 0, 1, 1, 1}, /* sigma(q_1 + q_2 + q_3) */
+        {0, 0, 0, 0, 1, 1}, /* sigma(q_2 + q_3) */
+    };
+    static const long w[] = {1, 1}, v[] = {0, 1};
+    static const int heads[][2] = {{0, -1}, {1, -1}, {2, -1}, {0, 1}, {0, 3}};
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        hf_target_t t;
+        hf_head_t h;
+        long n = 0;
+        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "three_d", 3, 1), HF_OK);
+        for (int k = 0; k < 2; k++)
+            if (heads[i][k] >= 0)
+                one_head(&t, &h, 3, 2, keys[heads[i][k]], w, v);
+        long m = compare_modes(&t, 2, 1, 4, &n);
+        CU_ASSERT(m >= 2 && m <= 4);
+        CU_ASSERT(n > 0);
+        hf_target_clear(&t);
+    }
+}
+
 static void test_known_values(void)
 {
     hf_target_t t;
@@ -434,6 +541,20 @@ static void test_group_orders(void)
         CU_ASSERT_FATAL(load(spec, &t));
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
         CU_ASSERT_EQUAL(hf_search_group_order(s), want[d]);
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+    /* above HF_SEARCH_GROUP_DMAX the group is not computed: the identity only */
+    {
+        hf_target_t t;
+        hf_search_t *s = NULL;
+        hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
+        int64_t k[8] = {1, 0, 0, 0, 0, 0, 0, 0}, rep[8];
+        CU_ASSERT_FATAL(load("wd:d=8", &t));
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL(hf_search_group_order(s), 1);
+        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 1, k, rep), HF_OK);
+        CU_ASSERT(rep[0] == 0 && rep[7] == 0);
         hf_search_destroy(&s);
         hf_target_clear(&t);
     }
@@ -650,12 +771,53 @@ static void test_affine_equal(void)
     hf_target_clear(&a);
 }
 
+/* The face memo: many entries (the table grows and rehashes), exact key comparison. */
+static void test_facememo(void)
+{
+    hf_facememo_t mm;
+    uint32_t key[8];
+    int found = 0, feasible = 0;
+    hf_facememo_init(&mm);
+    hf_facememo_get(&mm, 0, 1, key, &found, &feasible);
+    CU_ASSERT_EQUAL(found, 0);
+    for (uint32_t i = 0; i < 5000; i++) {
+        long len = 1 + i % 8;
+        for (long k = 0; k < len; k++)
+            key[k] = i * 7 + (uint32_t)k;
+        CU_ASSERT_EQUAL(hf_facememo_put(&mm, (int)(i % 5), len, key, (int)(i % 3 == 0)), HF_OK);
+    }
+    long bad = 0;
+    for (uint32_t i = 0; i < 5000; i++) {
+        long len = 1 + i % 8;
+        for (long k = 0; k < len; k++)
+            key[k] = i * 7 + (uint32_t)k;
+        hf_facememo_get(&mm, (int)(i % 5), len, key, &found, &feasible);
+        bad += !found || feasible != (i % 3 == 0);
+        /* another face, a shorter key set, a changed key: not found */
+        hf_facememo_get(&mm, (int)(i % 5) + 5, len, key, &found, &feasible);
+        bad += found;
+        if (len > 1) {
+            hf_facememo_get(&mm, (int)(i % 5), len - 1, key, &found, &feasible);
+            bad += found;
+        }
+        key[0] += 1000000;
+        hf_facememo_get(&mm, (int)(i % 5), len, key, &found, &feasible);
+        bad += found;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(mm.nslots >= 8192);
+    hf_facememo_clear(&mm);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
         {"pruned equals plain: families and JSON", test_pruned_equals_plain_families},
         {"pruned equals plain: every size", test_pruned_equals_plain_all_sizes},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
+        {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},
+        {"small units: splitting by first and second points", test_small_units},
+        {"vector values: one alpha for all components", test_vector_values},
         {"known values W_2, W_3, chain", test_known_values},
         {"symmetry group orders", test_group_orders},
         {"orbit representatives", test_orbit_rep},
@@ -663,6 +825,7 @@ int hf_register_tests(void)
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
         {"affine equivalence of fractions", test_affine_equal},
+        {"face memo", test_facememo},
         {NULL, NULL}};
     return hf_unit_suite("search", cases);
 }

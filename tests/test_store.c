@@ -52,6 +52,8 @@ static void rm_tree(const char *dir)
 /* HF_STORE_KEEP=1 keeps the files for inspection (h5dump, h5py). */
 static void scratch_done(void)
 {
+    /* every HDF5 object opened by the store or by a test was closed again */
+    CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
     if (getenv("HF_STORE_KEEP")) {
         fprintf(stderr, "[kept %s] ", tmpdir);
         return;
@@ -617,9 +619,8 @@ static void test_shard_killed_writer(void)
     scratch_done();
 }
 
-/* A shard still open in its writer is refused with a clear message, and read fine
- * once the writer has closed it. */
-static void test_shard_locked(void)
+/* A shard still open in its (SWMR) writer reads as a consistent snapshot. */
+static void test_shard_live(void)
 {
     char path[256], c = 0;
     int ready[2], go[2];
@@ -636,24 +637,53 @@ static void test_shard_locked(void)
             write_units(sh, 0, 5);
         if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
             _exit(3);
+        if (ok)
+            write_units(sh, 5, 4);
         _exit(ok && hf_shard_close(&sh) == HF_OK ? 0 : 4);
     }
     CU_ASSERT_FATAL(read(ready[0], &c, 1) == 1);
     hf_shard_data_t d;
-    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_ERR_IO);
-    CU_ASSERT(strstr(hf_error_msg(), "locked") != NULL);
-    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 5);
+    hf_shard_data_clear(&d);
     CU_ASSERT_FATAL(write(go[1], &c, 1) == 1);
     int status;
     CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
-    check_units(&d, 5);
+    check_units(&d, 9);
     hf_shard_data_clear(&d);
     close(ready[0]);
     close(ready[1]);
     close(go[0]);
     close(go[1]);
+    scratch_done();
+}
+
+/* A full disk is met when reserving space before a unit: the unit fails naming
+ * the file, and the shard stays intact and usable. (A write failing inside HDF5
+ * itself would leave HDF5 1.10 unable to close the file.) */
+static void test_shard_disk_full(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.full.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    write_units(sh, 0, 6);
+    hf_shard_debug_fail_reserve = 1;
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, "{\"lost\": 1}"), HF_OK);
+    hf_unit_record_t u = unit_rec(0, 4, 6, 1);
+    CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_IO);
+    hf_shard_debug_fail_reserve = 0;
+    CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "No space left") != NULL);
+    write_units(sh, 6, 3);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 9);
+    hf_shard_data_clear(&d);
     scratch_done();
 }
 
@@ -766,14 +796,88 @@ static void test_shard_corrupted(void)
     expect_corrupt_shard(path);
     CU_ASSERT(strstr(hf_error_msg(), "/found") != NULL);
 
-    /* a record's text (in the global heap, outside the chunks): the record checksum */
-    scratch_path(path, sizeof path, "shard.heap.h5");
+    /* a record's text, in /text */
+    scratch_path(path, sizeof path, "shard.text.h5");
     make_shard(path, 100);
     long at = find_in_file(path, "{\"unit\": 50, \"j\": 1");
     CU_ASSERT_FATAL(at >= 0);
     flip_bytes(path, at + 10, 1);
     expect_corrupt_shard(path);
-    CU_ASSERT(strstr(hf_error_msg(), "/found") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "/text") != NULL);
+    scratch_done();
+}
+
+/* Grow dataset `name` of a closed shard by `by` rows without writing them, as a
+ * kill between the length update and the data would leave it. */
+static void grow_unwritten(const char *path, const char *name, hsize_t by)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT), sp = H5Dget_space(ds);
+    hsize_t dims[2];
+    int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+    CU_ASSERT_FATAL(rank >= 1);
+    dims[0] += by;
+    CU_ASSERT(H5Dset_extent(ds, dims) >= 0);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+static void test_shard_tail_and_texts(void)
+{
+    char path[256];
+    scratch_make();
+    hf_shard_data_t d;
+
+    /* never-written records at the end are no records: 10 units, not 12 */
+    scratch_path(path, sizeof path, "shard.tail.h5");
+    make_shard(path, 10);
+    grow_unwritten(path, "units", 2);
+    grow_unwritten(path, "found", 3);
+    grow_unwritten(path, "text", 1);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 10);
+    hf_shard_data_clear(&d);
+
+    /* ... but an unwritten record followed by a written one is damage */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t ds = H5Dopen2(f, "units", H5P_DEFAULT), mt = hf_h5_unit_type(0);
+    hsize_t dims = 13, start = 12, one = 1;
+    CU_ASSERT(H5Dset_extent(ds, &dims) >= 0);
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &one, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &one, NULL);
+    hf_unit_record_t u = unit_rec(0, 4, 12, 0);
+    CU_ASSERT(H5Dwrite(ds, mt, ms, fs, H5P_DEFAULT, &u) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(mt);
+    H5Dclose(ds);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units[10]") != NULL);
+
+    /* a completed unit's record text rewritten behind the shard's back (chunk
+     * checksums recomputed by HDF5): the record checksum catches it */
+    scratch_path(path, sizeof path, "shard.rewritten.h5");
+    make_shard(path, 10);
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    ds = H5Dopen2(f, "text", H5P_DEFAULT);
+    unsigned char block[256];
+    memset(block, 'x', sizeof block);
+    hsize_t bstart[2] = {0, 0}, bcount[2] = {1, 256};
+    fs = H5Dget_space(ds);
+    ms = H5Screate_simple(2, bcount, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, bstart, NULL, bcount, NULL);
+    CU_ASSERT(H5Dwrite(ds, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, block) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/found[0]: record text checksum mismatch") != NULL);
     scratch_done();
 }
 
@@ -841,7 +945,9 @@ int hf_register_tests(void)
         {"found record of another unit", test_shard_mismatched_unit},
         {"fingerprint mismatch", test_shard_fingerprint},
         {"killed writer, file never closed", test_shard_killed_writer},
-        {"shard locked by its writer", test_shard_locked},
+        {"live shard read while its writer runs", test_shard_live},
+        {"disk full under a shard", test_shard_disk_full},
+        {"unwritten tail records and bad record texts", test_shard_tail_and_texts},
         {"truncated shard", test_shard_truncated},
         {"corrupted shard", test_shard_corrupted},
         {NULL, NULL},

@@ -278,8 +278,9 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         L.stopping = 0;
         L.units_done = L.nodes_done = 0;
         L.found_here = L.nodes_here = 0;
+        /* the first progress line of a size comes after one interval, so quick sizes
+         * print only their summary */
         L.level_start = L.last_progress = MPI_Wtime();
-        progress(&L, 1);
 
         hf_err_t lerr = L.rank == 0 ? level_coordinator(&L) : level_worker(&L);
         free(L.todo);

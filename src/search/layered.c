@@ -424,6 +424,39 @@ static long sat_mul(long a, long b)
     return a > HF_SEARCH_SAT / b ? HF_SEARCH_SAT : a * b;
 }
 
+/* Prefix units of one pair (L_0, L_t) whose middles are split (hf_search_split_prefix). */
+static long layered_prefix_units(long n, long r, long target)
+{
+    long c = 0, a_hi = n - r + 1;
+    if (r < 1)
+        return 0;
+    for (long a = 0; a < a_hi; a++)
+        c = sat_add(c, r < 2 || hf_search_binom(n - a - 1, r - 1) <= target ? 1 : n - r + 1 - a);
+    return c;
+}
+
+/* The units of block i for the aim `target`: counted into *count, and appended if add. */
+static hf_err_t layered_block_units(hf_search_t *s, long i, long target, int add, long *count)
+{
+    const hf_block_t *b = &s->blocks[i];
+    long cost = hf_search_binom(b->nmid, b->r), ntri = b->n0 * b->nt;
+    if (cost <= target) {
+        long per = target / cost;
+        *count = sat_add(*count, (ntri + per - 1) / per);
+        for (long first = 0; add && first < ntri; first += per) {
+            hf_unit_t u = {.block = i, .first = first, .count = ntri - first, .npre = 0};
+            if (u.count > per)
+                u.count = per;
+            HF_TRY(hf_search_add_unit(s, &u));
+        }
+    } else {
+        *count = sat_add(*count, sat_mul(layered_prefix_units(b->nmid, b->r, target), ntri));
+        for (long tr = 0; add && tr < ntri; tr++)
+            HF_TRY(hf_search_split_prefix(s, i, tr, b->nmid, b->r, b->nmid, target));
+    }
+    return HF_OK;
+}
+
 hf_err_t hf_search_layered_level(hf_search_t *s, long m)
 {
     hf_fs_t *lo = s->fs_lo, *hi = s->fs_hi;
@@ -474,29 +507,18 @@ hf_err_t hf_search_layered_level(hf_search_t *s, long m)
         }
     }
 
-    long total = 0, target = HF_SEARCH_UNIT_TARGET;
-    for (long i = 0; i < s->nblocks; i++) {
-        const hf_block_t *b = &s->blocks[i];
-        total = sat_add(total, sat_mul(sat_mul(b->n0, b->nt), hf_search_binom(b->nmid, b->r)));
+    /* the aim doubles until a level has at most HF_SEARCH_LAYERED_UNITS_MAX units */
+    long target = hf_search_layered_unit_target, count = 0;
+    for (;;) {
+        count = 0;
+        for (long i = 0; i < s->nblocks; i++)
+            HF_TRY(layered_block_units(s, i, target, 0, &count));
+        if (count <= HF_SEARCH_LAYERED_UNITS_MAX || target > HF_SEARCH_SAT / 2)
+            break;
+        target *= 2;
     }
-    if (total / target > HF_SEARCH_UNITS_MAX)
-        target = total / HF_SEARCH_UNITS_MAX + 1;
-    for (long i = 0; i < s->nblocks; i++) {
-        const hf_block_t *b = &s->blocks[i];
-        long cost = hf_search_binom(b->nmid, b->r), ntri = b->n0 * b->nt;
-        if (cost <= target) {
-            long per = target / cost;
-            for (long first = 0; first < ntri; first += per) {
-                hf_unit_t u = {.block = i, .first = first, .count = ntri - first, .npre = 0};
-                if (u.count > per)
-                    u.count = per;
-                HF_TRY(hf_search_add_unit(s, &u));
-            }
-        } else {
-            for (long tr = 0; tr < ntri; tr++)
-                HF_TRY(hf_search_split_prefix(s, i, tr, b->nmid, b->r, b->nmid, target));
-        }
-    }
+    for (long i = 0; i < s->nblocks; i++)
+        HF_TRY(layered_block_units(s, i, target, 1, &count));
     return HF_OK;
 }
 
@@ -509,6 +531,12 @@ typedef struct {
     const uint32_t *low; /* bottom and top layers merged, in the d-box */
     long nlow;
     long t;
+    /* Early face rule on F_{-e_0}: the keys with x_0 = 0 are the first nlow0 of low and
+     * the middle points below b0; they are fixed by a prefix of the middle. */
+    int check0;
+    long nlow0, b0;
+    int have_last; /* the prefix last[0..last_q) passed */
+    long last_q;
 } layered_ctx_t;
 
 static void merge2(const uint32_t *a, long na, const uint32_t *b, long nb, uint32_t *out)
@@ -522,17 +550,80 @@ static void merge2(const uint32_t *a, long na, const uint32_t *b, long nb, uint3
         out[k++] = b[j++];
 }
 
-static hf_err_t layered_visit(void *vctx, const long *combo)
+/* Middle point j: level 1 + j % (t - 1) above the (d-1)-point j / (t - 1); increasing. */
+static uint32_t layered_mid(const hf_search_t *s, long t, long j)
+{
+    return (uint32_t)((j / (t - 1)) * s->base + 1 + j % (t - 1));
+}
+
+/* Rule 3 for F_{-e_0}(K) before K is built: if K is in canonical position this face is
+ * its keys with x_0 = 0, which the bottom and top layers and the middle points below b0
+ * fix. Every later middle sharing those first q points has the same face, so a face that
+ * is empty (K not canonical) or infeasible skips them all. */
+static hf_err_t layered_prefix(layered_ctx_t *c, const long *combo, long r, long *skip, int *ok)
+{
+    hf_search_t *s = c->s;
+    uint32_t *last = s->tmp + 5 * c->m, *pts = s->tmp + 4 * c->m;
+    long q = 0;
+    *ok = 1;
+    while (q < r && combo[q] < c->b0)
+        q++;
+    if (c->have_last && q == c->last_q) {
+        long i = 0;
+        while (i < q && last[i] == (uint32_t)combo[i])
+            i++;
+        if (i == q)
+            return HF_OK;
+    }
+    c->have_last = 0;
+    /* the face's points, sorted: low points below the x_0 = 1 boundary, then merged */
+    uint32_t *midq = s->tmp + 2 * c->m;
+    for (long i = 0; i < q; i++)
+        midq[i] = layered_mid(s, c->t, combo[i]);
+    merge2(c->low, c->nlow0, midq, q, pts);
+    long n = c->nlow0 + q;
+    int feasible = 0;
+    if (n == 0) {
+        s->stats.canonical_rejections++;
+    } else if (n >= s->faces[0].lb) {
+        /* pts is overwritten by the memo's scratch only in row 3, so it stays valid */
+        HF_TRY(hf_search_face_test(s, 0, n, pts, c->m, &feasible));
+        if (!feasible)
+            s->stats.face_rejections++;
+    } else {
+        s->stats.face_rejections++;
+    }
+    if (!feasible) {
+        *ok = 0;
+        *skip = q - 1;
+        return HF_OK;
+    }
+    for (long i = 0; i < q; i++)
+        last[i] = (uint32_t)combo[i];
+    c->last_q = q;
+    c->have_last = 1;
+    return HF_OK;
+}
+
+static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
 {
     layered_ctx_t *c = vctx;
     hf_search_t *s = c->s;
     long r = c->m - c->nlow;
     uint32_t *mid = s->tmp + 2 * c->m;
-    /* middle point j: layer 1 + j % (t - 1) above the (d-1)-point j / (t - 1); increasing */
+    if (c->check0) {
+        int ok = 1;
+        HF_TRY(layered_prefix(c, combo, r, skip, &ok));
+        if (!ok)
+            return HF_OK;
+    }
     for (long i = 0; i < r; i++)
-        mid[i] = (uint32_t)((combo[i] / (c->t - 1)) * s->base + 1 + combo[i] % (c->t - 1));
+        mid[i] = layered_mid(s, c->t, combo[i]);
     merge2(c->low, c->nlow, mid, r, s->cand);
-    return hf_search_candidate(s, c->m, s->cand, c->run);
+    s->face0_done = c->check0;
+    hf_err_t err = hf_search_candidate(s, c->m, s->cand, c->run);
+    s->face0_done = 0;
+    return err;
 }
 
 hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
@@ -556,7 +647,14 @@ hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_ru
         merge2(l0, b->s0, lt, b->t > 0 ? b->st : 0, low);
         long nlow = b->s0 + (b->t > 0 ? b->st : 0);
         memcpy(l0, low, (size_t)nlow * sizeof *low);
-        layered_ctx_t c = {s, m, run, l0, nlow, b->t};
+        layered_ctx_t c = {s, m, run, l0, nlow, b->t, 0, 0, 0, 0, 0};
+        if (s->d >= 2 && b->t >= 2) {
+            /* points with x_0 = 0: d-box indices below pw[0]; middle indices below b0 */
+            c.check0 = 1;
+            c.b0 = (b->t - 1) * (s->nlayer / s->base);
+            while (c.nlow0 < nlow && l0[c.nlow0] < (uint32_t)s->pw[0])
+                c.nlow0++;
+        }
         if (b->r == 0) {
             memcpy(s->cand, l0, (size_t)m * sizeof *l0);
             HF_TRY(hf_search_candidate(s, m, s->cand, run));

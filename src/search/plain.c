@@ -9,7 +9,7 @@
 
 hf_err_t hf_search_plain_level(hf_search_t *s, long m)
 {
-    long target = HF_SEARCH_UNIT_TARGET;
+    long target = hf_search_unit_target;
     long total = hf_search_binom(s->npts, m);
     if (total / target > HF_SEARCH_UNITS_MAX)
         target = total / HF_SEARCH_UNITS_MAX + 1;
@@ -23,8 +23,9 @@ typedef struct {
     hf_run_t *run;
 } plain_ctx_t;
 
-static hf_err_t plain_visit(void *vctx, const long *combo)
+static hf_err_t plain_visit(void *vctx, const long *combo, long *skip)
 {
+    (void)skip; /* the reference enumerator never skips */
     plain_ctx_t *c = vctx;
     for (long i = 0; i < c->m; i++)
         c->s->cand[i] = (uint32_t)combo[i];

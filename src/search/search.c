@@ -12,6 +12,8 @@
 #include "search/search_impl.h"
 
 long hf_search_test_skip_unit = -1;
+long hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
+long hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
 
 long hf_search_binom(long n, long k)
 {
@@ -45,8 +47,11 @@ hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf
     for (long i = npre; i < r; i++)
         c[i] = lo + (i - npre);
     for (;;) {
-        HF_TRY(fn(ctx, c));
-        long i = r - 1;
+        long skip = r - 1;
+        HF_TRY(fn(ctx, c, &skip));
+        if (skip < npre)
+            break; /* every remaining subset shares the rejected prefix */
+        long i = skip;
         while (i >= npre && c[i] == n - r + i)
             i--;
         if (i < npre)
@@ -103,7 +108,7 @@ hf_err_t hf_search_scratch(hf_search_t *s, long m)
     if (!cand)
         return HF_ERR_NOMEM;
     s->cand = cand;
-    uint32_t *tmp = hf_realloc(s->tmp, (size_t)4 * m * sizeof *tmp);
+    uint32_t *tmp = hf_realloc(s->tmp, (size_t)6 * m * sizeof *tmp);
     if (!tmp)
         return HF_ERR_NOMEM;
     s->tmp = tmp;
@@ -123,15 +128,59 @@ hf_err_t hf_search_scratch(hf_search_t *s, long m)
     return HF_OK;
 }
 
+hf_err_t hf_search_face_test(hf_search_t *s, int face, long n, const uint32_t *pts, long m,
+                             int *feasible)
+{
+    int d = s->d;
+    int64_t mn[HF_D_MAX];
+    uint32_t *fidx = s->tmp + 3 * m;
+    for (int l = 0; l < d; l++)
+        mn[l] = INT64_MAX;
+    for (long i = 0; i < n; i++) {
+        int64_t *k = s->fkeys + i * d;
+        if (s->digits) {
+            for (int l = 0; l < d; l++)
+                k[l] = s->digits[(size_t)pts[i] * d + l];
+        } else {
+            long v = pts[i];
+            for (int l = d - 1; l >= 0; l--, v /= s->base)
+                k[l] = v % s->base;
+        }
+        for (int l = 0; l < d; l++)
+            if (k[l] < mn[l])
+                mn[l] = k[l];
+    }
+    /* translate to canonical position: every digit is >= its minimum, so the index
+     * just drops by the minima's index (and lexicographic order is kept) */
+    long off = 0;
+    for (int l = 0; l < d; l++)
+        off += (long)mn[l] * s->pw[l];
+    for (long i = 0; i < n; i++) {
+        fidx[i] = (uint32_t)(pts[i] - off);
+        for (int l = 0; l < d; l++)
+            s->fkeys[i * d + l] -= mn[l];
+    }
+    int found = 0;
+    hf_facememo_get(&s->memo, face, n, fidx, &found, feasible);
+    if (!found) {
+        hf_reason_t reason;
+        HF_TRY(hf_exact_check(s->faces[face].exact, n, s->fkeys, feasible, &reason, NULL));
+        s->face_exact_tests++;
+        HF_TRY(hf_facememo_put(&s->memo, face, n, fidx, *feasible));
+    }
+    return HF_OK;
+}
+
 /* Face rule on the coordinate faces F_{-e_j}(K), F_{+e_j}(K), j < d - 1 (the last
  * coordinate's faces are the bottom and top layers, feasible by construction). Sizes
- * first (cheap), then memoised exact tests. keys holds K in canonical position. */
-static hf_err_t search_faces(hf_search_t *s, long m, int *ok)
+ * first (cheap), then memoised exact tests. keys holds K (indices idx) in canonical
+ * position. */
+static hf_err_t search_faces(hf_search_t *s, long m, const uint32_t *idx, int *ok)
 {
     int d = s->d;
     const int64_t *keys = s->keys;
     int64_t top[HF_D_MAX];
-    uint32_t *fidx = s->tmp + 3 * m; /* the generators use the first three rows */
+    uint32_t *pts = s->tmp + 4 * m;
     *ok = 0;
     for (int j = 0; j < d - 1; j++) {
         long nlo = 0, nhi = 0;
@@ -148,40 +197,15 @@ static hf_err_t search_faces(hf_search_t *s, long m, int *ok)
     }
     for (int j = 0; j < d - 1; j++) {
         for (int side = 0; side < 2; side++) {
+            if (j == 0 && side == 0 && s->face0_done)
+                continue;
             int64_t level = side ? top[j] : 0;
-            int64_t mn[HF_D_MAX];
             long n = 0;
-            for (int l = 0; l < d; l++)
-                mn[l] = INT64_MAX;
-            for (long i = 0; i < m; i++) {
-                if (keys[i * d + j] != level)
-                    continue;
-                for (int l = 0; l < d; l++)
-                    if (keys[i * d + l] < mn[l])
-                        mn[l] = keys[i * d + l];
-                n++;
-            }
-            /* translate the face to canonical position; lexicographic order is kept */
-            long f = 0;
-            for (long i = 0; i < m; i++) {
-                if (keys[i * d + j] != level)
-                    continue;
-                long idx = 0;
-                for (int l = 0; l < d; l++) {
-                    s->fkeys[f * d + l] = keys[i * d + l] - mn[l];
-                    idx += (long)s->fkeys[f * d + l] * s->pw[l];
-                }
-                fidx[f++] = (uint32_t)idx;
-            }
-            int found = 0, feasible = 0;
-            hf_facememo_get(&s->memo, 2 * j + side, n, fidx, &found, &feasible);
-            if (!found) {
-                hf_reason_t reason;
-                HF_TRY(hf_exact_check(s->faces[2 * j + side].exact, n, s->fkeys, &feasible, &reason,
-                                      NULL));
-                s->face_exact_tests++;
-                HF_TRY(hf_facememo_put(&s->memo, 2 * j + side, n, fidx, feasible));
-            }
+            for (long i = 0; i < m; i++)
+                if (keys[i * d + j] == level)
+                    pts[n++] = idx[i];
+            int feasible = 0;
+            HF_TRY(hf_search_face_test(s, 2 * j + side, n, pts, m, &feasible));
             if (!feasible)
                 return HF_OK;
         }
@@ -197,23 +221,38 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
     int d = s->d;
     uint64_t zero = 0, full = d == 64 ? ~(uint64_t)0 : (((uint64_t)1 << d) - 1);
-    for (long i = 0; i < m; i++) {
-        long v = idx[i];
-        for (int j = d - 1; j >= 0; j--) {
-            int64_t x = v % s->base;
-            v /= s->base;
-            s->keys[i * d + j] = x;
-            if (x == 0)
-                zero |= (uint64_t)1 << j;
+    if (s->zmask) {
+        /* tables: most candidates are decided on the masks alone */
+        for (long i = 0; i < m; i++)
+            zero |= s->zmask[idx[i]];
+        if (zero != full) {
+            s->stats.canonical_rejections++;
+            return HF_OK;
         }
-    }
-    if (zero != full) {
-        s->stats.canonical_rejections++;
-        return HF_OK;
+        for (long i = 0; i < m; i++) {
+            const uint8_t *dg = s->digits + (size_t)idx[i] * d;
+            for (int j = 0; j < d; j++)
+                s->keys[i * d + j] = dg[j];
+        }
+    } else {
+        for (long i = 0; i < m; i++) {
+            long v = idx[i];
+            for (int j = d - 1; j >= 0; j--) {
+                int64_t x = v % s->base;
+                v /= s->base;
+                s->keys[i * d + j] = x;
+                if (x == 0)
+                    zero |= (uint64_t)1 << j;
+            }
+        }
+        if (zero != full) {
+            s->stats.canonical_rejections++;
+            return HF_OK;
+        }
     }
     if (s->prune && d > 1) {
         int ok;
-        HF_TRY(search_faces(s, m, &ok));
+        HF_TRY(search_faces(s, m, idx, &ok));
         if (!ok) {
             s->stats.face_rejections++;
             return HF_OK;
@@ -246,6 +285,28 @@ static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
     *out = hf_strdup(tmp);
     flint_free(tmp);
     return *out ? HF_OK : HF_ERR_NOMEM;
+}
+
+/* The product head's keys span, per coordinate, the sum of the heads' extents; it
+ * fits the box {0..S}^d when every such sum is at most S. */
+static int product_fits_span(const hf_target_t *t, int span)
+{
+    for (int j = 0; j < t->d; j++) {
+        int64_t total = 0;
+        for (int h = 0; h < t->nheads; h++) {
+            const hf_head_t *hd = t->heads + h;
+            int64_t lo = hd->keys[j], hi = hd->keys[j];
+            for (long i = 1; i < hd->natoms; i++) {
+                int64_t k = hd->keys[i * t->d + j];
+                lo = k < lo ? k : lo;
+                hi = k > hi ? k : hi;
+            }
+            total += hi - lo;
+        }
+        if (total > span)
+            return 0;
+    }
+    return 1;
 }
 
 hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
@@ -290,6 +351,25 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
         w *= s->base;
     }
 
+    if ((size_t)s->npts * s->d <= HF_SEARCH_TABLE_MAX) {
+        s->digits = hf_malloc((size_t)s->npts * s->d);
+        s->zmask = hf_malloc((size_t)s->npts * sizeof *s->zmask);
+        if (!s->digits || !s->zmask) {
+            err = HF_ERR_NOMEM;
+            goto fail;
+        }
+        for (long p = 0; p < s->npts; p++) {
+            long v = p;
+            s->zmask[p] = 0;
+            for (int j = s->d - 1; j >= 0; j--) {
+                s->digits[(size_t)p * s->d + j] = (uint8_t)(v % s->base);
+                if (v % s->base == 0)
+                    s->zmask[p] |= (uint64_t)1 << j;
+                v /= s->base;
+            }
+        }
+    }
+
     s->has_frac = 1;
     HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
     HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
@@ -301,7 +381,9 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
         int exact = 0;
         HF_CHECK(err, hf_bounds_upper(&s->t, ub, &exact), fail);
         HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), fail);
-        if (fmpz_cmp_si(ub, s->npts) < 0)
+        /* UB caps the sizes only when the product head lies inside the span box:
+         * otherwise a feasible support in the box may need more atoms than UB. */
+        if (fmpz_cmp_si(ub, s->npts) < 0 && product_fits_span(&s->t, span))
             ubl = fmpz_get_si(ub);
     } else {
         s->ub_str = hf_strdup("?");
@@ -386,6 +468,8 @@ void hf_search_destroy(hf_search_t **sp)
     hf_exact_destroy(&s->exact);
     if (s->has_frac)
         hf_fraction_clear(&s->frac);
+    free(s->zmask);
+    free(s->digits);
     free(s->pw);
     if (s->has_t)
         hf_target_clear(&s->t);

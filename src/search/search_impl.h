@@ -7,6 +7,7 @@
 #ifndef HF_SEARCH_IMPL_H
 #define HF_SEARCH_IMPL_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "headfuse/algebra.h"
@@ -14,16 +15,28 @@
 #include "headfuse/search.h"
 
 #define HF_SEARCH_BOX_MAX (1L << 22)     /* most points in the box {0..S}^d */
-#define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per work unit */
-#define HF_SEARCH_UNITS_MAX (1L << 20)   /* raise the aim rather than exceed this */
-#define HF_SEARCH_GROUP_DMAX 7           /* symmetry group computed for d <= this */
-#define HF_SEARCH_POLL_EVERY 4096        /* candidates between poll calls */
-#define HF_SEARCH_SAT (LONG_MAX / 4)     /* saturation value of cost estimates */
+#define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per plain work unit */
+/* Layered units aim at 2^20 *possible* candidates: the prefix rule on F_{-e_0} skips
+ * most of them, so units stay short (chain:d=3 span 4: ~2^15 candidates per unit would
+ * have meant 2 million units of ~0.1 ms). */
+#define HF_SEARCH_LAYERED_UNIT_TARGET (1L << 20)
+#define HF_SEARCH_LAYERED_UNITS_MAX (1L << 14) /* the aim doubles above this many units */
+#define HF_SEARCH_UNITS_MAX (1L << 20)         /* raise the aim rather than exceed this */
+#define HF_SEARCH_GROUP_DMAX 7                 /* symmetry group computed for d <= this */
+#define HF_SEARCH_POLL_EVERY 4096              /* candidates between poll calls */
+#define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
+#define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
  * the pruned-versus-plain comparison must catch. */
 extern long hf_search_test_skip_unit;
+
+/* Aims for candidates per unit (HF_SEARCH_UNIT_TARGET, HF_SEARCH_LAYERED_UNIT_TARGET);
+ * tests lower them to exercise the splitting of large classes by their first and second
+ * points. */
+extern long hf_search_unit_target;
+extern long hf_search_layered_unit_target;
 
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box
@@ -102,10 +115,12 @@ struct hf_search_s {
     long lb; /* LONG_MAX when it does not fit */
     long first, last;
 
-    long base;   /* S + 1 */
-    long npts;   /* (S + 1)^d */
-    long nlayer; /* (S + 1)^(d - 1): points per layer of the last coordinate */
-    long *pw;    /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
+    long base;       /* S + 1 */
+    long npts;       /* (S + 1)^d */
+    long nlayer;     /* (S + 1)^(d - 1): points per layer of the last coordinate */
+    long *pw;        /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
+    uint8_t *digits; /* point p's coordinates (npts x d), or NULL: then divide */
+    uint64_t *zmask; /* bit j set when point p has x_j = 0 (with digits) */
 
     /* pruning (prune = 1) */
     int invariant_last;    /* T does not depend on q_{d-1}: single layer possible */
@@ -128,7 +143,7 @@ struct hf_search_s {
 
     /* scratch */
     uint32_t *cand; /* candidate indices (m) */
-    uint32_t *tmp;  /* 4 rows of m: layers, middle, face */
+    uint32_t *tmp;  /* 6 rows of m: two layers, middle, face index, face points, prefix */
     int64_t *keys;  /* candidate keys (m d) */
     int64_t *fkeys; /* face keys (m d) */
     long *combo;    /* middle combination (m) */
@@ -136,6 +151,7 @@ struct hf_search_s {
 
     hf_search_stats_t stats;
     long face_exact_tests; /* memo misses: exact tests on faces */
+    int face0_done;        /* F_{-e_0} of the current candidate already checked */
 };
 
 /* Context of one unit run. */
@@ -153,11 +169,17 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
                                    hf_fs_registry_t *reg, hf_search_t **out);
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
+/* Is the face (2 j + side) made of the n sorted points pts (indices in the d-box, n >= 1)
+ * feasible for its limit target? Memoised exact test; m = current scratch row size. */
+hf_err_t hf_search_face_test(hf_search_t *s, int face, long n, const uint32_t *pts, long m,
+                             int *feasible);
 long hf_search_binom(long n, long k); /* saturating at HF_SEARCH_SAT */
 hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u);
 /* Visit the r-subsets of {0..n-1} whose first npre elements are pre[] (increasing),
- * in lexicographic order; combo[r] is scratch; fn returns an error to stop. */
-typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo);
+ * in lexicographic order; combo[r] is scratch; fn returns an error to stop. fn may set
+ * *skip (preset to r - 1) to i < r - 1: then every later subset sharing combo[0..i] is
+ * skipped (i < npre: all remaining ones). */
+typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo, long *skip);
 hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *combo, hf_combo_fn fn,
                           void *ctx);
 /* Split r-subsets of {0..n-1} with first element >= a_lo, < a_hi into prefix units

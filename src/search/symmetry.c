@@ -127,18 +127,20 @@ static int fmpq_mod(ulong *r, const fmpq_t q, nmod_t mod)
     return 1;
 }
 
-/* T^g at point i: out[dv]. Returns 0 if a head's denominator vanishes modulo p. */
+/* T^g at point i as one fraction num[dv] / *den (no inverses: the filter runs for up to
+ * 2^7 7! elements). Returns 0 if a head's denominator vanishes modulo p. */
 static int modfilter_eval(const modfilter_t *mf, const hf_target_t *t, const int8_t *perm,
-                          const int8_t *sign, int i, ulong *out)
+                          const int8_t *sign, int i, ulong *out, ulong *den_out)
 {
     int d = t->d, dv = t->dv;
-    ulong num[HF_DV_MAX];
+    nmod_t mod = mf->mod;
+    ulong num[HF_DV_MAX], den = 1;
     long a = 0;
     for (int j = 0; j < dv; j++)
         out[j] = 0;
     for (int h = 0; h < t->nheads; h++) {
         const hf_head_t *hd = &t->heads[h];
-        ulong den = 0;
+        ulong hden = 0;
         for (int j = 0; j < dv; j++)
             num[j] = 0;
         for (long k = 0; k < hd->natoms; k++, a++) {
@@ -148,20 +150,21 @@ static int modfilter_eval(const modfilter_t *mf, const hf_target_t *t, const int
                 ulong b = e >= 0 ? mf->x[i * d + j] : mf->xinv[i * d + j];
                 ulong ae = (ulong)(e >= 0 ? e : -e);
                 if (ae)
-                    mon = nmod_mul(
-                        mon, ae == 1 ? b : n_powmod2_ui_preinv(b, ae, mf->mod.n, mf->mod.ninv),
-                        mf->mod);
+                    mon = nmod_mul(mon, ae == 1 ? b : n_powmod2_ui_preinv(b, ae, mod.n, mod.ninv),
+                                   mod);
             }
-            den = nmod_add(den, nmod_mul(mf->cw[a], mon, mf->mod), mf->mod);
+            hden = nmod_add(hden, nmod_mul(mf->cw[a], mon, mod), mod);
             for (int j = 0; j < dv; j++)
-                num[j] = nmod_add(num[j], nmod_mul(mf->cv[a * dv + j], mon, mf->mod), mf->mod);
+                num[j] = nmod_add(num[j], nmod_mul(mf->cv[a * dv + j], mon, mod), mod);
         }
-        if (den == 0)
+        if (hden == 0)
             return 0;
-        ulong inv = n_invmod(den, mf->mod.n);
+        /* out/den + num/hden = (out hden + num den) / (den hden) */
         for (int j = 0; j < dv; j++)
-            out[j] = nmod_add(out[j], nmod_mul(num[j], inv, mf->mod), mf->mod);
+            out[j] = nmod_add(nmod_mul(out[j], hden, mod), nmod_mul(num[j], den, mod), mod);
+        den = nmod_mul(den, hden, mod);
     }
+    *den_out = den;
     return 1;
 }
 
@@ -208,29 +211,39 @@ static hf_err_t modfilter_init(modfilter_t *mf, const hf_target_t *t, const int8
         mf->x[i] = 2 + splitmix64(&st) % (mf->mod.n - 3);
         mf->xinv[i] = n_invmod(mf->x[i], mf->mod.n);
     }
-    for (int i = 0; i < NPOINTS && mf->usable; i++)
-        mf->usable &= modfilter_eval(mf, t, id_perm, id_sign, i, mf->base + i * dv);
+    for (int i = 0; i < NPOINTS && mf->usable; i++) {
+        ulong den = 0;
+        mf->usable &= modfilter_eval(mf, t, id_perm, id_sign, i, mf->base + i * dv, &den);
+        if (mf->usable) {
+            ulong inv = n_invmod(den, mf->mod.n);
+            for (int j = 0; j < dv; j++)
+                mf->base[i * dv + j] = nmod_mul(mf->base[i * dv + j], inv, mf->mod);
+        }
+    }
     return HF_OK;
 }
 
-/* 1 when g is proven not to be a symmetry. */
+/* 1 when g is proven not to be a symmetry: with T^g(x_i) = n_i / e_i, the determinant
+ * of [T^g(x_i), T(x_i), 1] times e_1 e_2 e_3 is nonzero modulo p. */
 static int modfilter_rejects(const modfilter_t *mf, const hf_target_t *t, const int8_t *perm,
                              const int8_t *sign)
 {
     int dv = t->dv;
-    ulong g[NPOINTS][HF_DV_MAX];
+    ulong n[NPOINTS][HF_DV_MAX], e[NPOINTS];
+    nmod_t m = mf->mod;
     if (!mf->usable)
         return 0;
     for (int i = 0; i < NPOINTS; i++)
-        if (!modfilter_eval(mf, t, perm, sign, i, g[i]))
+        if (!modfilter_eval(mf, t, perm, sign, i, n[i], &e[i]))
             return 0;
+    ulong e23 = nmod_mul(e[1], e[2], m), e13 = nmod_mul(e[0], e[2], m);
+    ulong e12 = nmod_mul(e[0], e[1], m);
     for (int j = 0; j < dv; j++) {
         const ulong *b = mf->base;
-        nmod_t m = mf->mod;
         ulong b1 = b[0 * dv + j], b2 = b[1 * dv + j], b3 = b[2 * dv + j];
-        ulong det = nmod_mul(g[0][j], nmod_sub(b2, b3, m), m);
-        det = nmod_sub(det, nmod_mul(g[1][j], nmod_sub(b1, b3, m), m), m);
-        det = nmod_add(det, nmod_mul(g[2][j], nmod_sub(b1, b2, m), m), m);
+        ulong det = nmod_mul(nmod_mul(n[0][j], e23, m), nmod_sub(b2, b3, m), m);
+        det = nmod_sub(det, nmod_mul(nmod_mul(n[1][j], e13, m), nmod_sub(b1, b3, m), m), m);
+        det = nmod_add(det, nmod_mul(nmod_mul(n[2][j], e12, m), nmod_sub(b1, b2, m), m), m);
         if (det != 0)
             return 1;
     }

@@ -2,6 +2,7 @@
  * messages, the record datatypes, attributes and structural checks. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,22 +89,23 @@ hf_err_t hf_h5_fail(hf_err_t code, const char *path, const char *what)
     return err;
 }
 
-hid_t hf_h5_fapl(void)
+hid_t hf_h5_fapl(int latest)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
         return H5I_INVALID_HID;
     /* lock files where the file system supports it; cluster file systems that do not
      * (some NFS and Lustre mounts) would otherwise refuse every open */
-    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
-        H5Pset_file_locking(fapl, 1, 1) < 0) {
+    H5F_libver_t low = latest ? H5F_LIBVER_LATEST : H5F_LIBVER_EARLIEST;
+    H5F_libver_t high = latest ? H5F_LIBVER_LATEST : H5F_LIBVER_V18;
+    if (H5Pset_libver_bounds(fapl, low, high) < 0 || H5Pset_file_locking(fapl, 1, 1) < 0) {
         H5Pclose(fapl);
         return H5I_INVALID_HID;
     }
     return fapl;
 }
 
-hf_err_t hf_h5_open_read(const char *path, const char *kind, hid_t *file)
+hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file)
 {
     *file = H5I_INVALID_HID;
     /* open(2) first: a missing or unreadable file gets errno's reason */
@@ -111,15 +113,43 @@ hf_err_t hf_h5_open_read(const char *path, const char *kind, hid_t *file)
     if (fd < 0)
         return hf_error(HF_ERR_IO, "%s: cannot open %s: %s", path, kind, strerror(errno));
     close(fd);
-    hid_t fapl = hf_h5_fapl();
-    if (fapl < 0)
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return hf_error(HF_ERR_IO, "%s: cannot open %s: %s", path, kind, strerror(errno));
+    /* no format bounds when reading: a bound below the file's own format refuses it */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* a SWMR reader retries metadata whose checksum fails (the writer may be
+     * mid-write), 100 times by default with growing pauses: a few suffice */
+    if (fapl < 0 || H5Pset_file_locking(fapl, 1, 1) < 0 ||
+        H5Pset_metadata_read_attempts(fapl, 3) < 0) {
+        if (fapl >= 0)
+            H5Pclose(fapl);
         return hf_h5_fail(HF_ERR_INTERNAL, path, "file access properties");
+    }
     last_locked = 0;
     *file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     int locked = last_locked;
+    /* a file marked as being written (a live or killed SWMR writer) opens only
+     * as a SWMR reader */
+    if (*file < 0 && swmr && strstr(last_desc, "already open for write")) {
+        *file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+        locked = last_locked;
+    }
     H5Pclose(fapl);
-    if (*file >= 0)
+    if (*file >= 0) {
+        /* a SWMR reader skips HDF5's check that the file is not shorter than its
+         * end-of-allocation: do it here */
+        haddr_t eoa;
+        if (H5Fget_eoa(*file, &eoa) < 0 || (haddr_t)st.st_size < eoa) {
+            H5Fclose(*file);
+            *file = H5I_INVALID_HID;
+            return hf_error(HF_ERR_CORRUPT,
+                            "%s: not a readable HDF5 file (truncated or corrupt?): %lld bytes, "
+                            "the file's allocation ends at %llu",
+                            path, (long long)st.st_size, (unsigned long long)eoa);
+        }
         return HF_OK;
+    }
     if (locked)
         return hf_error(HF_ERR_IO, "%s: locked by another process (still being written?)", path);
     return hf_error(HF_ERR_CORRUPT, "%s: not a readable HDF5 file (truncated or corrupt?)", path);
@@ -238,7 +268,8 @@ hid_t hf_h5_found_type(int file)
         {"row", offsetof(hf_found_mem_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"m", offsetof(hf_found_mem_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"unit", offsetof(hf_found_mem_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
-        {"record", offsetof(hf_found_mem_t, record), 0, 0, 0, 1},
+        {"offset", offsetof(hf_found_mem_t, offset), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"length", offsetof(hf_found_mem_t, length), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"checksum", offsetof(hf_found_mem_t, checksum), H5T_NATIVE_UINT32, H5T_STD_U32LE, 0, 0},
     };
     return build_compound(m, NMEM(m), sizeof(hf_found_mem_t), file);
@@ -446,11 +477,11 @@ hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path,
     return HF_OK;
 }
 
-uint32_t hf_store_checksum(const char *s)
+uint32_t hf_store_checksum(const char *s, size_t n)
 {
     uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
         h *= 16777619u;
     }
     return h;

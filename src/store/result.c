@@ -406,13 +406,73 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
     return HF_OK;
 }
 
+/* Build the whole file in memory (HDF5's core driver, no backing store) and
+ * return its image. HDF5 1.10 cannot close a file whose final flush fails (a full
+ * disk) and then crashes at exit; in memory nothing can fail that way, and the
+ * disk writes below are plain write(2)s with errno for the message. */
+static hf_err_t build_image(const char *path, const hf_result_t *r, void **image, size_t *size)
+{
+    hf_err_t err = HF_OK;
+    wctx_t c = {path, ""};
+    hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
+    *image = NULL;
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 ||
+        (file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file in memory");
+        goto done;
+    }
+    if (write_contents(file, r, &c) != HF_OK) {
+        err = hf_h5_fail(HF_ERR_IO, path, c.what);
+        goto done;
+    }
+    ssize_t n;
+    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) < 0) {
+        err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
+        goto done;
+    }
+    if (!(*image = hf_malloc((size_t)n))) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (H5Fget_file_image(file, *image, (size_t)n) != n) {
+        err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
+        goto done;
+    }
+    *size = (size_t)n;
+done:
+    if (file >= 0 && H5Fclose(file) < 0 && err == HF_OK)
+        err = hf_h5_fail(HF_ERR_IO, path, "closing the in-memory file");
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (err != HF_OK) {
+        free(*image);
+        *image = NULL;
+    }
+    return err;
+}
+
+/* Write all n bytes to fd. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 hf_err_t hf_result_write(const char *path, const hf_result_t *r)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
-    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID;
-    int created = 0;
-    wctx_t c = {path, ""};
+    void *image = NULL;
+    size_t size = 0;
+    int created = 0, fd = -1;
     HF_TRY(check_result(path, r));
     size_t n = strlen(path);
     char *tmp = hf_malloc(n + 5);
@@ -421,51 +481,35 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
-
-    /* create it ourselves first: errno gives a clear reason (permissions, no dir) */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    HF_CHECK(err, build_image(path, r, &image, &size), done);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
         err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
         goto done;
     }
-    close(fd);
     created = 1;
-    if ((fapl = hf_h5_fapl()) < 0 ||
-        (file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
-        err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file");
-        goto done;
-    }
-    if (write_contents(file, r, &c) != HF_OK) {
-        err = hf_h5_fail(HF_ERR_IO, path, c.what);
-        goto done;
-    }
-    herr_t rc = H5Fclose(file);
-    file = H5I_INVALID_HID;
-    if (rc < 0) {
-        err = hf_h5_fail(HF_ERR_IO, path, "closing the file");
-        goto done;
-    }
     /* durable before it becomes visible under its final name */
-    fd = open(tmp, O_RDONLY);
-    if (fd < 0 || fsync(fd) < 0) {
-        err = hf_error(HF_ERR_IO, "%s: syncing %s: %s", path, tmp, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    if (write_all(fd, image, size) < 0 || fsync(fd) < 0) {
+        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
         goto done;
     }
-    close(fd);
+    int rc = close(fd);
+    fd = -1;
+    if (rc < 0) {
+        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
+        goto done;
+    }
     if (rename(tmp, path) < 0) {
         err = hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
         goto done;
     }
     created = 0;
 done:
-    if (file >= 0)
-        H5Fclose(file);
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    if (fd >= 0)
+        close(fd);
     if (created)
         unlink(tmp);
+    free(image);
     free(tmp);
     hf_h5_quiet_end(&q);
     return err;
@@ -753,7 +797,7 @@ hf_err_t hf_result_read(const char *path, hf_result_t *r)
 
     hf_result_init(r);
     hf_h5_quiet_begin(&q);
-    HF_CHECK(err, hf_h5_open_read(path, "result", &file), done);
+    HF_CHECK(err, hf_h5_open_read(path, "result", 0, &file), done);
     if (H5Aexists(file, "format") <= 0) {
         err =
             hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (no format attribute)", path);

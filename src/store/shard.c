@@ -1,8 +1,20 @@
 /* Per-rank shard files: the search appends each finished work unit (its found
- * supports, then its completion record) and flushes, so a killed run loses at most
- * the units in flight. Format: docs/hdf5-format.md ("Shard files"). */
+ * supports, then its completion record) so a killed run loses at most the units
+ * in flight. Format: docs/hdf5-format.md ("Shard files").
+ *
+ * Crash safety comes from HDF5's single-writer/multiple-reader (SWMR) mode: its
+ * ordered metadata flushes keep the file readable at every moment, even when the
+ * writer is killed in the middle of a flush (plain HDF5 can then leave a dataset's
+ * new length on disk without its data). SWMR cannot order variable-length data,
+ * so record texts go into a byte dataset /text that /found indexes.
+ *
+ * Every chunk holds one record (one 256-byte block of /text), so an append only
+ * ever writes new chunks: a kill can tear a write (the kernel stops between pages),
+ * and a torn rewrite of a shared chunk would destroy records already committed. */
+#define _GNU_SOURCE /* fallocate */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,34 +22,45 @@
 #include "store/store_impl.h"
 
 #define SHARD_FORMAT "headfuse-shard-1"
-#define SHARD_CHUNK 64
+#define TEXT_BLOCK 256 /* bytes per row of /text */
+#define RESERVE_STEP ((hsize_t)4 << 20)
+#define RESERVE_SLACK ((hsize_t)256 << 10) /* metadata a unit may add */
+
+int hf_shard_debug_fail_reserve;
 
 struct hf_shard_s {
     char *path;
-    hid_t file, units, found;      /* file and its two datasets */
-    hid_t unit_mtype, found_mtype; /* memory types for writing */
-    hsize_t nunits, nfound;        /* current dataset lengths */
-    hf_found_mem_t *buf;           /* found records of the unit in progress */
+    hid_t file, units, found, text; /* file and its three datasets */
+    hid_t unit_mtype, found_mtype;  /* memory types for writing */
+    hsize_t nunits, nfound, ntext;  /* current dataset lengths */
+    hf_found_mem_t *buf;            /* found records of the unit in progress ... */
+    char **buftext;                 /* ... and their texts */
     long nbuf, capbuf;
-    int broken; /* a write failed: the file no longer takes appends */
+    int broken;       /* a write failed: the file no longer takes appends */
+    int fd;           /* for reserving disk blocks; -1 when not possible */
+    hsize_t reserved; /* blocks are reserved up to this offset */
 };
 
 static void buf_clear(hf_shard_t *sh)
 {
     for (long i = 0; i < sh->nbuf; i++)
-        free(sh->buf[i].record);
+        free(sh->buftext[i]);
     sh->nbuf = 0;
 }
 
-/* Extendible, chunked, Fletcher32-checked 1-D dataset of the given file type. */
-static hid_t create_log(hid_t file, const char *name, hid_t ftype)
+/* Extendible, Fletcher32-checked dataset of one record per chunk: 1-D, or 2-D
+ * with rows of `width` elements (width > 0). fill (may be NULL) marks elements
+ * never written, so a reader can tell them from real records. */
+static hid_t create_log(hid_t file, const char *name, hid_t ftype, hid_t mtype, hsize_t width,
+                        const void *fill)
 {
-    hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = SHARD_CHUNK;
-    hid_t space = H5Screate_simple(1, &dims, &maxdims);
+    int rank = width ? 2 : 1;
+    hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {1, width};
+    hid_t space = H5Screate_simple(rank, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t ds = H5I_INVALID_HID;
-    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-        H5Pset_fletcher32(dcpl) >= 0)
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_fletcher32(dcpl) >= 0 && (!fill || H5Pset_fill_value(dcpl, mtype, fill) >= 0))
         ds = H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -52,11 +75,15 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     hf_err_t err = HF_OK;
     hid_t fapl = H5I_INVALID_HID, uf = H5I_INVALID_HID, ff = H5I_INVALID_HID;
     int created = 0;
+    const hf_unit_record_t unit_fill = {.row = -1, .rank = -1, .m = -1, .unit = -1};
+    const hf_found_mem_t found_fill = {.row = -1, .m = -1, .unit = -1, .offset = -1};
     *out = NULL;
     hf_shard_t *sh = hf_calloc(1, sizeof *sh);
     if (!sh)
         return HF_ERR_NOMEM;
-    sh->file = sh->units = sh->found = sh->unit_mtype = sh->found_mtype = H5I_INVALID_HID;
+    sh->file = sh->units = sh->found = sh->text = H5I_INVALID_HID;
+    sh->unit_mtype = sh->found_mtype = H5I_INVALID_HID;
+    sh->fd = -1;
     hf_h5_quiet_begin(&q);
     if (!(sh->path = hf_strdup(path))) {
         err = HF_ERR_NOMEM;
@@ -70,7 +97,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     }
     close(fd);
     created = 1;
-    if ((fapl = hf_h5_fapl()) < 0 ||
+    if ((fapl = hf_h5_fapl(1)) < 0 ||
         (sh->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
@@ -80,17 +107,21 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
         err = hf_h5_fail(HF_ERR_IO, path, "writing attributes");
         goto fail;
     }
+    /* everything must exist before SWMR writing starts: no objects are created after */
     if ((uf = hf_h5_unit_type(1)) < 0 || (ff = hf_h5_found_type(1)) < 0 ||
         (sh->unit_mtype = hf_h5_unit_type(0)) < 0 || (sh->found_mtype = hf_h5_found_type(0)) < 0 ||
-        (sh->units = create_log(sh->file, "units", uf)) < 0 ||
-        (sh->found = create_log(sh->file, "found", ff)) < 0 ||
-        H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0) {
+        (sh->units = create_log(sh->file, "units", uf, sh->unit_mtype, 0, &unit_fill)) < 0 ||
+        (sh->found = create_log(sh->file, "found", ff, sh->found_mtype, 0, &found_fill)) < 0 ||
+        (sh->text =
+             create_log(sh->file, "text", H5T_STD_U8LE, H5T_NATIVE_UINT8, TEXT_BLOCK, NULL)) < 0 ||
+        H5Fstart_swmr_write(sh->file) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "creating datasets");
         goto fail;
     }
     H5Tclose(ff);
     H5Tclose(uf);
     H5Pclose(fapl);
+    sh->fd = open(path, O_WRONLY);
     hf_h5_quiet_end(&q);
     *out = sh;
     return HF_OK;
@@ -101,6 +132,8 @@ fail:
         H5Tclose(uf);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (sh->text >= 0)
+        H5Dclose(sh->text);
     if (sh->found >= 0)
         H5Dclose(sh->found);
     if (sh->units >= 0)
@@ -130,35 +163,43 @@ hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit
         if (!nb)
             return HF_ERR_NOMEM;
         sh->buf = nb;
+        char **nt = hf_realloc(sh->buftext, (size_t)cap * sizeof *nt);
+        if (!nt)
+            return HF_ERR_NOMEM;
+        sh->buftext = nt;
         sh->capbuf = cap;
     }
     char *copy = hf_strdup(record);
     if (!copy)
         return HF_ERR_NOMEM;
-    hf_found_mem_t *f = &sh->buf[sh->nbuf++];
-    f->row = row;
-    f->m = m;
-    f->unit = unit;
-    f->record = copy;
-    f->checksum = hf_store_checksum(copy);
+    size_t len = strlen(copy);
+    sh->buf[sh->nbuf] = (hf_found_mem_t){.row = row,
+                                         .m = m,
+                                         .unit = unit,
+                                         .offset = 0, /* known when written */
+                                         .length = (int64_t)len,
+                                         .checksum = hf_store_checksum(copy, len)};
+    sh->buftext[sh->nbuf++] = copy;
     return HF_OK;
 }
 
-/* Append n records from buf to a 1-D extendible dataset of length *len. */
-static herr_t append(hid_t ds, hid_t mtype, hsize_t *len, hsize_t n, const void *buf)
+/* Append n rows from buf to an extendible dataset of *len rows (1-D, or 2-D with
+ * rows of width elements). */
+static herr_t append(hid_t ds, hid_t mtype, hsize_t *len, hsize_t n, hsize_t width, const void *buf)
 {
     herr_t rc = -1;
-    hsize_t newlen = *len + n;
+    int rank = width ? 2 : 1;
+    hsize_t newdims[2] = {*len + n, width}, start[2] = {*len, 0}, count[2] = {n, width};
     hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
     if (n == 0)
         return 0;
-    if (H5Dset_extent(ds, &newlen) < 0 || (fspace = H5Dget_space(ds)) < 0 ||
-        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, len, NULL, &n, NULL) < 0 ||
-        (mspace = H5Screate_simple(1, &n, NULL)) < 0)
+    if (H5Dset_extent(ds, newdims) < 0 || (fspace = H5Dget_space(ds)) < 0 ||
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        (mspace = H5Screate_simple(rank, count, NULL)) < 0)
         goto done;
     rc = H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf);
     if (rc >= 0)
-        *len = newlen;
+        *len = newdims[0];
 done:
     if (mspace >= 0)
         H5Sclose(mspace);
@@ -167,18 +208,84 @@ done:
     return rc;
 }
 
-/* Write the buffered found records, optionally the unit record, then flush. */
+/* Append the buffered texts to /text (each from a fresh block) and their index
+ * entries to /found. */
+static herr_t write_found(hf_shard_t *sh)
+{
+    hsize_t blocks = 0;
+    for (long i = 0; i < sh->nbuf; i++)
+        blocks += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
+    char *bytes = calloc(blocks ? blocks : 1, TEXT_BLOCK);
+    if (!bytes)
+        return -1;
+    hsize_t at = 0;
+    for (long i = 0; i < sh->nbuf; i++) {
+        sh->buf[i].offset = (int64_t)((sh->ntext + at) * TEXT_BLOCK);
+        memcpy(bytes + at * TEXT_BLOCK, sh->buftext[i], (size_t)sh->buf[i].length);
+        at += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
+    }
+    herr_t rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
+    free(bytes);
+    if (rc >= 0)
+        rc = append(sh->found, sh->found_mtype, &sh->nfound, (hsize_t)sh->nbuf, 0, sh->buf);
+    return rc;
+}
+
+/* Reserve disk blocks ahead of HDF5 (fallocate, file size unchanged) so that a
+ * full disk is met here, with the shard intact, and not inside H5Fflush: HDF5
+ * 1.10 cannot close a file after a failed flush ("slist already enabled?") and
+ * then crashes at exit or at MPI_Finalize. `need`: bytes this unit may add. */
+static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
+{
+    haddr_t eoa;
+    if (sh->fd < 0 || H5Fget_eoa(sh->file, &eoa) < 0)
+        return HF_OK; /* best effort */
+    hsize_t want = eoa + 2 * need + RESERVE_SLACK;
+    if (want <= sh->reserved && !hf_shard_debug_fail_reserve)
+        return HF_OK;
+    hsize_t to = want + (eoa / 8 > RESERVE_STEP ? eoa / 8 : RESERVE_STEP);
+    int rc = hf_shard_debug_fail_reserve
+                 ? (errno = ENOSPC, -1)
+                 : fallocate(sh->fd, FALLOC_FL_KEEP_SIZE, (off_t)eoa, (off_t)(to - eoa));
+    if (rc < 0 && errno == ENOSPC && !hf_shard_debug_fail_reserve) {
+        to = want; /* nearly full: just what this unit needs */
+        rc = fallocate(sh->fd, FALLOC_FL_KEEP_SIZE, (off_t)eoa, (off_t)(to - eoa));
+    }
+    if (rc == 0) {
+        sh->reserved = to;
+        return HF_OK;
+    }
+    if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+        return hf_error(HF_ERR_IO, "%s: no room for more units: %s", sh->path, strerror(errno));
+    /* file systems without fallocate: go on without a reservation */
+    close(sh->fd);
+    sh->fd = -1;
+    return HF_OK;
+}
+
+/* Write the buffered found records and flush; then, if u, the unit record and
+ * flush again. Two flushes: the completion record reaches the file only after its
+ * found records are there, whatever order HDF5 writes one flush in. */
 static hf_err_t write_unit(hf_shard_t *sh, const hf_unit_record_t *u)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
-    if (sh->broken)
+    if (sh->broken) {
+        buf_clear(sh);
         return hf_error(HF_ERR_IO, "%s: an earlier write to this shard failed", sh->path);
+    }
+    hsize_t need = sizeof *u + (hsize_t)sh->nbuf * (sizeof *sh->buf + TEXT_BLOCK);
+    for (long i = 0; i < sh->nbuf; i++)
+        need += (hsize_t)sh->buf[i].length;
     hf_h5_quiet_begin(&q);
-    /* found records first: a reader that sees the completion record sees them too */
-    if (append(sh->found, sh->found_mtype, &sh->nfound, (hsize_t)sh->nbuf, sh->buf) < 0 ||
-        (u && append(sh->units, sh->unit_mtype, &sh->nunits, 1, u) < 0) ||
-        H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0) {
+    if ((err = reserve(sh, need)) != HF_OK) {
+        buf_clear(sh); /* the unit is not recorded; the shard stays usable */
+        hf_h5_quiet_end(&q);
+        return err;
+    }
+    if ((sh->nbuf > 0 && (write_found(sh) < 0 || H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0)) ||
+        (u && (append(sh->units, sh->unit_mtype, &sh->nunits, 1, 0, u) < 0 ||
+               H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0))) {
         sh->broken = 1;
         err = hf_h5_fail(HF_ERR_IO, sh->path, "writing a finished unit");
     }
@@ -219,14 +326,18 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
     hf_err_t err = HF_OK;
     hf_h5_quiet_begin(&q);
     buf_clear(sh); /* records of a unit that never finished are dropped by design */
-    int bad = H5Dclose(sh->found) < 0;
+    int bad = H5Dclose(sh->text) < 0;
+    bad |= H5Dclose(sh->found) < 0;
     bad |= H5Dclose(sh->units) < 0;
     H5Tclose(sh->found_mtype);
     H5Tclose(sh->unit_mtype);
     bad |= H5Fclose(sh->file) < 0;
     if (bad)
         err = hf_h5_fail(HF_ERR_IO, sh->path, "closing shard");
+    if (sh->fd >= 0)
+        close(sh->fd);
     hf_h5_quiet_end(&q);
+    free(sh->buftext);
     free(sh->buf);
     free(sh->path);
     free(sh);
@@ -264,22 +375,58 @@ static int key_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* Open a 1-D log dataset, check its datatype against `expected`, return length. */
-static hf_err_t open_log(hid_t file, const char *name, hid_t expected, const char *path, hid_t *ds,
-                         hsize_t *len)
+/* Open a dataset, check its datatype (a compound against `expected`, else rows of
+ * TEXT_BLOCK bytes) and read it whole into a new buffer of rowsize-byte rows. */
+static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t rowsize,
+                         const char *path, void **out, hsize_t *len)
 {
     char where[32];
+    hf_err_t err = HF_OK;
+    hid_t ds, ft = H5I_INVALID_HID;
+    hsize_t dims[2];
     snprintf(where, sizeof where, "/%s", name);
-    *ds = H5Dopen2(file, name, H5P_DEFAULT);
-    if (*ds < 0)
+    *out = NULL;
+    if ((ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0)
         return hf_h5_fail(HF_ERR_CORRUPT, path, where);
-    hid_t ft = H5Dget_type(*ds);
-    if (ft < 0)
-        return hf_h5_fail(HF_ERR_CORRUPT, path, where);
-    hf_err_t err = hf_h5_check_compound(ft, expected, path, where);
-    H5Tclose(ft);
-    if (err == HF_OK)
-        err = hf_h5_dataset_dims(*ds, 1, path, where, len);
+    if ((ft = H5Dget_type(ds)) < 0) {
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
+    if (H5Tget_class(expected) == H5T_COMPOUND) {
+        HF_CHECK(err, hf_h5_check_compound(ft, expected, path, where), done);
+        HF_CHECK(err, hf_h5_dataset_dims(ds, 1, path, where, dims), done);
+    } else {
+        if (H5Tget_class(ft) != H5T_INTEGER || H5Tget_size(ft) != 1) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: not bytes", path, where);
+            goto done;
+        }
+        HF_CHECK(err, hf_h5_dataset_dims(ds, 2, path, where, dims), done);
+        if (dims[1] != TEXT_BLOCK) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: rows of %llu bytes, expected %d", path, where,
+                           (unsigned long long)dims[1], TEXT_BLOCK);
+            goto done;
+        }
+    }
+    *len = dims[0];
+    if (*len > ((hsize_t)1 << 40) / rowsize) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
+        goto done;
+    }
+    void *buf = hf_malloc((size_t)*len * rowsize);
+    if (!buf) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (*len > 0 && H5Dread(ds, expected, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        free(buf);
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
+    *out = buf;
+done:
+    if (ft >= 0)
+        H5Tclose(ft);
+    H5Dclose(ds);
     return err;
 }
 
@@ -287,18 +434,21 @@ hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
-    hid_t file = H5I_INVALID_HID, uds = H5I_INVALID_HID, fds = H5I_INVALID_HID;
-    hid_t umt = H5I_INVALID_HID, fmt = H5I_INVALID_HID, fspace = H5I_INVALID_HID;
-    char *format = NULL, *fp = NULL;
+    hid_t file = H5I_INVALID_HID, umt = H5I_INVALID_HID, fmt = H5I_INVALID_HID;
+    char *format = NULL, *fp = NULL, *text = NULL;
     hf_unit_record_t *units = NULL;
     hf_found_mem_t *found = NULL;
     unit_key_t *keys = NULL;
-    hsize_t nu = 0, nf = 0;
-    int reclaim = 0;
+    hsize_t nu = 0, nf = 0, nt = 0;
+    void *buf;
 
     memset(out, 0, sizeof *out);
     hf_h5_quiet_begin(&q);
-    HF_CHECK(err, hf_h5_open_read(path, "shard", &file), done);
+    HF_CHECK(err, hf_h5_open_read(path, "shard", 1, &file), done);
+    if (H5Aexists(file, "format") <= 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: not a headfuse shard (no format attribute)", path);
+        goto done;
+    }
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
     if (strcmp(format, SHARD_FORMAT) != 0) {
         err = hf_error(HF_ERR_CORRUPT, "%s: not a headfuse shard (format '%s', expected '%s')",
@@ -315,36 +465,29 @@ hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
-    HF_CHECK(err, open_log(file, "units", umt, path, &uds, &nu), done);
-    HF_CHECK(err, open_log(file, "found", fmt, path, &fds, &nf), done);
+    HF_CHECK(err, read_log(file, "units", umt, sizeof *units, path, &buf, &nu), done);
+    units = buf;
+    HF_CHECK(err, read_log(file, "found", fmt, sizeof *found, path, &buf, &nf), done);
+    found = buf;
+    HF_CHECK(err, read_log(file, "text", H5T_NATIVE_UINT8, TEXT_BLOCK, path, &buf, &nt), done);
+    text = buf;
+    nt *= TEXT_BLOCK; /* bytes from here */
 
-    units = hf_malloc((size_t)nu * sizeof *units);
+    /* A kill can leave a dataset's new length on disk before its data: such
+     * never-written records read as the fill value (row -1) and can only be at
+     * the end of /units. Anything else out of range is damage. */
+    while (nu > 0 && units[nu - 1].row == -1 && units[nu - 1].m == -1)
+        nu--;
     keys = hf_malloc((size_t)nu * sizeof *keys);
-    found = hf_calloc((size_t)nf, sizeof *found);
-    if (!units || !keys || !found) {
+    if (!keys) {
         err = HF_ERR_NOMEM;
         goto done;
-    }
-    if (nu > 0 && H5Dread(uds, umt, H5S_ALL, H5S_ALL, H5P_DEFAULT, units) < 0) {
-        err = hf_h5_fail(HF_ERR_CORRUPT, path, "/units");
-        goto done;
-    }
-    if (nf > 0) {
-        if ((fspace = H5Dget_space(fds)) < 0) {
-            err = hf_h5_fail(HF_ERR_CORRUPT, path, "/found");
-            goto done;
-        }
-        reclaim = 1; /* safe on the zeroed buffer even if the read fails midway */
-        if (H5Dread(fds, fmt, H5S_ALL, H5S_ALL, H5P_DEFAULT, found) < 0) {
-            err = hf_h5_fail(HF_ERR_CORRUPT, path, "/found");
-            goto done;
-        }
     }
     for (hsize_t i = 0; i < nu; i++) {
         const hf_unit_record_t *u = &units[i];
         if (u->row < 0 || u->m < 0 || u->unit < 0 || u->rank < 0 || u->nodes < 0 || u->found < 0 ||
             !(u->seconds >= 0)) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /units[%llu]: invalid values", path,
+            err = hf_error(HF_ERR_CORRUPT, "%s: /units[%llu]: invalid record", path,
                            (unsigned long long)i);
             goto done;
         }
@@ -352,17 +495,27 @@ hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_
     }
     qsort(keys, (size_t)nu, sizeof *keys, key_cmp);
 
+    /* Found records of completed units were flushed before the completion record
+     * was written, so they must be intact; those of units in flight may be only
+     * partly written and are dropped unchecked. */
     long keep = 0;
     for (hsize_t i = 0; i < nf; i++) {
         const hf_found_mem_t *f = &found[i];
-        if (!f->record || hf_store_checksum(f->record) != f->checksum) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: record checksum mismatch", path,
+        unit_key_t k = {f->row, f->m, f->unit};
+        if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
+            continue;
+        if (f->offset < 0 || f->length < 0 || (hsize_t)f->offset > nt ||
+            (hsize_t)f->length > nt - (hsize_t)f->offset) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
                            (unsigned long long)i);
             goto done;
         }
-        unit_key_t k = {f->row, f->m, f->unit};
-        if (bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
-            keep++;
+        if (hf_store_checksum(text + f->offset, (size_t)f->length) != f->checksum) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: record text checksum mismatch", path,
+                           (unsigned long long)i);
+            goto done;
+        }
+        keep++;
     }
     out->units = units;
     units = NULL;
@@ -379,34 +532,31 @@ hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_
         const hf_found_mem_t *f = &found[i];
         unit_key_t k = {f->row, f->m, f->unit};
         if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
-            continue; /* unit in flight when the shard was last flushed */
+            continue; /* its unit was in flight when the shard was last written */
         long j = out->nfound;
-        if (!(out->found_record[j] = hf_strdup(f->record))) {
+        char *rec = hf_malloc((size_t)f->length + 1);
+        if (!rec) {
             err = HF_ERR_NOMEM;
             goto done;
         }
+        memcpy(rec, text + f->offset, (size_t)f->length);
+        rec[f->length] = '\0';
+        out->found_record[j] = rec;
         out->found_row[j] = f->row;
         out->found_m[j] = f->m;
         out->found_unit[j] = f->unit;
         out->nfound++;
     }
 done:
-    if (reclaim)
-        H5Dvlen_reclaim(fmt, fspace, H5P_DEFAULT, found);
-    if (fspace >= 0)
-        H5Sclose(fspace);
-    if (fds >= 0)
-        H5Dclose(fds);
-    if (uds >= 0)
-        H5Dclose(uds);
     if (fmt >= 0)
         H5Tclose(fmt);
     if (umt >= 0)
         H5Tclose(umt);
     if (file >= 0)
         H5Fclose(file);
-    free(found);
     free(keys);
+    free(text);
+    free(found);
     free(units);
     free(fp);
     free(format);

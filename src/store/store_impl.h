@@ -23,15 +23,19 @@ void hf_h5_quiet_end(const hf_h5_quiet_t *q);
  * with the given code and return the code. */
 hf_err_t hf_h5_fail(hf_err_t code, const char *path, const char *what);
 
-/* File access properties shared by results and shards: the 1.8 file format
- * (checksummed superblock and object headers; readable by any HDF5 >= 1.8 and h5py)
- * with the default sec2 driver. Returns a property list or H5I_INVALID_HID. */
-hid_t hf_h5_fapl(void);
+/* File access properties for writing with the default sec2 driver. latest = 0:
+ * the most widely readable format (results; its version-0 superblock also has no
+ * checksum for H5Fget_file_image to get wrong, which 1.10.8 does for version 2).
+ * latest = 1: the 1.10 format SWMR needs, with checksummed metadata (shards).
+ * Returns a property list or H5I_INVALID_HID. */
+hid_t hf_h5_fapl(int latest);
 
-/* Open an existing file read-only. Missing/unreadable -> HF_ERR_IO with errno's
- * reason; locked by a writer -> HF_ERR_IO; not HDF5, truncated -> HF_ERR_CORRUPT
- * "PATH: not a readable HDF5 file (truncated or corrupt?)". kind: "shard", ... */
-hf_err_t hf_h5_open_read(const char *path, const char *kind, hid_t *file);
+/* Open an existing file read-only (swmr: as a SWMR reader, which also opens files
+ * whose SWMR writer died without closing them). Missing/unreadable -> HF_ERR_IO
+ * with errno's reason; locked by a writer -> HF_ERR_IO; not HDF5, truncated ->
+ * HF_ERR_CORRUPT "PATH: not a readable HDF5 file (truncated or corrupt?)".
+ * kind names the file in messages ("shard", "result"). */
+hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file);
 
 /* Compound datatypes of hf_row_t, hf_unit_record_t and shard found records.
  * file != 0: packed little-endian file type; 0: native memory type. The caller
@@ -39,13 +43,15 @@ hf_err_t hf_h5_open_read(const char *path, const char *kind, hid_t *file);
 hid_t hf_h5_row_type(int file);
 hid_t hf_h5_unit_type(int file);
 
-/* In-memory layout of one found record of a shard. */
+/* In-memory layout of one entry of a shard's /found index: the record's text is
+ * bytes [offset, offset + length) of the shard's /text dataset. */
 typedef struct {
     int32_t row;
     int64_t m;
     int64_t unit;
-    char *record;      /* variable-length string */
-    uint32_t checksum; /* hf_store_checksum(record) */
+    int64_t offset;
+    int64_t length;
+    uint32_t checksum; /* hf_store_checksum of the text */
 } hf_found_mem_t;
 
 hid_t hf_h5_found_type(int file);
@@ -70,15 +76,18 @@ hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *wh
  * (by name), each of the same class and a size no larger (no truncation). */
 hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path, const char *where);
 
-/* 32-bit FNV-1a of a string: guards variable-length strings, which live in the
- * global heap outside the Fletcher32-checked chunks. */
-uint32_t hf_store_checksum(const char *s);
+/* 32-bit FNV-1a of n bytes: a found record's text is checked as a whole, beyond
+ * the per-chunk Fletcher32 of the datasets holding it. */
+uint32_t hf_store_checksum(const char *s, size_t n);
 
 /* Strict "[-]digits[/digits]" syntax check of a rational written as text. */
 int hf_store_rational_syntax_ok(const char *s);
 
 /* Test hook: write the buffered found records WITHOUT a completion record and
- * flush, as if the process was killed between the two writes. */
+ * flush, as if the process was killed between the two flushes. */
 hf_err_t hf_shard_debug_write_found(hf_shard_t *sh);
+/* Test hook: nonzero makes the disk reservation before each unit fail as on a
+ * full disk. */
+extern int hf_shard_debug_fail_reserve;
 
 #endif

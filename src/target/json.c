@@ -345,8 +345,8 @@ static hf_err_t read_file(const char *path, char **out, size_t *len)
     size_t n = 0, cap = 0;
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    if (!f) /* a target path that does not open is the user's input, like bad JSON */
+        return hf_error(HF_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
     for (;;) {
         if (n + 1 >= cap) {
             cap = cap ? 2 * cap : 65536;

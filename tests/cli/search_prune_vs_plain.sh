@@ -6,7 +6,7 @@ specs=("--family wd:d=1 --span 3" "--family wd:d=2 --span 2" "--family wd:d=3 --
        "--family chain:d=2 --span 2" "--family multi:d=1,k=3 --span 3"
        "--family wdw:d=2 --span 2" "--family multi:d=2,k=2 --span 2"
        "$SRC/data/cubic_factor.json --span 3" "$SRC/data/two_heads_shared.json --span 2")
-strip() { python3 -c '
+strip() { $PY -c '
 import json, sys
 rows = json.loads(sys.argv[1])
 print(json.dumps([{k: r[k] for k in ("name", "m_star", "n_min_raw", "n_min_sym", "supports")} for r in rows], sort_keys=True))' "$1"; }

@@ -14,7 +14,7 @@ for spec in "${specs[@]}"; do
     got=$(table_json "r$n.h5")
     if [ -z "$ref" ]; then
       ref=$got
-      python3 -c 'import json,sys; r=json.loads(sys.argv[1])[0]; assert r["m_star"] and r["n_min_raw"] >= 1, r' "$got" \
+      $PY -c 'import json,sys; r=json.loads(sys.argv[1])[0]; assert r["m_star"] and r["n_min_raw"] >= 1, r' "$got" \
         || fail "$spec: no minimal support found: $got"
     else
       [ "$got" = "$ref" ] || fail "$spec: $n ranks differ from 1 rank:

@@ -10,12 +10,12 @@ ref=$(table_json ref.h5)
 # wait_units FILE N: until the shards of FILE hold at least N finished units (or 60 s)
 wait_units() {
   for _ in $(seq 600); do
-    c=$(python3 - "$1.shards" <<'PY' 2>/dev/null || echo 0
+    c=$($PY - "$1.shards" <<'PY' 2>/dev/null || echo 0
 import glob, sys, h5py
 n = 0
 for f in glob.glob(sys.argv[1] + "/run-*.h5"):
     try:
-        with h5py.File(f, "r", locking=False) as h:
+        with h5py.File(f, "r", swmr=True) as h:  # shards are SWMR files
             n += h["units"].shape[0]
     except Exception:
         pass
@@ -53,7 +53,7 @@ for sig in USR1 TERM; do
   pid=$!
   set -e
   wait_units s.h5 3
-  pkill -"$sig" -f "headfuse search.*s.h5" || true
+  pkill -"$sig" -f "^$HEADFUSE search .*s.h5" || true
   set +e
   wait $pid
   st=$?

@@ -16,8 +16,8 @@ out=$("$HEADFUSE" target --family wd:d=3 --json)
 
 # export round trip: the exported file describes the same target
 "$HEADFUSE" target --family chain:d=2 --export chain2.json >/dev/null
-a=$("$HEADFUSE" target --family chain:d=2 --json | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
-b=$("$HEADFUSE" target chain2.json --json | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
+a=$("$HEADFUSE" target --family chain:d=2 --json | $PY -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
+b=$("$HEADFUSE" target chain2.json --json | $PY -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
 [ "$a" = "$b" ] || fail "export round trip: $a vs $b"
 
 # check: the product support of W_2 is feasible with weights equal, values = #ones

@@ -1,0 +1,406 @@
+/* headfuse table: print the minimal-atom table of one or more result files, as an
+ * aligned text table, one JSON array, CSV or a GitHub Markdown table. All files are
+ * read (and validated) before anything is printed. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+
+static const char *usage_text =
+    "usage: headfuse table RESULT.h5 [MORE.h5 ...] [--json|--csv|--markdown] [--supports]\n"
+    "  Prints the rows of all files in order: name, d, span, m_star, lb, ub, status,\n"
+    "  n_min_raw, n_min_sym, group_order, nodes, units, seconds (and the file).\n"
+    "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
+    "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV).\n";
+
+/* The 13 table fields, in the documented order. */
+static const char *const fields[] = {"name",  "d",      "span",      "m_star",    "lb",
+                                     "ub",    "status", "n_min_raw", "n_min_sym", "group_order",
+                                     "nodes", "units",  "seconds"};
+#define NFIELDS (int)(sizeof fields / sizeof *fields)
+
+/* Field i of a row as text; "" for null (-1) values. buf holds at least 64 bytes. */
+static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
+{
+    int64_t v;
+    switch (i) {
+    case 0:
+        return r->name;
+    case 1:
+        v = r->d;
+        break;
+    case 2:
+        v = r->span;
+        break;
+    case 3:
+        v = r->m_star;
+        break;
+    case 4:
+        return strcmp(r->lb, "-1") ? r->lb : "";
+    case 5:
+        return strcmp(r->ub, "-1") ? r->ub : "";
+    case 6:
+        return r->status;
+    case 7:
+        v = r->n_min_raw;
+        break;
+    case 8:
+        v = r->n_min_sym;
+        break;
+    case 9:
+        v = r->group_order;
+        break;
+    case 10:
+        v = r->nodes;
+        break;
+    case 11:
+        v = r->units;
+        break;
+    default:
+        if (r->seconds < 0)
+            return "";
+        snprintf(buf, n, "%.3f", r->seconds);
+        return buf;
+    }
+    if (v < 0)
+        return "";
+    snprintf(buf, n, "%" PRId64, v);
+    return buf;
+}
+
+/* Keys of support j in the --keys syntax "0,0;1,0;0,1" (malloc'd). */
+static char *support_keys_text(const hf_supports_t *s, long j)
+{
+    size_t cap = 64, len = 0;
+    char *out = hf_malloc(cap);
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    for (long a = 0; a < s->m; a++)
+        for (int c = 0; c < s->d; c++) {
+            char num[32];
+            int k = snprintf(num, sizeof num, "%s%" PRId64, c ? "," : (a ? ";" : ""),
+                             s->keys[(j * s->m + a) * s->d + c]);
+            if (len + (size_t)k + 1 > cap) {
+                cap = 2 * (len + (size_t)k + 1);
+                char *p = hf_realloc(out, cap);
+                if (!p) {
+                    free(out);
+                    return NULL;
+                }
+                out = p;
+            }
+            memcpy(out + len, num, (size_t)k + 1);
+            len += (size_t)k;
+        }
+    return out;
+}
+
+/* All supports of a row: "keys | keys | ..." (malloc'd). */
+static char *supports_text(const hf_supports_t *s)
+{
+    char *out = hf_strdup("");
+    for (long j = 0; out && j < s->n; j++) {
+        char *k = support_keys_text(s, j);
+        char *joined = k ? hf_malloc(strlen(out) + strlen(k) + 4) : NULL;
+        if (joined)
+            sprintf(joined, "%s%s%s", out, j ? " | " : "", k);
+        free(k);
+        free(out);
+        out = joined;
+    }
+    return out;
+}
+
+/* ---- JSON ---- */
+
+static json_t *json_supports(const hf_supports_t *s)
+{
+    json_t *all = json_array();
+    for (long j = 0; j < s->n; j++) {
+        json_t *sup = json_array();
+        for (long a = 0; a < s->m; a++) {
+            json_t *key = json_array();
+            for (int c = 0; c < s->d; c++)
+                json_array_append_new(key, json_integer(s->keys[(j * s->m + a) * s->d + c]));
+            json_array_append_new(sup, key);
+        }
+        json_array_append_new(all, sup);
+    }
+    return all;
+}
+
+/* Witnesses as check --json prints heads: values flat when dv = 1. */
+static json_t *json_witnesses(const hf_supports_t *s)
+{
+    json_t *all = json_array();
+    for (long j = 0; j < s->n; j++) {
+        json_t *w = json_array(), *v = json_array();
+        for (long a = 0; a < s->m; a++) {
+            json_array_append_new(w, json_string(s->weights[j * s->m + a]));
+            char **val = s->values + (j * s->m + a) * s->dv;
+            if (s->dv == 1) {
+                json_array_append_new(v, json_string(val[0]));
+            } else {
+                json_t *vec = json_array();
+                for (int c = 0; c < s->dv; c++)
+                    json_array_append_new(vec, json_string(val[c]));
+                json_array_append_new(v, vec);
+            }
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "weights", w);
+        json_object_set_new(o, "values", v);
+        json_array_append_new(all, o);
+    }
+    return all;
+}
+
+static void print_json(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
+{
+    json_t *rows = json_array();
+    for (int f = 0; f < nfiles; f++)
+        for (long i = 0; i < res[f].nrows; i++) {
+            json_t *o = cli_row_json(&res[f].rows[i]);
+            json_object_set_new(o, "file", json_string(paths[f]));
+            if (supports) {
+                json_object_set_new(o, "supports", json_supports(&res[f].supports[i]));
+                json_object_set_new(o, "witnesses", json_witnesses(&res[f].supports[i]));
+            }
+            json_array_append_new(rows, o);
+        }
+    char *s = json_dumps(rows, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    if (s) {
+        puts(s);
+        free(s);
+    }
+    json_decref(rows);
+}
+
+/* ---- CSV ---- */
+
+/* A CSV field, quoted when it holds a separator, quote or newline. */
+static void csv_field(const char *s, int first)
+{
+    if (!first)
+        putchar(',');
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static int print_csv(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
+{
+    char buf[64];
+    for (int i = 0; i < NFIELDS; i++)
+        csv_field(fields[i], i == 0);
+    csv_field("file", 0);
+    if (supports)
+        csv_field("supports", 0);
+    putchar('\n');
+    for (int f = 0; f < nfiles; f++)
+        for (long r = 0; r < res[f].nrows; r++) {
+            for (int i = 0; i < NFIELDS; i++)
+                csv_field(field_text(&res[f].rows[r], i, buf, sizeof buf), i == 0);
+            csv_field(paths[f], 0);
+            if (supports) {
+                char *s = supports_text(&res[f].supports[r]);
+                if (!s)
+                    return -1;
+                csv_field(s, 0);
+                free(s);
+            }
+            putchar('\n');
+        }
+    return 0;
+}
+
+/* ---- aligned text and Markdown ---- */
+
+/* Display names of the columns: shorter than the field names where they are long. */
+static const char *const headers[] = {"name",  "d",      "span",   "m*",    "LB",
+                                      "UB",    "status", "n_min",  "n_sym", "group",
+                                      "nodes", "units",  "seconds"};
+
+/* The cells of the text/Markdown table, header row first. */
+typedef struct {
+    char **cells; /* nrows x ncols */
+    int ncols;
+    long nrows;
+} grid_t;
+
+static void grid_clear(grid_t *g)
+{
+    for (long i = 0; i < g->nrows * g->ncols; i++)
+        free(g->cells[i]);
+    free(g->cells);
+}
+
+/* Build the cells: header row, then one row per table row ('-' for null). */
+static int grid_build(grid_t *g, const hf_result_t *res, const char *const *paths, int nfiles,
+                      int with_file, int supports)
+{
+    long n = 1;
+    for (int f = 0; f < nfiles; f++)
+        n += res[f].nrows;
+    g->ncols = NFIELDS + (with_file ? 1 : 0) + (supports ? 1 : 0);
+    g->cells = hf_calloc((size_t)(n * g->ncols), sizeof *g->cells);
+    if (!g->cells)
+        return -1;
+    g->nrows = n; /* grid_clear frees the cells from here */
+    char buf[64];
+    int c = 0;
+    for (int i = 0; i < NFIELDS; i++)
+        g->cells[c++] = hf_strdup(headers[i]);
+    if (with_file)
+        g->cells[c++] = hf_strdup("file");
+    if (supports)
+        g->cells[c++] = hf_strdup("supports");
+    long row = 1;
+    for (int f = 0; f < nfiles; f++)
+        for (long r = 0; r < res[f].nrows; r++, row++) {
+            char **cell = g->cells + row * g->ncols;
+            for (int i = 0; i < NFIELDS; i++) {
+                const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
+                cell[i] = hf_strdup(t[0] ? t : "-");
+            }
+            int k = NFIELDS;
+            if (with_file)
+                cell[k++] = hf_strdup(paths[f]);
+            if (supports)
+                cell[k++] = supports_text(&res[f].supports[r]);
+        }
+    for (long i = 0; i < n * g->ncols; i++)
+        if (!g->cells[i])
+            return -1;
+    return 0;
+}
+
+/* Columns holding numbers are right-aligned in the text table. */
+static int numeric_column(int c)
+{
+    return c >= 1 && c < NFIELDS && c != 6;
+}
+
+static void print_text(const grid_t *g)
+{
+    size_t width[NFIELDS + 2] = {0};
+    for (long r = 0; r < g->nrows; r++)
+        for (int c = 0; c < g->ncols; c++) {
+            size_t w = strlen(g->cells[r * g->ncols + c]);
+            if (w > width[c])
+                width[c] = w;
+        }
+    for (long r = 0; r < g->nrows; r++) {
+        for (int c = 0; c < g->ncols; c++) {
+            const char *s = g->cells[r * g->ncols + c];
+            int last = c == g->ncols - 1;
+            if (numeric_column(c))
+                printf("%s%*s", c ? "  " : "", (int)width[c], s);
+            else if (last && s[0])
+                printf("%s%s", c ? "  " : "", s);
+            else if (last)
+                ; /* no trailing blanks */
+            else
+                printf("%s%-*s", c ? "  " : "", (int)width[c], s);
+        }
+        putchar('\n');
+    }
+}
+
+/* A Markdown cell: '|' escaped so it does not split the cell. */
+static void md_cell(const char *s)
+{
+    fputs("| ", stdout);
+    for (; *s; s++) {
+        if (*s == '|')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar(' ');
+}
+
+static void print_markdown(const grid_t *g)
+{
+    for (long r = 0; r < g->nrows; r++) {
+        for (int c = 0; c < g->ncols; c++)
+            md_cell(g->cells[r * g->ncols + c]);
+        puts("|");
+        if (r == 0) {
+            for (int c = 0; c < g->ncols; c++)
+                fputs(numeric_column(c) ? "| ---: " : "| --- ", stdout);
+            puts("|");
+        }
+    }
+}
+
+int cli_cmd_table(int argc, char **argv)
+{
+    int json = 0, csv = 0, markdown = 0, supports = 0, help = 0, npos = 0, status;
+    const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
+    if (!pos)
+        return cli_fail("table", HF_ERR_NOMEM);
+    cli_opt_t opts[] = {{"--json", 0, NULL, &json},         {"--csv", 0, NULL, &csv},
+                        {"--markdown", 0, NULL, &markdown}, {"--supports", 0, NULL, &supports},
+                        {"--help", 0, NULL, &help},         {NULL, 0, NULL, NULL}};
+    if ((status = cli_parse("table", argc, argv, opts, pos, argc, &npos))) {
+        free(pos);
+        return status;
+    }
+    if (help) {
+        fputs(usage_text, stdout);
+        free(pos);
+        return 0;
+    }
+    if (json + csv + markdown > 1 || npos == 0) {
+        fprintf(stderr, "headfuse table: %s\n%s",
+                npos ? "give at most one of --json, --csv, --markdown" : "no result file given",
+                usage_text);
+        free(pos);
+        return 2;
+    }
+
+    hf_result_t *res = hf_calloc((size_t)npos, sizeof *res);
+    hf_err_t e = res ? HF_OK : HF_ERR_NOMEM;
+    int nread = 0;
+    for (; e == HF_OK && nread < npos; nread++)
+        e = hf_result_read(pos[nread], &res[nread]); /* messages name the file */
+    if (e != HF_OK) {
+        status = cli_fail("table", e);
+        goto done;
+    }
+    status = 0;
+    if (json) {
+        print_json(res, pos, npos, supports);
+    } else if (csv) {
+        if (print_csv(res, pos, npos, supports) < 0)
+            status = cli_fail("table", HF_ERR_NOMEM);
+    } else {
+        grid_t g = {0};
+        if (grid_build(&g, res, pos, npos, npos > 1, supports) < 0)
+            status = cli_fail("table", HF_ERR_NOMEM);
+        else if (markdown)
+            print_markdown(&g);
+        else
+            print_text(&g);
+        grid_clear(&g);
+    }
+    fflush(stdout);
+done:
+    for (int i = 0; i < nread && res; i++)
+        hf_result_clear(&res[i]);
+    free(res);
+    free(pos);
+    return status;
+}
