@@ -35,7 +35,7 @@ echo "ok: bad options rejected with status 2"
 # ---- the W_2 table on 1 and 2 ranks
 args=("${fam[@]}" --atoms 1..5 --samples 200 --restarts 3 --quiet)
 strip() { # the JSON result without timing, rank count and file name
-  python3 -c '
+  $PY -c '
 import json, sys
 o = json.load(open(sys.argv[1]))
 for k in ("ranks", "file"): o.pop(k)
@@ -51,7 +51,18 @@ done
 $(strip r1.json)
 $(strip r2.json)"
 cmp -s heads1.txt heads2.txt || fail "best heads differ between 1 and 2 ranks"
-python3 - r2.json <<'PY' || fail "W_2 table wrong: $(cat r2.json)"
+$PY - r1.h5 r2.h5 <<'PY' || fail "restart logs differ between 1 and 2 ranks"
+import sys, h5py
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+ra, rb = a["restarts"][()], b["restarts"][()]
+assert len(ra) == len(rb) > 0
+for name in ra.dtype.names:
+    if name not in ("rank", "seconds"):
+        assert (ra[name] == rb[name]).all(), name
+assert set(rb["rank"]) == {0, 1} and (rb["rank"] == rb["restart"] % 2).all()
+assert a.attrs["format"] == "headfuse-approx-1" and b.attrs["ranks"] == 2
+PY
+$PY - r2.json <<'PY' || fail "W_2 table wrong: $(cat r2.json)"
 import json, sys
 o = json.load(open(sys.argv[1]))
 rows = {r["m"]: r for r in o["rows"]}
@@ -85,7 +96,7 @@ echo "ok: text output, -tao_type and -log_view"
 mpi 1 search --family chain:d=2 --span 2 --out s.h5 --quiet || fail "search for --from failed"
 mpi 2 approx --family chain:d=2 --atoms 6..7 --samples 200 --restarts 2 --product-max 0 \
   --from s.h5 --out f.h5 --json >f.json || fail "approx --from failed"
-python3 - f.json <<'PY' || fail "--from run wrong: $(cat f.json)"
+$PY - f.json <<'PY' || fail "--from run wrong: $(cat f.json)"
 import json, sys
 o = json.load(open(sys.argv[1]))
 rows = {r["m"]: r for r in o["rows"]}
