@@ -293,8 +293,15 @@ hf_err_t hf_approx_tao_type(char *buf, size_t n)
     hf_err_t err = HF_OK;
     Tao tao = NULL;
     TaoType type;
+    char want[64];
+    PetscBool set = PETSC_FALSE;
     PCALL(TaoCreate(PETSC_COMM_SELF, &tao));
     PCALL(TaoSetType(tao, TAOBRGN));
+    /* an unknown -tao_type fails here, before TaoSetFromOptions (which would leak its
+     * options block on that error path) */
+    PCALL(PetscOptionsGetString(NULL, NULL, "-tao_type", want, sizeof want, &set));
+    if (set)
+        PCALL(TaoSetType(tao, want));
     PCALL(TaoSetFromOptions(tao));
     PCALL(TaoGetType(tao, &type));
     snprintf(buf, n, "%s", type);
