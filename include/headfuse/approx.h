@@ -137,8 +137,8 @@ typedef struct {
 hf_err_t hf_approx_log_register(void);
 
 /* Minimise the training mse from the head h (m atoms; the result replaces it). Runs on
- * PETSC_COMM_SELF; not collective. Defaults: TAOBRGN, gatol 1e-13, grtol 0, f_min 1e-32,
- * 500 iterations; the options database overrides them (TaoSetFromOptions). A PETSc
+ * PETSC_COMM_SELF; not collective. Defaults: TAOBRGN (proximal weight 1e-10), gatol 1e-15, grtol 0,
+ * f_min 1e-32, 500 iterations; the options database overrides them (TaoSetFromOptions). A PETSc
  * failure is HF_ERR_INTERNAL (HF_ERR_INPUT for an unknown type in the options). */
 hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
                          hf_approx_solve_info_t *info);
@@ -211,7 +211,8 @@ typedef struct {
 void hf_approx_result_init(hf_approx_result_t *r);
 void hf_approx_result_clear(hf_approx_result_t *r);
 
-/* RMS helpers on a row: sqrt(mse). */
+/* 1 if an mse is at rounding level for a target of the given RMS (finite, and
+ * sqrt(mse) <= HF_APPROX_ROUNDING_RMS * max(1, target_rms)). */
 int hf_approx_is_rounding(double mse, double target_rms);
 
 /* Collective over comm (PETSc initialised on every rank): fit every budget and fill res
