@@ -14,6 +14,12 @@ int cli_cmd_search(int argc, char **argv);
 int cli_cmd_table(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
+int cli_cmd_approx(int argc, char **argv);
+
+/* Print an APPROX.h5 file (cmd_approx.c): fmt 0 text, 1 JSON, 2 CSV, 3 Markdown. Returns
+ * the exit status. `headfuse table` sends files whose root attribute format is
+ * "headfuse-approx-1" here (hf_approx_file_detect). */
+int cli_table_approx(const char *path, int fmt);
 
 /* Shared by the commands that write result files (src/cli/cli_result.c). */
 void cli_iso_time(char *buf, size_t n);

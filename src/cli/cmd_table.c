@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "headfuse/approx_store.h"
 #include "cli/cli_common.h"
 
 static const char *usage_text =
@@ -369,6 +370,25 @@ int cli_cmd_table(int argc, char **argv)
                 usage_text);
         free(pos);
         return 2;
+    }
+
+    /* APPROX.h5 files (headfuse approx) have a table of their own */
+    int napprox = 0;
+    for (int i = 0; i < npos; i++)
+        napprox += hf_approx_file_detect(pos[i]) ? 1 : 0;
+    if (napprox > 0) {
+        if (napprox < npos || supports) {
+            fprintf(stderr, "headfuse table: %s\n",
+                    supports ? "--supports applies to search results, not APPROX files"
+                             : "give either search results or APPROX files, not both");
+            free(pos);
+            return 2;
+        }
+        int fmt = json ? 1 : csv ? 2 : markdown ? 3 : 0;
+        for (int i = 0; i < npos && status == 0; i++)
+            status = cli_table_approx(pos[i], fmt);
+        free(pos);
+        return status;
     }
 
     hf_result_t *res = hf_calloc((size_t)npos, sizeof *res);

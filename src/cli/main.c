@@ -15,6 +15,7 @@ static const struct {
     {"run", cli_cmd_run, "run every entry of a job file into one result file (MPI, resumable)"},
     {"table", cli_cmd_table, "print the minimal-atom table of result files"},
     {"verify", cli_cmd_verify, "re-check every stored witness with the independent verifier"},
+    {"approx", cli_cmd_approx, "best m-atom heads below the exact minimum (PETSc/TAO, MPI)"},
 };
 
 static void usage(FILE *out)

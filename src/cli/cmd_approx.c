@@ -1,0 +1,564 @@
+/* headfuse approx: the best single head with m atoms for every m in a range, fitted
+ * numerically with PETSc/TAO, written to APPROX.h5; and the printing of such files for
+ * `headfuse table`. Collective: run it under mpirun (restarts are spread over ranks). */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <petscsys.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <flint/fmpq_vec.h>
+#include <flint/fmpz.h>
+
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "headfuse/approx.h"
+#include "headfuse/approx_store.h"
+#include "headfuse/bounds.h"
+#include "headfuse/store.h"
+#include "headfuse/verify.h"
+
+static const char *usage_text =
+    "usage: mpirun -n N headfuse approx (FILE.json | --family NAME:d=N[,k=K]) --atoms A..B\n"
+    "                --out APPROX.h5 [--samples N] [--test-samples N] [--restarts R]\n"
+    "                [--sigma S] [--seed X] [--from RESULT.h5] [--product-max M] [--quiet]\n"
+    "                [--json] [PETSc options, last: -tao_type T -tao_monitor -log_view ...]\n"
+    "  For every m in A..B fits one softmax head with m atoms (real keys, biases, values)\n"
+    "  to the target by least squares on N queries q ~ N(0, S^2 I) (seeded), and reports\n"
+    "  the training and held-out mean squared errors. R random restarts per m (default 8)\n"
+    "  plus warm starts: the product-construction head (if it has at most M atoms, default\n"
+    "  128), the exact head of --from, and the best (m+1)-head minus its least useful atom.\n"
+    "  Defaults: --samples 1000, --test-samples = --samples, --sigma 1, --seed 1.\n"
+    "  Exit status 1 if a budget with a known exact head misses rounding level.\n";
+
+/* ---------------------------------------------------------------- option parsing */
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* "A..B" or "A". */
+static int parse_atoms(const char *s, long *lo, long *hi)
+{
+    const char *dots = strstr(s, "..");
+    if (!dots)
+        return parse_long(s, LONG_MIN, LONG_MAX, lo) && ((*hi = *lo), 1);
+    char a[32];
+    size_t n = (size_t)(dots - s);
+    if (n == 0 || n >= sizeof a)
+        return 0;
+    memcpy(a, s, n);
+    a[n] = '\0';
+    return parse_long(a, LONG_MIN, LONG_MAX, lo) && parse_long(dots + 2, LONG_MIN, LONG_MAX, hi);
+}
+
+/* PETSc's options start at the first argument of the form -letter... (after ours). */
+static int petsc_start(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && isalpha((unsigned char)argv[i][1]))
+            return i;
+    return argc;
+}
+
+/* ---------------------------------------------------------------- printing */
+
+static double rms(double mse)
+{
+    return isfinite(mse) ? sqrt(mse) : INFINITY;
+}
+
+static json_t *json_num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* One budget's note for the text table. */
+static const char *row_note(const hf_approx_result_t *r, const hf_approx_row_t *row, char *buf,
+                            size_t n)
+{
+    buf[0] = '\0';
+    if (!strcmp(row->status, "rounding")) {
+        if (r->exact_atoms > 0 && row->m >= r->exact_atoms)
+            snprintf(buf, n, "exact head reached (rounding level)");
+        else
+            snprintf(buf, n, "rounding level: numerical evidence of an exact %d-atom head", row->m);
+    } else if (!strcmp(row->status, "missed")) {
+        snprintf(buf, n, "MISSED: an exact %ld-atom head is known", r->exact_atoms);
+    }
+    return buf;
+}
+
+/* The summary under the table: what the numbers say about the exact minimum. */
+static void print_summary(FILE *out, const hf_approx_result_t *r, const hf_approx_prov_t *p)
+{
+    const hf_approx_row_t *first = NULL;
+    for (int i = 0; i < r->nrows && !first; i++)
+        if (!strcmp(r->rows[i].status, "rounding"))
+            first = r->rows + i;
+    long lb = p->lower_bound && p->lower_bound[0] ? strtol(p->lower_bound, NULL, 10) : -1;
+    if (!first) {
+        fprintf(out, "no budget reached rounding level");
+        if (r->exact_atoms > 0)
+            fprintf(out, " (the known exact head has %ld atoms)", r->exact_atoms);
+        fprintf(out, "\n");
+        return;
+    }
+    int from_bottom = first == r->rows && first->m > 1;
+    if (r->exact_atoms > 0 && first->m == r->exact_atoms && !from_bottom) {
+        if (lb == r->exact_atoms)
+            fprintf(out,
+                    "exact minimum m* = %d confirmed numerically: rounding level first at m = %d, "
+                    "and LB = UB = %d is certified exactly\n",
+                    first->m, first->m, first->m);
+        else
+            fprintf(out, "rounding level first at m = %d, the size of the known exact head (%s)\n",
+                    first->m,
+                    !strcmp(r->exact_source, "product") ? "product construction"
+                                                        : "--from witness");
+    } else if (r->exact_atoms > 0 && first->m < r->exact_atoms) {
+        fprintf(out,
+                "rounding level already at m = %d < %ld atoms of the known exact head: a smaller "
+                "exact head probably exists (numerical evidence; decide it with headfuse search)\n",
+                first->m, r->exact_atoms);
+    } else if (lb == first->m && !from_bottom) {
+        fprintf(out,
+                "rounding level first at m = %d, equal to the exact lower bound: numerically "
+                "the exact minimum is %d (certify it with headfuse search)\n",
+                first->m, first->m);
+    } else {
+        fprintf(out, "rounding level first at m = %d in the range\n", first->m);
+    }
+}
+
+static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_prov_t *p)
+{
+    char note[128];
+    fprintf(out,
+            "%s  (d = %d, dv = %d)  samples %ld + %ld test  sigma %g  seed %llu  "
+            "restarts %ld random + warm  tao %s  ranks %d\n",
+            r->name, r->d, r->dv, r->samples, r->test_samples, r->sigma,
+            (unsigned long long)r->seed, r->restarts, r->tao_type, (int)p->ranks);
+    if (r->exact_atoms > 0)
+        fprintf(out, "exact head known: %ld atoms (%s)", r->exact_atoms,
+                !strcmp(r->exact_source, "product") ? "product construction" : "--from witness");
+    else
+        fprintf(out, "no exact head known to the run");
+    if (p->lower_bound && p->lower_bound[0])
+        fprintf(out, ";  lower bound %s (face rule)", p->lower_bound);
+    fprintf(out, ";  target RMS %.3g\n", r->target_rms);
+    fprintf(out, "%5s  %-10s %-10s %8s %5s  %-8s %6s  %-22s %8s\n", "m", "train RMS", "test RMS",
+            "restarts", "best", "start", "iters", "reason", "seconds");
+    for (int i = 0; i < r->nrows; i++) {
+        const hf_approx_row_t *row = r->rows + i;
+        row_note(r, row, note, sizeof note);
+        fprintf(out, "%5d  %-10.3e %-10.3e %8ld %5ld  %-8s %6ld  %-22s %8.2f%s%s\n", row->m,
+                rms(row->train_mse), rms(row->test_mse), row->restarts, row->best_restart,
+                row->start, row->iterations, row->converged_reason, row->seconds,
+                note[0] ? "  " : "", note);
+    }
+    print_summary(out, r, p);
+}
+
+static json_t *row_json(const hf_approx_result_t *r, const hf_approx_row_t *row, const char *file)
+{
+    json_t *o = json_object();
+    if (file)
+        json_object_set_new(o, "file", json_string(file));
+    json_object_set_new(o, "name", json_string(r->name ? r->name : ""));
+    json_object_set_new(o, "d", json_integer(r->d));
+    json_object_set_new(o, "m", json_integer(row->m));
+    json_object_set_new(o, "train_mse", json_num(row->train_mse));
+    json_object_set_new(o, "test_mse", json_num(row->test_mse));
+    json_object_set_new(o, "train_rms", json_num(rms(row->train_mse)));
+    json_object_set_new(o, "test_rms", json_num(rms(row->test_mse)));
+    json_object_set_new(o, "restarts", json_integer(row->restarts));
+    json_object_set_new(o, "best_restart", json_integer(row->best_restart));
+    json_object_set_new(o, "start", json_string(row->start));
+    json_object_set_new(o, "iterations", json_integer(row->iterations));
+    json_object_set_new(o, "converged_reason", json_string(row->converged_reason));
+    json_object_set_new(o, "status", json_string(row->status));
+    json_object_set_new(o, "seconds", json_num(row->seconds));
+    return o;
+}
+
+static json_t *result_json(const hf_approx_result_t *r, const hf_approx_prov_t *p, const char *file)
+{
+    json_t *o = json_object(), *rows = json_array();
+    json_object_set_new(o, "name", json_string(r->name ? r->name : ""));
+    json_object_set_new(o, "d", json_integer(r->d));
+    json_object_set_new(o, "dv", json_integer(r->dv));
+    json_object_set_new(o, "samples", json_integer(r->samples));
+    json_object_set_new(o, "test_samples", json_integer(r->test_samples));
+    json_object_set_new(o, "restarts", json_integer(r->restarts));
+    json_object_set_new(o, "sigma", json_num(r->sigma));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "tao_type", json_string(r->tao_type));
+    json_object_set_new(o, "target_rms", json_num(r->target_rms));
+    json_object_set_new(o, "exact_atoms",
+                        r->exact_atoms > 0 ? json_integer(r->exact_atoms) : json_null());
+    json_object_set_new(o, "exact_source", json_string(r->exact_source));
+    json_object_set_new(o, "lower_bound",
+                        p->lower_bound && p->lower_bound[0] ? json_string(p->lower_bound)
+                                                            : json_null());
+    json_object_set_new(o, "ranks", json_integer(p->ranks));
+    if (file)
+        json_object_set_new(o, "file", json_string(file));
+    for (int i = 0; i < r->nrows; i++)
+        json_array_append_new(rows, row_json(r, r->rows + i, NULL));
+    json_object_set_new(o, "rows", rows);
+    return o;
+}
+
+int cli_table_approx(const char *path, int fmt)
+{
+    hf_approx_result_t r;
+    hf_approx_prov_t p;
+    hf_err_t e = hf_approx_file_read(path, &r, &p);
+    if (e != HF_OK) {
+        int status = cli_fail("table", e);
+        hf_approx_result_clear(&r);
+        hf_approx_prov_clear(&p);
+        return status;
+    }
+    char note[128];
+    switch (fmt) {
+    case 1: {
+        json_t *a = json_array();
+        for (int i = 0; i < r.nrows; i++)
+            json_array_append_new(a, row_json(&r, r.rows + i, path));
+        cli_json_print(a);
+        break;
+    }
+    case 2:
+        printf("name,d,m,train_mse,test_mse,restarts,best_restart,iterations,converged_reason,"
+               "seconds,start,status\n");
+        for (int i = 0; i < r.nrows; i++) {
+            const hf_approx_row_t *row = r.rows + i;
+            printf("%s,%d,%d,%.17g,%.17g,%ld,%ld,%ld,%s,%.3f,%s,%s\n", r.name, r.d, row->m,
+                   row->train_mse, row->test_mse, row->restarts, row->best_restart, row->iterations,
+                   row->converged_reason, row->seconds, row->start, row->status);
+        }
+        break;
+    case 3:
+        printf("| target | m | train RMS | test RMS | restarts | best | start | iterations | "
+               "reason | seconds | note |\n");
+        printf("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n");
+        for (int i = 0; i < r.nrows; i++) {
+            const hf_approx_row_t *row = r.rows + i;
+            printf("| %s | %d | %.3e | %.3e | %ld | %ld | %s | %ld | %s | %.2f | %s |\n", r.name,
+                   row->m, rms(row->train_mse), rms(row->test_mse), row->restarts,
+                   row->best_restart, row->start, row->iterations, row->converged_reason,
+                   row->seconds, row_note(&r, row, note, sizeof note));
+        }
+        break;
+    default:
+        printf("%s\n", path);
+        print_text(stdout, &r, &p);
+        break;
+    }
+    fflush(stdout);
+    hf_approx_result_clear(&r);
+    hf_approx_prov_clear(&p);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- --from */
+
+/* The first minimal witness of `t` stored in a RESULT.h5, checked exactly against t.
+ * head is initialised by the caller (hf_head_init(head, t->d, t->dv)). */
+static hf_err_t load_from(const char *path, const hf_target_t *t, hf_head_t *head)
+{
+    hf_result_t res;
+    hf_err_t err;
+    fmpq_t w;
+    fmpq *v = NULL;
+    fmpq_init(w);
+    hf_result_init(&res);
+    HF_CHECK(err, hf_result_read(path, &res), done);
+    const hf_supports_t *s = NULL;
+    for (long i = 0; i < res.nrows && !s; i++)
+        if (!strcmp(res.rows[i].name, t->name) && res.supports[i].n >= 1 && res.supports[i].m >= 1)
+            s = res.supports + i;
+    if (!s) {
+        err = hf_error(HF_ERR_INPUT, "--from %s: no row for target '%s' with a minimal support",
+                       path, t->name);
+        goto done;
+    }
+    if (s->d != t->d || s->dv != t->dv) {
+        err = hf_error(HF_ERR_INPUT,
+                       "--from %s: the stored supports have d = %d, dv = %d, not %d, %d", path,
+                       s->d, s->dv, t->d, t->dv);
+        goto done;
+    }
+    v = _fmpq_vec_init(t->dv);
+    for (long i = 0; i < s->m; i++) {
+        HF_CHECK(err, hf_rational_parse(w, s->weights[i]), bad);
+        for (int j = 0; j < t->dv; j++)
+            HF_CHECK(err, hf_rational_parse(v + j, s->values[i * t->dv + j]), bad);
+        HF_CHECK(err, hf_head_push(head, s->keys + i * t->d, w, v), done);
+    }
+    int ok = 0;
+    const char *why = NULL;
+    HF_CHECK(err, hf_verify_head(t, head, &ok, &why), done);
+    if (!ok)
+        err = hf_error(HF_ERR_INPUT,
+                       "--from %s: the stored witness is not an exact head of '%s' (%s)", path,
+                       t->name, why ? why : "verifier");
+    goto done;
+bad:
+    hf_error_prefix("--from %s: witness", path);
+    err = HF_ERR_CORRUPT;
+done:
+    if (v)
+        _fmpq_vec_clear(v, t->dv);
+    hf_result_clear(&res);
+    fmpq_clear(w);
+    return err;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+/* Every rank returns the same error (the lowest failing rank's message). */
+static hf_err_t agree(hf_err_t err)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int mine = err != HF_OK ? rank : size, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == size)
+        return HF_OK;
+    int code = (int)err;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", rank == first ? hf_error_msg() : "");
+    MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    return hf_error((hf_err_t)code, "%s", msg);
+}
+
+int cli_cmd_approx(int argc, char **argv)
+{
+    const char *family = NULL, *atoms_s = NULL, *samples_s = NULL, *test_s = NULL,
+               *restarts_s = NULL, *sigma_s = NULL, *seed_s = NULL, *out = NULL, *from = NULL,
+               *pmax_s = NULL, *pos[1];
+    int quiet = 0, json = 0, help = 0, npos, status;
+    cli_opt_t opts[] = {{"--family", 1, &family, NULL},       {"--atoms", 1, &atoms_s, NULL},
+                        {"--samples", 1, &samples_s, NULL},   {"--test-samples", 1, &test_s, NULL},
+                        {"--restarts", 1, &restarts_s, NULL}, {"--sigma", 1, &sigma_s, NULL},
+                        {"--seed", 1, &seed_s, NULL},         {"--out", 1, &out, NULL},
+                        {"--from", 1, &from, NULL},           {"--product-max", 1, &pmax_s, NULL},
+                        {"--quiet", 0, NULL, &quiet},         {"--json", 0, NULL, &json},
+                        {"--help", 0, NULL, &help},           {NULL, 0, NULL, NULL}};
+    int pstart = petsc_start(argc, argv);
+    if ((status = cli_parse("approx", pstart, argv, opts, pos, 1, &npos)))
+        return status;
+    if (help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+
+    hf_approx_opts_t o;
+    hf_approx_opts_default(&o);
+    long lo, hi, v;
+    if (!atoms_s || !parse_atoms(atoms_s, &lo, &hi)) {
+        fprintf(stderr, "headfuse approx: --atoms: give a range A..B (or one budget A)\n");
+        return 2;
+    }
+    if (lo < 1 || hi < lo || hi > HF_APPROX_ATOMS_MAX) {
+        fprintf(stderr,
+                "headfuse approx: --atoms %s: empty or invalid range (need 1 <= A <= B <= %d)\n",
+                atoms_s, HF_APPROX_ATOMS_MAX);
+        return 2;
+    }
+    o.m_lo = (int)lo;
+    o.m_hi = (int)hi;
+    if (samples_s) {
+        if (!parse_long(samples_s, 1, HF_APPROX_SAMPLES_MAX, &v)) {
+            fprintf(stderr, "headfuse approx: --samples %s: must be an integer 1..%ld\n", samples_s,
+                    HF_APPROX_SAMPLES_MAX);
+            return 2;
+        }
+        o.samples = o.test_samples = v;
+    }
+    if (test_s) {
+        if (!parse_long(test_s, 1, HF_APPROX_SAMPLES_MAX, &v)) {
+            fprintf(stderr, "headfuse approx: --test-samples %s: must be an integer 1..%ld\n",
+                    test_s, HF_APPROX_SAMPLES_MAX);
+            return 2;
+        }
+        o.test_samples = v;
+    }
+    if (restarts_s) {
+        if (!parse_long(restarts_s, 1, HF_APPROX_RESTARTS_MAX, &v)) {
+            fprintf(stderr, "headfuse approx: --restarts %s: must be an integer 1..%ld\n",
+                    restarts_s, HF_APPROX_RESTARTS_MAX);
+            return 2;
+        }
+        o.restarts = v;
+    }
+    if (sigma_s) {
+        char *end;
+        errno = 0;
+        double s = strtod(sigma_s, &end);
+        if (!*sigma_s || *end || errno || !(s > 0) || !isfinite(s)) {
+            fprintf(stderr, "headfuse approx: --sigma %s: must be a positive number\n", sigma_s);
+            return 2;
+        }
+        o.sigma = s;
+    }
+    if (seed_s) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(seed_s, &end, 10);
+        if (!*seed_s || *end || errno || seed_s[0] == '-') {
+            fprintf(stderr, "headfuse approx: --seed %s: must be a nonnegative integer\n", seed_s);
+            return 2;
+        }
+        o.seed = (uint64_t)s;
+    }
+    if (pmax_s) {
+        if (!parse_long(pmax_s, 0, HF_APPROX_ATOMS_MAX, &v)) {
+            fprintf(stderr, "headfuse approx: --product-max %s: must be an integer 0..%d\n", pmax_s,
+                    HF_APPROX_ATOMS_MAX);
+            return 2;
+        }
+        o.product_max = v;
+    }
+    if (!out) {
+        fprintf(stderr, "headfuse approx: --out APPROX.h5 is required\n");
+        return 2;
+    }
+    {
+        /* find out now, not after the fits, that the file cannot be written */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (access(slash ? dir : ".", W_OK) != 0) {
+            fprintf(stderr, "headfuse approx: --out %s: directory %s is not writable\n", out,
+                    slash ? dir : ".");
+            return 2;
+        }
+    }
+
+    /* PETSc sees the program name and its own options only */
+    int pargc = 1 + argc - pstart;
+    char **pargv = calloc((size_t)pargc + 1, sizeof *pargv);
+    if (!pargv) {
+        fprintf(stderr, "headfuse approx: out of memory\n");
+        return 3;
+    }
+    pargv[0] = argv[0];
+    for (int i = pstart; i < argc; i++)
+        pargv[1 + i - pstart] = argv[i];
+
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char **pav = pargv;
+    if (PetscInitialize(&pargc, &pav, NULL, NULL) != 0) {
+        fprintf(stderr, "headfuse approx: PETSc failed to initialise\n");
+        free(pargv);
+        MPI_Abort(MPI_COMM_WORLD, 70);
+        return 70;
+    }
+    /* PETSc errors come back as codes and are reported once, with PETSc's message */
+    PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+
+    char start[32], endt[32], host[256] = "?";
+    cli_iso_time(start, sizeof start);
+    gethostname(host, sizeof host);
+    hf_target_t t;
+    hf_head_t exact;
+    hf_approx_result_t res;
+    hf_approx_prov_t prov;
+    int have_target = 0, missed = 0;
+    fmpz_t lb;
+    fmpz_init(lb);
+    hf_approx_result_init(&res);
+    hf_approx_prov_init(&prov);
+    char *cmdline = cli_join_argv(argc, argv);
+
+    hf_err_t e = cli_load_target(npos ? pos[0] : NULL, family, &t);
+    have_target = e == HF_OK;
+    if (have_target)
+        hf_head_init(&exact, t.d, t.dv);
+    if (e == HF_OK && from) {
+        e = load_from(from, &t, &exact);
+        if (e == HF_OK)
+            o.exact_head = &exact;
+    }
+    HF_CHECK(e, agree(e), fail);
+    o.verbose = !quiet && !json;
+
+    HF_CHECK(e, hf_approx_run(MPI_COMM_WORLD, &t, &o, &res), fail);
+
+    if (rank == 0) {
+        int complete = 0;
+        /* the lower bound only adds context; a capped or failed bound is left out */
+        if (hf_bounds_lower_ex(&t, lb, &complete) == HF_OK) {
+            char *s = fmpz_get_str(NULL, 10, lb);
+            prov.lower_bound = s ? hf_strdup(s) : NULL;
+            flint_free(s);
+        } else {
+            hf_error_clear();
+        }
+        cli_iso_time(endt, sizeof endt);
+        prov.version = hf_strdup(HF_VERSION);
+        prov.git_commit = hf_strdup(HF_GIT_COMMIT);
+        prov.command_line = cmdline ? hf_strdup(cmdline) : NULL;
+        prov.host = hf_strdup(host);
+        prov.start_time = hf_strdup(start);
+        prov.end_time = hf_strdup(endt);
+        prov.ranks = size;
+        prov.target_json = hf_target_to_json(&t);
+        e = hf_approx_file_write(out, &res, &prov);
+    }
+    HF_CHECK(e, agree(e), fail);
+    for (int i = 0; i < res.nrows; i++)
+        missed |= !strcmp(res.rows[i].status, "missed");
+    if (rank == 0) {
+        if (json) {
+            cli_json_print(result_json(&res, &prov, out));
+        } else {
+            print_text(stdout, &res, &prov);
+            printf("-> %s\n", out);
+            fflush(stdout);
+        }
+        if (missed)
+            fprintf(stderr, "headfuse approx: check failed: a budget with a known exact head "
+                            "did not reach rounding level\n");
+    }
+    status = missed ? 1 : 0;
+    goto done;
+fail:
+    status = rank == 0 ? cli_fail("approx", e) : hf_err_exit_status(e);
+done:
+    hf_approx_prov_clear(&prov);
+    hf_approx_result_clear(&res);
+    if (have_target) {
+        hf_head_clear(&exact);
+        hf_target_clear(&t);
+    }
+    fmpz_clear(lb);
+    free(cmdline);
+    PetscFinalize();
+    free(pargv);
+    MPI_Finalize();
+    return status;
+}

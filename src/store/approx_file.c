@@ -1,0 +1,708 @@
+/* APPROX.h5 writing and reading (layout: docs/approx.md). Self-contained: the file
+ * kind has its own datatypes and checks, sharing only conventions with RESULT.h5
+ * (variable-length UTF-8 string attributes for provenance, little-endian numbers,
+ * fixed-size NUL-terminated strings inside compound tables, PATH.tmp then rename). */
+#include <hdf5.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "headfuse/approx_store.h"
+
+#define NAME_LEN 128 /* table name column */
+
+/* The row of /table as laid out in memory for HDF5. */
+typedef struct {
+    char name[NAME_LEN];
+    int32_t d, m;
+    double train_mse, test_mse;
+    int64_t restarts, best_restart, iterations;
+    char converged_reason[HF_APPROX_REASON_LEN];
+    double seconds;
+    char start[HF_APPROX_WORD_LEN];
+    char status[HF_APPROX_WORD_LEN];
+} table_row_t;
+
+void hf_approx_prov_init(hf_approx_prov_t *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void hf_approx_prov_clear(hf_approx_prov_t *p)
+{
+    if (!p)
+        return;
+    free(p->version);
+    free(p->git_commit);
+    free(p->command_line);
+    free(p->host);
+    free(p->start_time);
+    free(p->end_time);
+    free(p->target_json);
+    free(p->lower_bound);
+    hf_approx_prov_init(p);
+}
+
+/* ---------------------------------------------------------------- datatypes */
+
+static hid_t str_type(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0)
+        return t;
+    if (H5Tset_size(t, n) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+static hid_t vstr_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0)
+        return t;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* One member of a compound type: memory type and file type; strings have a size. */
+typedef struct {
+    const char *name;
+    size_t offset;
+    hid_t mem, file; /* ignored for strings */
+    size_t strsize;  /* > 0: a fixed-size string */
+} member_t;
+
+/* Compound type from members: in memory (file = 0, size = struct size) or packed for
+ * the file (little-endian numbers). */
+static hid_t compound_type(const member_t *mb, int n, size_t size, int file)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += mb[i].strsize ? mb[i].strsize : H5Tget_size(file ? mb[i].file : mb[i].mem);
+    hid_t ct = H5Tcreate(H5T_COMPOUND, file ? total : size);
+    if (ct < 0)
+        return ct;
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        hid_t t = mb[i].strsize ? str_type(mb[i].strsize) : H5Tcopy(file ? mb[i].file : mb[i].mem);
+        herr_t rc = t < 0 ? -1 : H5Tinsert(ct, mb[i].name, file ? off : mb[i].offset, t);
+        if (t >= 0) {
+            off += H5Tget_size(t);
+            H5Tclose(t);
+        }
+        if (rc < 0) {
+            H5Tclose(ct);
+            return H5I_INVALID_HID;
+        }
+    }
+    return ct;
+}
+
+static hid_t table_type(int file)
+{
+    const member_t mb[] = {
+        {"name", offsetof(table_row_t, name), 0, 0, NAME_LEN},
+        {"d", offsetof(table_row_t, d), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
+        {"m", offsetof(table_row_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
+        {"train_mse", offsetof(table_row_t, train_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+        {"test_mse", offsetof(table_row_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+        {"restarts", offsetof(table_row_t, restarts), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
+        {"best_restart", offsetof(table_row_t, best_restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
+        {"iterations", offsetof(table_row_t, iterations), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
+        {"converged_reason", offsetof(table_row_t, converged_reason), 0, 0, HF_APPROX_REASON_LEN},
+        {"seconds", offsetof(table_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+        {"start", offsetof(table_row_t, start), 0, 0, HF_APPROX_WORD_LEN},
+        {"status", offsetof(table_row_t, status), 0, 0, HF_APPROX_WORD_LEN},
+    };
+    return compound_type(mb, (int)(sizeof mb / sizeof *mb), sizeof(table_row_t), file);
+}
+
+static hid_t restart_type(int file)
+{
+    const member_t mb[] = {
+        {"m", offsetof(hf_approx_restart_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
+        {"restart", offsetof(hf_approx_restart_t, restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
+        {"rank", offsetof(hf_approx_restart_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
+        {"start", offsetof(hf_approx_restart_t, start), 0, 0, HF_APPROX_WORD_LEN},
+        {"train_mse", offsetof(hf_approx_restart_t, train_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE,
+         0},
+        {"test_mse", offsetof(hf_approx_restart_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+        {"iterations", offsetof(hf_approx_restart_t, iterations), H5T_NATIVE_INT64, H5T_STD_I64LE,
+         0},
+        {"converged_reason", offsetof(hf_approx_restart_t, converged_reason), 0, 0,
+         HF_APPROX_REASON_LEN},
+        {"seconds", offsetof(hf_approx_restart_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+    };
+    return compound_type(mb, (int)(sizeof mb / sizeof *mb), sizeof(hf_approx_restart_t), file);
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    if (space < 0)
+        return -1;
+    hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, buf);
+    if (a >= 0 && H5Aclose(a) < 0)
+        rc = -1;
+    H5Sclose(space);
+    return rc;
+}
+
+static herr_t attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = vstr_type();
+    if (t < 0)
+        return -1;
+    const char *v = value ? value : "";
+    herr_t rc = attr_write(obj, name, t, t, &v);
+    H5Tclose(t);
+    return rc;
+}
+
+static herr_t attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+static herr_t attr_i32(hid_t obj, const char *name, int32_t v)
+{
+    return attr_write(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
+}
+
+static herr_t attr_u64(hid_t obj, const char *name, uint64_t v)
+{
+    return attr_write(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
+}
+
+static herr_t attr_f64(hid_t obj, const char *name, double v)
+{
+    return attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* A dataset of rank 1 or 2 written in one go (an empty one when the size is 0). */
+static herr_t dset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                         const hsize_t *dims, const void *buf)
+{
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    if (space < 0)
+        return -1;
+    hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = ds < 0 ? -1 : 0;
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    if (rc == 0 && n > 0)
+        rc = H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    if (ds >= 0 && H5Dclose(ds) < 0)
+        rc = -1;
+    H5Sclose(space);
+    return rc;
+}
+
+static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_prov_t *p)
+{
+    if (attr_str(f, "format", HF_APPROX_FORMAT) < 0 || attr_str(f, "version", p->version) < 0 ||
+        attr_str(f, "git_commit", p->git_commit) < 0 ||
+        attr_str(f, "command_line", p->command_line) < 0 || attr_str(f, "host", p->host) < 0 ||
+        attr_str(f, "start_time", p->start_time) < 0 || attr_str(f, "end_time", p->end_time) < 0 ||
+        attr_i32(f, "ranks", p->ranks) < 0 || attr_str(f, "target_json", p->target_json) < 0 ||
+        attr_str(f, "lower_bound", p->lower_bound) < 0 || attr_str(f, "name", r->name) < 0 ||
+        attr_i32(f, "d", r->d) < 0 || attr_i32(f, "dv", r->dv) < 0 ||
+        attr_i64(f, "samples", r->samples) < 0 ||
+        attr_i64(f, "test_samples", r->test_samples) < 0 ||
+        attr_i64(f, "restarts", r->restarts) < 0 || attr_f64(f, "sigma", r->sigma) < 0 ||
+        attr_u64(f, "seed", r->seed) < 0 || attr_f64(f, "target_rms", r->target_rms) < 0 ||
+        attr_f64(f, "rounding_rms", HF_APPROX_ROUNDING_RMS) < 0 ||
+        attr_i64(f, "exact_atoms", r->exact_atoms) < 0 ||
+        attr_str(f, "exact_source", r->exact_source) < 0 ||
+        attr_str(f, "tao_type", r->tao_type) < 0)
+        return -1;
+    return 0;
+}
+
+static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
+{
+    hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    herr_t rc = 0;
+    for (int i = 0; i < r->nrows && rc == 0; i++) {
+        const hf_approx_head_t *h = &r->rows[i].head;
+        char name[32];
+        snprintf(name, sizeof name, "m%d", r->rows[i].m);
+        hid_t hg = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (hg < 0) {
+            rc = -1;
+            break;
+        }
+        hsize_t kd[2] = {(hsize_t)h->m, (hsize_t)h->d}, bd[1] = {(hsize_t)h->m},
+                vd[2] = {(hsize_t)h->m, (hsize_t)h->dv};
+        if (attr_i32(hg, "m", h->m) < 0 ||
+            dset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys) < 0 ||
+            dset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) < 0 ||
+            dset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) < 0)
+            rc = -1;
+        if (H5Gclose(hg) < 0)
+            rc = -1;
+    }
+    if (H5Gclose(g) < 0)
+        rc = -1;
+    return rc;
+}
+
+static void row_to_disk(const hf_approx_result_t *r, const hf_approx_row_t *row, table_row_t *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", r->name ? r->name : "");
+    o->d = r->d;
+    o->m = row->m;
+    o->train_mse = row->train_mse;
+    o->test_mse = row->test_mse;
+    o->restarts = row->restarts;
+    o->best_restart = row->best_restart;
+    o->iterations = row->iterations;
+    memcpy(o->converged_reason, row->converged_reason, sizeof o->converged_reason);
+    o->seconds = row->seconds;
+    memcpy(o->start, row->start, sizeof o->start);
+    memcpy(o->status, row->status, sizeof o->status);
+}
+
+hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
+                              const hf_approx_prov_t *p)
+{
+    hf_err_t err = HF_OK;
+    const char *step = "creating the file";
+    size_t plen = strlen(path);
+    char *tmp = hf_malloc(plen + 5);
+    table_row_t *rows = hf_calloc((size_t)(r->nrows ? r->nrows : 1), sizeof *rows);
+    hid_t f = H5I_INVALID_HID, tf = H5I_INVALID_HID, tm = H5I_INVALID_HID;
+    hid_t rf = H5I_INVALID_HID, rm = H5I_INVALID_HID;
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!tmp || !rows) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    snprintf(tmp, plen + 5, "%s.tmp", path);
+    f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0)
+        goto fail;
+    step = "writing the root attributes";
+    if (write_root(f, r, p) < 0)
+        goto fail;
+    step = "writing /table";
+    tf = table_type(1);
+    tm = table_type(0);
+    if (tf < 0 || tm < 0)
+        goto fail;
+    for (int i = 0; i < r->nrows; i++)
+        row_to_disk(r, r->rows + i, rows + i);
+    hsize_t nr = (hsize_t)r->nrows;
+    if (dset_write(f, "table", tf, tm, 1, &nr, rows) < 0)
+        goto fail;
+    step = "writing /heads";
+    if (write_heads(f, r) < 0)
+        goto fail;
+    step = "writing /restarts";
+    rf = restart_type(1);
+    rm = restart_type(0);
+    hsize_t nl = (hsize_t)r->nlog;
+    if (rf < 0 || rm < 0 || dset_write(f, "restarts", rf, rm, 1, &nl, r->log) < 0)
+        goto fail;
+    step = "closing the file";
+    herr_t rc = H5Fclose(f);
+    f = H5I_INVALID_HID;
+    if (rc < 0)
+        goto fail;
+    if (rename(tmp, path) != 0) {
+        err = hf_error(HF_ERR_IO, "%s: cannot rename %s into place", path, tmp);
+        unlink(tmp);
+    }
+    goto done;
+fail:
+    err = hf_error(HF_ERR_IO, "%s: %s failed", path, step);
+    if (f >= 0)
+        H5Fclose(f);
+    f = H5I_INVALID_HID;
+    if (tmp)
+        unlink(tmp);
+done:
+    if (rm >= 0)
+        H5Tclose(rm);
+    if (rf >= 0)
+        H5Tclose(rf);
+    if (tm >= 0)
+        H5Tclose(tm);
+    if (tf >= 0)
+        H5Tclose(tf);
+    free(rows);
+    free(tmp);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return err;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/* Read a scalar string attribute (variable or fixed length) into a malloc'd string. */
+static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, char **out)
+{
+    hf_err_t err = HF_OK;
+    hid_t a = H5I_INVALID_HID, t = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    *out = NULL;
+    if (H5Aexists(obj, name) <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing", path, name);
+    a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0 || (t = H5Aget_type(a)) < 0 || H5Tget_class(t) != H5T_STRING) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' is not a string", path, name);
+        goto done;
+    }
+    if (H5Tis_variable_str(t) > 0) {
+        char *v = NULL;
+        mt = vstr_type();
+        if (mt < 0 || H5Aread(a, mt, &v) < 0 || !v) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name);
+            goto done;
+        }
+        *out = hf_strdup(v);
+        H5free_memory(v);
+    } else {
+        size_t n = H5Tget_size(t);
+        char *buf = hf_calloc(n + 1, 1);
+        mt = str_type(n + 1);
+        if (!buf || mt < 0 || H5Aread(a, mt, buf) < 0) {
+            free(buf);
+            err = buf ? hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name)
+                      : HF_ERR_NOMEM;
+            goto done;
+        }
+        *out = buf;
+    }
+    if (!*out && err == HF_OK)
+        err = HF_ERR_NOMEM;
+done:
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return err;
+}
+
+/* Read a scalar numeric attribute converted to mtype. */
+static hf_err_t attr_read_num(hid_t obj, const char *name, const char *path, hid_t mtype,
+                              H5T_class_t cls, void *out)
+{
+    hf_err_t err = HF_OK;
+    if (H5Aexists(obj, name) <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing", path, name);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
+    hid_t s = a < 0 ? -1 : H5Aget_space(a);
+    if (a < 0 || t < 0 || s < 0 || H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(s) != 1 ||
+        H5Aread(a, mtype, out) < 0)
+        err =
+            hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing or of the wrong type", path, name);
+    if (s >= 0)
+        H5Sclose(s);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return err;
+}
+
+/* Open dataset `name` of loc with the given rank; dims receives its shape. */
+static hf_err_t dset_open(hid_t loc, const char *name, const char *path, const char *where,
+                          int rank, hsize_t *dims, hid_t *out)
+{
+    *out = H5I_INVALID_HID;
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: %s/%s missing", path, where, name);
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT), s = ds < 0 ? -1 : H5Dget_space(ds);
+    int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == rank &&
+             H5Sget_simple_extent_dims(s, dims, NULL) == rank;
+    if (s >= 0)
+        H5Sclose(s);
+    if (!ok) {
+        if (ds >= 0)
+            H5Dclose(ds);
+        return hf_error(HF_ERR_CORRUPT, "%s: %s/%s unreadable or not of rank %d", path, where, name,
+                        rank);
+    }
+    *out = ds;
+    return HF_OK;
+}
+
+/* A float64 dataset of the expected shape into buf. */
+static hf_err_t read_f64(hid_t loc, const char *name, const char *path, const char *where, int rank,
+                         const hsize_t *want, double *buf)
+{
+    hsize_t dims[2];
+    hid_t ds;
+    HF_TRY(dset_open(loc, name, path, where, rank, dims, &ds));
+    hf_err_t err = HF_OK;
+    for (int i = 0; i < rank; i++)
+        if (dims[i] != want[i])
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s/%s has the wrong shape", path, where, name);
+    if (err == HF_OK && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s/%s unreadable", path, where, name);
+    H5Dclose(ds);
+    return err;
+}
+
+/* Copy a fixed string field and require a terminating NUL within it. */
+static int str_ok(const char *s, size_t n)
+{
+    return memchr(s, '\0', n) != NULL;
+}
+
+static hf_err_t read_root(hid_t f, const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
+{
+    char *format = NULL, *exact_source = NULL, *tao_type = NULL;
+    int32_t i32;
+    hf_err_t err;
+    HF_CHECK(err, attr_read_str(f, "format", path, &format), done);
+    if (strcmp(format, HF_APPROX_FORMAT) != 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: format '%s' is not %s", path, format, HF_APPROX_FORMAT);
+        goto done;
+    }
+    struct {
+        const char *name;
+        char **dst;
+    } s[] = {{"version", &p->version},
+             {"git_commit", &p->git_commit},
+             {"command_line", &p->command_line},
+             {"host", &p->host},
+             {"start_time", &p->start_time},
+             {"end_time", &p->end_time},
+             {"target_json", &p->target_json},
+             {"lower_bound", &p->lower_bound},
+             {"name", &r->name},
+             {"exact_source", &exact_source},
+             {"tao_type", &tao_type}};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        HF_CHECK(err, attr_read_str(f, s[i].name, path, s[i].dst), done);
+    snprintf(r->exact_source, sizeof r->exact_source, "%s", exact_source);
+    snprintf(r->tao_type, sizeof r->tao_type, "%s", tao_type);
+    int64_t samples, test_samples, restarts, exact_atoms;
+    HF_CHECK(err, attr_read_num(f, "ranks", path, H5T_NATIVE_INT32, H5T_INTEGER, &p->ranks), done);
+    HF_CHECK(err, attr_read_num(f, "d", path, H5T_NATIVE_INT32, H5T_INTEGER, &i32), done);
+    r->d = i32;
+    HF_CHECK(err, attr_read_num(f, "dv", path, H5T_NATIVE_INT32, H5T_INTEGER, &i32), done);
+    r->dv = i32;
+    HF_CHECK(err, attr_read_num(f, "samples", path, H5T_NATIVE_INT64, H5T_INTEGER, &samples), done);
+    HF_CHECK(err,
+             attr_read_num(f, "test_samples", path, H5T_NATIVE_INT64, H5T_INTEGER, &test_samples),
+             done);
+    HF_CHECK(err, attr_read_num(f, "restarts", path, H5T_NATIVE_INT64, H5T_INTEGER, &restarts),
+             done);
+    HF_CHECK(err,
+             attr_read_num(f, "exact_atoms", path, H5T_NATIVE_INT64, H5T_INTEGER, &exact_atoms),
+             done);
+    HF_CHECK(err, attr_read_num(f, "seed", path, H5T_NATIVE_UINT64, H5T_INTEGER, &r->seed), done);
+    HF_CHECK(err, attr_read_num(f, "sigma", path, H5T_NATIVE_DOUBLE, H5T_FLOAT, &r->sigma), done);
+    HF_CHECK(err,
+             attr_read_num(f, "target_rms", path, H5T_NATIVE_DOUBLE, H5T_FLOAT, &r->target_rms),
+             done);
+    r->samples = samples;
+    r->test_samples = test_samples;
+    r->restarts = restarts;
+    r->exact_atoms = exact_atoms;
+    if (r->d < 1 || r->d > HF_D_MAX || r->dv < 1 || r->dv > HF_DV_MAX)
+        err = hf_error(HF_ERR_CORRUPT, "%s: attributes d, dv out of range", path);
+done:
+    free(tao_type);
+    free(exact_source);
+    free(format);
+    return err;
+}
+
+static hf_err_t read_table(hid_t f, const char *path, hf_approx_result_t *r)
+{
+    hsize_t n;
+    hid_t ds, tm = H5I_INVALID_HID;
+    table_row_t *rows = NULL;
+    hf_err_t err;
+    HF_TRY(dset_open(f, "table", path, "", 1, &n, &ds));
+    if (n > HF_APPROX_ATOMS_MAX) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: /table has too many rows", path);
+        goto done;
+    }
+    rows = hf_calloc(n ? n : 1, sizeof *rows);
+    r->rows = hf_calloc(n ? n : 1, sizeof *r->rows);
+    if (!rows || !r->rows) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    tm = table_type(0);
+    if (tm < 0 || (n && H5Dread(ds, tm, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: /table unreadable or missing columns", path);
+        goto done;
+    }
+    r->nrows = (int)n;
+    err = HF_OK;
+    for (hsize_t i = 0; i < n && err == HF_OK; i++) {
+        const table_row_t *o = rows + i;
+        hf_approx_row_t *row = r->rows + i;
+        if (!str_ok(o->name, sizeof o->name) || o->d != r->d || o->m < 1 ||
+            o->m > HF_APPROX_ATOMS_MAX || o->restarts < 1 || o->best_restart < 0 ||
+            o->best_restart >= o->restarts || (i > 0 && o->m <= rows[i - 1].m)) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /table row %llu is inconsistent", path,
+                           (unsigned long long)i);
+            break;
+        }
+        row->m = o->m;
+        row->train_mse = o->train_mse;
+        row->test_mse = o->test_mse;
+        row->restarts = o->restarts;
+        row->best_restart = o->best_restart;
+        row->iterations = o->iterations;
+        memcpy(row->converged_reason, o->converged_reason, sizeof row->converged_reason);
+        row->converged_reason[sizeof row->converged_reason - 1] = '\0';
+        row->seconds = o->seconds;
+        memcpy(row->start, o->start, sizeof row->start);
+        row->start[sizeof row->start - 1] = '\0';
+        memcpy(row->status, o->status, sizeof row->status);
+        row->status[sizeof row->status - 1] = '\0';
+    }
+done:
+    if (tm >= 0)
+        H5Tclose(tm);
+    free(rows);
+    H5Dclose(ds);
+    return err;
+}
+
+static hf_err_t read_heads(hid_t f, const char *path, hf_approx_result_t *r)
+{
+    if (H5Lexists(f, "heads", H5P_DEFAULT) <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: /heads missing", path);
+    hid_t g = H5Gopen2(f, "heads", H5P_DEFAULT);
+    if (g < 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: /heads unreadable", path);
+    hf_err_t err = HF_OK;
+    for (int i = 0; i < r->nrows && err == HF_OK; i++) {
+        hf_approx_row_t *row = r->rows + i;
+        char name[32], where[48];
+        snprintf(name, sizeof name, "m%d", row->m);
+        snprintf(where, sizeof where, "/heads/%s", name);
+        if (H5Lexists(g, name, H5P_DEFAULT) <= 0) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s missing", path, where);
+            break;
+        }
+        hid_t hg = H5Gopen2(g, name, H5P_DEFAULT);
+        if (hg < 0) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s unreadable", path, where);
+            break;
+        }
+        err = hf_approx_head_init(&row->head, row->m, r->d, r->dv);
+        hsize_t kd[2] = {(hsize_t)row->m, (hsize_t)r->d}, bd[1] = {(hsize_t)row->m},
+                vd[2] = {(hsize_t)row->m, (hsize_t)r->dv};
+        if (err == HF_OK)
+            err = read_f64(hg, "keys", path, where, 2, kd, row->head.keys);
+        if (err == HF_OK)
+            err = read_f64(hg, "biases", path, where, 1, bd, row->head.biases);
+        if (err == HF_OK)
+            err = read_f64(hg, "values", path, where, 2, vd, row->head.values);
+        H5Gclose(hg);
+    }
+    H5Gclose(g);
+    return err;
+}
+
+static hf_err_t read_restarts(hid_t f, const char *path, hf_approx_result_t *r)
+{
+    hsize_t n;
+    hid_t ds, tm = H5I_INVALID_HID;
+    hf_err_t err = HF_OK;
+    HF_TRY(dset_open(f, "restarts", path, "", 1, &n, &ds));
+    r->log = hf_calloc(n ? n : 1, sizeof *r->log);
+    if (!r->log) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    tm = restart_type(0);
+    if (tm < 0 || (n && H5Dread(ds, tm, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->log) < 0)) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: /restarts unreadable or missing columns", path);
+        goto done;
+    }
+    r->nlog = (long)n;
+    for (long i = 0; i < r->nlog; i++) {
+        hf_approx_restart_t *e = r->log + i;
+        if (!str_ok(e->start, sizeof e->start) ||
+            !str_ok(e->converged_reason, sizeof e->converged_reason) || e->m < 1 ||
+            e->restart < 0) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: /restarts row %ld is inconsistent", path, i);
+            break;
+        }
+    }
+done:
+    if (tm >= 0)
+        H5Tclose(tm);
+    H5Dclose(ds);
+    return err;
+}
+
+hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
+{
+    hf_err_t err;
+    hid_t f = H5I_INVALID_HID;
+    H5E_auto2_t old_func;
+    void *old_data;
+    hf_approx_result_init(r);
+    hf_approx_prov_init(p);
+    if (access(path, R_OK) != 0)
+        return hf_error(HF_ERR_IO, "%s: cannot open (missing or unreadable)", path);
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0 || (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: not an HDF5 file (or truncated)", path);
+        goto done;
+    }
+    HF_CHECK(err, read_root(f, path, r, p), done);
+    HF_CHECK(err, read_table(f, path, r), done);
+    HF_CHECK(err, read_heads(f, path, r), done);
+    HF_CHECK(err, read_restarts(f, path, r), done);
+done:
+    if (f >= 0)
+        H5Fclose(f);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return err;
+}
+
+int hf_approx_file_detect(const char *path)
+{
+    int yes = 0;
+    hid_t f = H5I_INVALID_HID;
+    H5E_auto2_t old_func;
+    void *old_data;
+    if (access(path, R_OK) != 0)
+        return 0;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) > 0 && (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0) {
+        /* keep the caller's last error message: detection is not a failure */
+        char saved[1024], *format = NULL;
+        snprintf(saved, sizeof saved, "%s", hf_error_msg());
+        if (H5Aexists(f, "format") > 0 && attr_read_str(f, "format", path, &format) == HF_OK)
+            yes = strcmp(format, HF_APPROX_FORMAT) == 0;
+        free(format);
+        hf_error(HF_OK, "%s", saved);
+        H5Fclose(f);
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return yes;
+}
