@@ -2,12 +2,18 @@
 """Plot and tabulate headfuse result files (RESULT.h5; layout in docs/hdf5-format.md).
 
     tools/hf_plot.py RESULT.h5 [MORE.h5 ...] [-o atoms.png] [--no-table] [--no-plot]
+    tools/hf_plot.py APPROX.h5 [MORE.h5 ...] [-o approx.png] [--no-table] [--no-plot]
 
 Draws, per family, atoms against d on a log2 axis: the head-atom terms of the target
 (2d for W_d), the product-construction upper bound UB, the face-rule lower bound LB, and
 m_star, one marker per row whose shape says the row's status (certified, exhaustive
 within the span, open). Writes a PNG (matplotlib's Agg backend: no display needed) and
 prints the table as Markdown, the same table as `headfuse table FILES --markdown`.
+
+Given APPROX.h5 files (`headfuse approx`, docs/approx.md) it draws instead, per target,
+the train and test RMS against the atom budget m on a log axis, a vertical line at the
+size of the smallest exact head known to the run (attribute exact_atoms) and the
+rounding level, and prints the table as `headfuse table FILES --markdown` does.
 
 Needs python3-h5py and python3-matplotlib (Debian packages; scripts/setup installs them).
 """
@@ -201,14 +207,154 @@ def plot(rows, out, title=None):
     plt.close(fig)
 
 
+# ---------------------------------------------------------------- APPROX.h5
+
+APPROX_FORMAT = "headfuse-approx-1"
+
+
+def is_approx(path):
+    """True when path is an APPROX.h5 (root attribute format = headfuse-approx-1)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return text(f.attrs.get("format", b"")) == APPROX_FORMAT
+    except OSError:
+        return False
+
+
+def read_approx(path):
+    """One APPROX.h5 as a dict: its target's attributes and its rows (ascending m)."""
+    with h5py.File(path, "r") as f:
+        if "table" not in f:
+            raise ValueError(f"{path}: not a headfuse approx file (no /table)")
+        a = f.attrs
+        lb = text(a.get("lower_bound", ""))
+        t = {"file": path, "name": text(a["name"]), "d": int(a["d"]),
+             "exact_atoms": int(a["exact_atoms"]), "exact_source": text(a.get("exact_source", "")),
+             "lower_bound": int(lb) if lb not in ("", "-1") else None,
+             "target_rms": float(a["target_rms"]), "rounding_rms": float(a["rounding_rms"]),
+             "rows": []}
+        for r in f["table"][()]:
+            row = {c: r[c] for c in r.dtype.names}
+            for c in ("converged_reason", "start", "status"):
+                row[c] = text(row[c])
+            for c in ("m", "restarts", "best_restart", "iterations"):
+                row[c] = int(row[c])
+            for c in ("train_mse", "test_mse", "seconds"):
+                row[c] = float(row[c])
+            t["rows"].append(row)
+    return t
+
+
+def rms(mse):
+    return math.sqrt(mse) if math.isfinite(mse) else math.inf
+
+
+def approx_note(t, row):
+    """The note column of src/cli/cmd_approx.c (row_note)."""
+    if row["status"] == "rounding":
+        if t["exact_atoms"] > 0 and row["m"] >= t["exact_atoms"]:
+            return "exact head reached (rounding level)"
+        return f"rounding level: numerical evidence of an exact {row['m']}-atom head"
+    if row["status"] == "missed":
+        return f"MISSED: an exact {t['exact_atoms']}-atom head is known"
+    return ""
+
+
+def approx_markdown(targets):
+    """Exactly `headfuse table FILES --markdown` on APPROX files: one table per file."""
+    lines = []
+    for t in targets:
+        lines.append("| target | m | train RMS | test RMS | restarts | best | start | iterations | "
+                     "reason | seconds | note |")
+        lines.append("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|")
+        for r in t["rows"]:
+            lines.append(f"| {t['name']} | {r['m']} | {rms(r['train_mse']):.3e} | "
+                         f"{rms(r['test_mse']):.3e} | {r['restarts']} | {r['best_restart']} | "
+                         f"{r['start']} | {r['iterations']} | {r['converged_reason']} | "
+                         f"{r['seconds']:.2f} | {approx_note(t, r)} |")
+    return "\n".join(lines)
+
+
+def plot_approx(targets, out, title=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    n = len(targets)
+    ncol = min(3, n)
+    nrow = (n + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.6 * ncol, 4.4 * nrow), squeeze=False)
+    for k, t in enumerate(targets):
+        ax = axes[k // ncol][k % ncol]
+        ms = [r["m"] for r in t["rows"]]
+        # a zero error has no place on a log axis: drawn at a floor below rounding level
+        floor = 1e-18
+        for key, label, style in (("train_mse", "train RMS", dict(color="tab:blue", marker="o")),
+                                  ("test_mse", "test RMS", dict(color="tab:orange", marker="s",
+                                                                ls="--", mfc="none"))):
+            ys = [max(rms(r[key]), floor) for r in t["rows"]]
+            pts = [(m, y) for m, y in zip(ms, ys) if math.isfinite(y)]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, lw=1.4, ms=7, **style)
+        level = t["rounding_rms"] * max(1.0, t["target_rms"])
+        ax.axhline(level, color="0.5", ls=":", lw=1, label=f"rounding level ({level:.0e})")
+        if t["exact_atoms"] > 0:
+            src = f", {t['exact_source']}" if t["exact_source"] else ""
+            ax.axvline(t["exact_atoms"], color="tab:red", lw=1.6,
+                       label=f"exact head known: m = {t['exact_atoms']}{src}")
+        if t["lower_bound"] is not None and t["lower_bound"] != t["exact_atoms"] \
+                and ms and ms[0] - 1 <= t["lower_bound"] <= ms[-1] + 1:
+            ax.axvline(t["lower_bound"], color="tab:blue", lw=1, ls="-.",
+                       label=f"lower bound LB = {t['lower_bound']}")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("atom budget m")
+        ax.set_ylabel("RMS error (log axis)")
+        ax.set_title(t["name"] if n == 1 or len({u["name"] for u in targets}) == n
+                     else f"{t['name']} ({os.path.basename(t['file'])})")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    for k in range(n, nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    fig.suptitle(title or "Best error of one head with m atoms", fontsize=13)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main_approx(args):
+    targets = []
+    for path in args.files:
+        try:
+            targets.append(read_approx(path))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"hf_plot: {path}: {e}", file=sys.stderr)
+            return 6
+    if not args.no_table:
+        print(approx_markdown(targets))
+    if not args.no_plot:
+        plot_approx(targets, args.output or "approx.png", args.title)
+        print(f"hf_plot: wrote {args.output or 'approx.png'}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", help="RESULT.h5 files (rows are shown in the order given)")
-    ap.add_argument("-o", "--output", default="atoms.png", help="PNG to write (default atoms.png)")
+    ap.add_argument("files", nargs="+",
+                    help="RESULT.h5 or APPROX.h5 files (not both; shown in the order given)")
+    ap.add_argument("-o", "--output",
+                    help="PNG to write (default atoms.png, approx.png for APPROX files)")
     ap.add_argument("--title", help="figure title")
     ap.add_argument("--no-table", action="store_true", help="do not print the Markdown table")
     ap.add_argument("--no-plot", action="store_true", help="do not draw the PNG")
     args = ap.parse_args(argv)
+    napprox = sum(is_approx(p) for p in args.files)
+    if napprox:
+        if napprox < len(args.files):
+            print("hf_plot: give either search results or APPROX files, not both", file=sys.stderr)
+            return 2
+        return main_approx(args)
+    args.output = args.output or "atoms.png"
     rows = []
     for path in args.files:
         try:
