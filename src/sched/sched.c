@@ -288,7 +288,10 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
 
         long local[3] = {L.found_here, L.nodes_here, lerr != HF_OK};
         long total[3];
+        /* waiting here for slower ranks to finish the size is idle time too */
+        double wait0 = MPI_Wtime();
         MPI_Allreduce(local, total, 3, MPI_LONG, MPI_SUM, comm);
+        L.idle += MPI_Wtime() - wait0;
         int stopped = hf_sched_stop_requested() || L.stopping, anystop;
         MPI_Allreduce(&stopped, &anystop, 1, MPI_INT, MPI_MAX, comm);
         if (total[2]) {

@@ -23,7 +23,7 @@
 #define HF_SEARCH_LAYERED_UNITS_MAX (1L << 14) /* the aim doubles above this many units */
 #define HF_SEARCH_UNITS_MAX (1L << 20)         /* raise the aim rather than exceed this */
 #define HF_SEARCH_GROUP_DMAX 7                 /* symmetry group computed for d <= this */
-#define HF_SEARCH_POLL_EVERY 4096              /* candidates between poll calls */
+#define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */
 #define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
 #define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
 
