@@ -67,7 +67,8 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
 /* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
- * with T(g q) = alpha T(q) + beta, found by exact comparison of fractions. */
+ * with T(g q) = alpha T(q) + beta, found by exact comparison of fractions. -1 when d is
+ * too large to compute it (d > 7); orbit representatives then use the identity alone. */
 long hf_search_group_order(const hf_search_t *s);
 
 /* Orbit representative of a support under the group: the lexicographically smallest

@@ -646,7 +646,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                              "found %ld",
                              cfg->shard_dir, sup->n, oc.m_star, oc.nfound);
             row->n_min_raw = sup->n;
-            row->n_min_sym = nsym;
+            row->n_min_sym = row->group_order < 0 ? -1 : nsym;
         }
         if (e == HF_OK && oc.m_star < 0)
             row->n_min_raw = row->n_min_sym = 0;

@@ -132,6 +132,7 @@ struct hf_search_s {
 
     /* symmetry: elements as (perm, signs), key map k'_j = sign_j k_{perm_j} */
     long gorder;
+    int group_unknown; /* d too large to compute the group: order reported as -1 */
     int8_t *gperm, *gsign;
 
     /* prepared level */

@@ -347,8 +347,10 @@ hf_err_t hf_search_group_compute(hf_search_t *s)
     int8_t perm[HF_D_MAX], sign[HF_D_MAX];
 
     if (d > HF_SEARCH_GROUP_DMAX) {
-        /* 2^d d! candidates is too many to test: report the trivial group */
+        /* 2^d d! candidates is too many to test: use the identity alone and report the
+         * order as unknown, so no orbit count is claimed */
         s->gorder = 1;
+        s->group_unknown = 1;
         s->gperm = hf_malloc((size_t)d);
         s->gsign = hf_malloc((size_t)d);
         if (!s->gperm || !s->gsign)
@@ -444,7 +446,7 @@ done:
 
 long hf_search_group_order(const hf_search_t *s)
 {
-    return s->gorder;
+    return s->group_unknown ? -1 : s->gorder;
 }
 
 static int row_cmp(const int64_t *a, const int64_t *b, int d)
