@@ -23,6 +23,9 @@ int cli_table_approx(const char *path, int fmt);
 
 /* Shared by the commands that write result files (src/cli/cli_result.c). */
 void cli_iso_time(char *buf, size_t n);
+/* Start MPI for a collective command: rank, size, the stop-signal handlers and the
+ * start time (ISO 8601, UTC) for the provenance. */
+void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n);
 char *cli_join_argv(int argc, char **argv);
 void cli_remove_shards(const char *dir);
 /* A table row as a JSON object with the documented field names. */

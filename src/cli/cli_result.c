@@ -1,6 +1,7 @@
 /* Shared by the commands that write result files (search, run): provenance, the shard
  * clean-up, a table row as JSON and as one printed line. */
 #include <dirent.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "headfuse/sched.h"
 #include "cli/cli_common.h"
 
 void cli_iso_time(char *buf, size_t n)
@@ -148,4 +150,13 @@ hf_err_t cli_check_ranks(int size)
                         "docs/cluster.md)",
                         expect, size);
     return HF_OK;
+}
+
+void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    hf_sched_install_signals();
+    cli_iso_time(start, n);
 }

@@ -490,13 +490,9 @@ int cli_cmd_run(int argc, char **argv)
     if (list)
         return list_job(pos[0], out_opt, json);
 
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    hf_sched_install_signals();
     char start[32];
-    cli_iso_time(start, sizeof start);
+    cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_job_t job;
     hf_result_t res;

@@ -52,13 +52,9 @@ int cli_cmd_search(int argc, char **argv)
         return 2;
     }
 
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    hf_sched_install_signals();
     char start[32];
-    cli_iso_time(start, sizeof start);
+    cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_target_t t;
     hf_result_t res;
