@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "headfuse/approx_store.h"
+#include "store/store_impl.h"
 
 #define NAME_LEN 128 /* table name column */
 
@@ -54,18 +55,6 @@ static hid_t str_type(size_t n)
     if (t < 0)
         return t;
     if (H5Tset_size(t, n) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
-        H5Tclose(t);
-        return H5I_INVALID_HID;
-    }
-    return t;
-}
-
-static hid_t vstr_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0)
-        return t;
-    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
         H5Tclose(t);
         return H5I_INVALID_HID;
     }
@@ -159,27 +148,6 @@ static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, 
     return rc;
 }
 
-static herr_t attr_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = vstr_type();
-    if (t < 0)
-        return -1;
-    const char *v = value ? value : "";
-    herr_t rc = attr_write(obj, name, t, t, &v);
-    H5Tclose(t);
-    return rc;
-}
-
-static herr_t attr_i64(hid_t obj, const char *name, int64_t v)
-{
-    return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
-}
-
-static herr_t attr_i32(hid_t obj, const char *name, int32_t v)
-{
-    return attr_write(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
-}
-
 static herr_t attr_u64(hid_t obj, const char *name, uint64_t v)
 {
     return attr_write(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
@@ -212,21 +180,27 @@ static herr_t dset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
 
 static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_prov_t *p)
 {
-    if (attr_str(f, "format", HF_APPROX_FORMAT) < 0 || attr_str(f, "version", p->version) < 0 ||
-        attr_str(f, "git_commit", p->git_commit) < 0 ||
-        attr_str(f, "command_line", p->command_line) < 0 || attr_str(f, "host", p->host) < 0 ||
-        attr_str(f, "start_time", p->start_time) < 0 || attr_str(f, "end_time", p->end_time) < 0 ||
-        attr_i32(f, "ranks", p->ranks) < 0 || attr_str(f, "target_json", p->target_json) < 0 ||
-        attr_str(f, "lower_bound", p->lower_bound) < 0 || attr_str(f, "name", r->name) < 0 ||
-        attr_i32(f, "d", r->d) < 0 || attr_i32(f, "dv", r->dv) < 0 ||
-        attr_i64(f, "samples", r->samples) < 0 ||
-        attr_i64(f, "test_samples", r->test_samples) < 0 ||
-        attr_i64(f, "restarts", r->restarts) < 0 || attr_f64(f, "sigma", r->sigma) < 0 ||
-        attr_u64(f, "seed", r->seed) < 0 || attr_f64(f, "target_rms", r->target_rms) < 0 ||
+    if (hf_h5_attr_write_str(f, "format", HF_APPROX_FORMAT) < 0 ||
+        hf_h5_attr_write_str(f, "version", p->version) < 0 ||
+        hf_h5_attr_write_str(f, "git_commit", p->git_commit) < 0 ||
+        hf_h5_attr_write_str(f, "command_line", p->command_line) < 0 ||
+        hf_h5_attr_write_str(f, "host", p->host) < 0 ||
+        hf_h5_attr_write_str(f, "start_time", p->start_time) < 0 ||
+        hf_h5_attr_write_str(f, "end_time", p->end_time) < 0 ||
+        hf_h5_attr_write_i32(f, "ranks", p->ranks) < 0 ||
+        hf_h5_attr_write_str(f, "target_json", p->target_json) < 0 ||
+        hf_h5_attr_write_str(f, "lower_bound", p->lower_bound) < 0 ||
+        hf_h5_attr_write_str(f, "name", r->name) < 0 || hf_h5_attr_write_i32(f, "d", r->d) < 0 ||
+        hf_h5_attr_write_i32(f, "dv", r->dv) < 0 ||
+        hf_h5_attr_write_i64(f, "samples", r->samples) < 0 ||
+        hf_h5_attr_write_i64(f, "test_samples", r->test_samples) < 0 ||
+        hf_h5_attr_write_i64(f, "restarts", r->restarts) < 0 ||
+        attr_f64(f, "sigma", r->sigma) < 0 || attr_u64(f, "seed", r->seed) < 0 ||
+        attr_f64(f, "target_rms", r->target_rms) < 0 ||
         attr_f64(f, "rounding_rms", HF_APPROX_ROUNDING_RMS) < 0 ||
-        attr_i64(f, "exact_atoms", r->exact_atoms) < 0 ||
-        attr_str(f, "exact_source", r->exact_source) < 0 ||
-        attr_str(f, "tao_type", r->tao_type) < 0)
+        hf_h5_attr_write_i64(f, "exact_atoms", r->exact_atoms) < 0 ||
+        hf_h5_attr_write_str(f, "exact_source", r->exact_source) < 0 ||
+        hf_h5_attr_write_str(f, "tao_type", r->tao_type) < 0)
         return -1;
     return 0;
 }
@@ -248,7 +222,7 @@ static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
         }
         hsize_t kd[2] = {(hsize_t)h->m, (hsize_t)h->d}, bd[1] = {(hsize_t)h->m},
                 vd[2] = {(hsize_t)h->m, (hsize_t)h->dv};
-        if (attr_i32(hg, "m", h->m) < 0 ||
+        if (hf_h5_attr_write_i32(hg, "m", h->m) < 0 ||
             dset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys) < 0 ||
             dset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) < 0 ||
             dset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) < 0)
@@ -371,7 +345,7 @@ static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, cha
     }
     if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
-        mt = vstr_type();
+        mt = hf_h5_vstr_type();
         if (mt < 0 || H5Aread(a, mt, &v) < 0 || !v) {
             err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name);
             goto done;
