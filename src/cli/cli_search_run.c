@@ -135,18 +135,97 @@ static void merged_clear(merged_t *g)
     memset(g, 0, sizeof *g);
 }
 
-static int unit_seen(const merged_t *g, int64_t m, int64_t unit)
+/* Which shard finished each unit first: open addressing on (m, unit), so merging
+ * tens of thousands of units stays linear. owner < 0 marks an empty slot. */
+typedef struct {
+    int64_t *m, *unit;
+    long *owner;
+    long cap, n;
+} unit_map_t;
+
+static void umap_clear(unit_map_t *u)
 {
-    for (long i = 0; i < g->nunits; i++)
-        if (g->units[i].m == m && g->units[i].unit == unit)
-            return 1;
-    return 0;
+    free(u->m);
+    free(u->unit);
+    free(u->owner);
+    memset(u, 0, sizeof *u);
+}
+
+static long umap_slot(const unit_map_t *u, int64_t m, int64_t unit)
+{
+    uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)unit * 0xBF58476D1CE4E5B9ull);
+    long i = (long)((h ^ (h >> 29)) & (uint64_t)(u->cap - 1));
+    while (u->owner[i] >= 0 && (u->m[i] != m || u->unit[i] != unit))
+        i = (i + 1) & (u->cap - 1);
+    return i;
+}
+
+static hf_err_t umap_grow(unit_map_t *u)
+{
+    unit_map_t b = {0};
+    b.cap = u->cap ? 2 * u->cap : 1024;
+    b.m = hf_malloc((size_t)b.cap * sizeof *b.m);
+    b.unit = hf_malloc((size_t)b.cap * sizeof *b.unit);
+    b.owner = hf_malloc((size_t)b.cap * sizeof *b.owner);
+    if (!b.m || !b.unit || !b.owner) {
+        umap_clear(&b);
+        return HF_ERR_NOMEM;
+    }
+    for (long i = 0; i < b.cap; i++)
+        b.owner[i] = -1;
+    for (long i = 0; i < u->cap; i++)
+        if (u->owner[i] >= 0) {
+            long j = umap_slot(&b, u->m[i], u->unit[i]);
+            b.m[j] = u->m[i];
+            b.unit[j] = u->unit[i];
+            b.owner[j] = u->owner[i];
+            b.n++;
+        }
+    umap_clear(u);
+    *u = b;
+    return HF_OK;
+}
+
+/* Record owner for (m, unit) unless a shard already claimed it; *added says which. */
+static hf_err_t umap_claim(unit_map_t *u, int64_t m, int64_t unit, long owner, int *added)
+{
+    if (2 * (u->n + 1) > u->cap)
+        HF_TRY(umap_grow(u));
+    long i = umap_slot(u, m, unit);
+    *added = u->owner[i] < 0;
+    if (*added) {
+        u->m[i] = m;
+        u->unit[i] = unit;
+        u->owner[i] = owner;
+        u->n++;
+    }
+    return HF_OK;
+}
+
+static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit)
+{
+    return u->cap ? u->owner[umap_slot(u, m, unit)] : -1;
+}
+
+/* Grow an array to hold n + 1 elements of size sz (capacity doubles). */
+static hf_err_t grow(void **p, long n, long *cap, size_t sz)
+{
+    if (n < *cap)
+        return HF_OK;
+    long c = *cap ? 2 * *cap : 64;
+    void *q = hf_realloc(*p, (size_t)c * sz);
+    if (!q)
+        return HF_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return HF_OK;
 }
 
 static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t *g)
 {
     char **paths;
-    long n;
+    long n, ucap = 0, fcap[3] = {0, 0, 0};
+    unit_map_t owners = {0};
     memset(g, 0, sizeof *g);
     HF_TRY(list_shards(dir, &paths, &n));
     hf_err_t e = HF_OK;
@@ -159,38 +238,26 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
             break;
         }
         /* keep the first completion of each unit; drop the rest with their records */
-        long first_new = g->nunits;
         for (long i = 0; i < d.nunits && e == HF_OK; i++) {
-            if (d.units[i].row != row || unit_seen(g, d.units[i].m, d.units[i].unit))
+            int added = 0;
+            if (d.units[i].row != row)
                 continue;
-            hf_unit_record_t *u = hf_realloc(g->units, (size_t)(g->nunits + 1) * sizeof *u);
-            if (!u) {
-                e = HF_ERR_NOMEM;
-                break;
-            }
-            g->units = u;
-            g->units[g->nunits++] = d.units[i];
+            e = umap_claim(&owners, d.units[i].m, d.units[i].unit, s, &added);
+            if (e == HF_OK && added)
+                e = grow((void **)&g->units, g->nunits, &ucap, sizeof *g->units);
+            if (e == HF_OK && added)
+                g->units[g->nunits++] = d.units[i];
         }
         for (long i = 0; i < d.nfound && e == HF_OK; i++) {
-            if (d.found_row[i] != row)
-                continue;
-            int fresh = 0;
-            for (long k = first_new; k < g->nunits; k++)
-                if (g->units[k].m == d.found_m[i] && g->units[k].unit == d.found_unit[i])
-                    fresh = 1;
-            if (!fresh)
+            if (d.found_row[i] != row || umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
                 continue;
             long k = g->nfound;
-            int64_t *fm = hf_realloc(g->found_m, (size_t)(k + 1) * sizeof *fm);
-            if (fm)
-                g->found_m = fm;
-            int64_t *fu = fm ? hf_realloc(g->found_unit, (size_t)(k + 1) * sizeof *fu) : NULL;
-            if (fu)
-                g->found_unit = fu;
-            char **fr = fu ? hf_realloc(g->found_record, (size_t)(k + 1) * sizeof *fr) : NULL;
-            if (fr)
-                g->found_record = fr;
-            char *rec = fr ? hf_strdup(d.found_record[i]) : NULL;
+            e = grow((void **)&g->found_m, k, &fcap[0], sizeof *g->found_m);
+            if (e == HF_OK)
+                e = grow((void **)&g->found_unit, k, &fcap[1], sizeof *g->found_unit);
+            if (e == HF_OK)
+                e = grow((void **)&g->found_record, k, &fcap[2], sizeof *g->found_record);
+            char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
             if (!rec) {
                 e = HF_ERR_NOMEM;
                 break;
@@ -202,6 +269,7 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
         }
         hf_shard_data_clear(&d);
     }
+    umap_clear(&owners);
     free_paths(paths, n);
     if (e != HF_OK)
         merged_clear(g);
