@@ -809,6 +809,38 @@ static void test_facememo(void)
     hf_facememo_clear(&mm);
 }
 
+/* Allocation failures (hf_fail_after) at every point of create, level and run: each
+ * either succeeds with the right answer or fails with HF_ERR_NOMEM (valgrind/ASan see
+ * no leak or bad access on these paths). */
+static void test_allocation_failures(void)
+{
+    hf_target_t t;
+    long ok_in_a_row = 0, nomem = 0, bad = 0;
+    CU_ASSERT_FATAL(load("chain:d=2", &t));
+    for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {
+        found_t f;
+        loop_out_t o;
+        loop_opts_t lo = {1, 2, 0, 0, 0};
+        found_init(&f, &t);
+        hf_fail_after(n);
+        hf_err_t err = search_loop(&t, &lo, &f, &o);
+        hf_fail_after(0);
+        if (err == HF_OK) {
+            ok_in_a_row++;
+            bad += o.m_star != 7 || f.n != 1;
+        } else {
+            ok_in_a_row = 0;
+            nomem += err == HF_ERR_NOMEM;
+            bad += err != HF_ERR_NOMEM;
+        }
+        found_clear(&f);
+    }
+    CU_ASSERT(nomem > 100);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(ok_in_a_row, 50);
+    hf_target_clear(&t);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -826,6 +858,7 @@ int hf_register_tests(void)
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
         {"affine equivalence of fractions", test_affine_equal},
         {"face memo", test_facememo},
+        {"allocation failures", test_allocation_failures},
         {NULL, NULL}};
     return hf_unit_suite("search", cases);
 }
