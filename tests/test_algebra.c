@@ -536,11 +536,5 @@ int hf_register_tests(void)
         {"planted wrong fraction is caught", test_planted_wrong_fraction},
         {NULL, NULL},
     };
-    CU_pSuite s = CU_add_suite("algebra", NULL, suite_cleanup);
-    if (!s)
-        return -1;
-    for (const hf_unit_case_t *c = cases; c->name; c++)
-        if (!CU_add_test(s, c->name, c->fn))
-            return -1;
-    return 0;
+    return hf_unit_suite_with("algebra", suite_cleanup, cases);
 }

@@ -1124,11 +1124,5 @@ int hf_register_tests(void)
         {"allocation failures", test_alloc_failures},
         {NULL, NULL},
     };
-    CU_pSuite s = CU_add_suite("exact", NULL, suite_cleanup);
-    if (!s)
-        return -1;
-    for (const hf_unit_case_t *c = cases; c->name; c++)
-        if (!CU_add_test(s, c->name, c->fn))
-            return -1;
-    return 0;
+    return hf_unit_suite_with("exact", suite_cleanup, cases);
 }

@@ -13,15 +13,22 @@ typedef struct {
     CU_TestFunc fn;
 } hf_unit_case_t;
 
-static inline int hf_unit_suite(const char *name, const hf_unit_case_t *cases)
+/* Add a suite with a cleanup function (may be NULL) and its tests. */
+static inline int hf_unit_suite_with(const char *name, CU_CleanupFunc cleanup,
+                                     const hf_unit_case_t *cases)
 {
-    CU_pSuite s = CU_add_suite(name, NULL, NULL);
+    CU_pSuite s = CU_add_suite(name, NULL, cleanup);
     if (!s)
         return -1;
     for (; cases->name; cases++)
         if (!CU_add_test(s, cases->name, cases->fn))
             return -1;
     return 0;
+}
+
+static inline int hf_unit_suite(const char *name, const hf_unit_case_t *cases)
+{
+    return hf_unit_suite_with(name, NULL, cases);
 }
 
 #endif

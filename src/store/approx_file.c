@@ -49,18 +49,6 @@ void hf_approx_prov_clear(hf_approx_prov_t *p)
 
 /* ---------------------------------------------------------------- datatypes */
 
-static hid_t str_type(size_t n)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0)
-        return t;
-    if (H5Tset_size(t, n) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
-        H5Tclose(t);
-        return H5I_INVALID_HID;
-    }
-    return t;
-}
-
 /* One member of a compound type: memory type and file type; strings have a size. */
 typedef struct {
     const char *name;
@@ -81,7 +69,8 @@ static hid_t compound_type(const member_t *mb, int n, size_t size, int file)
         return ct;
     size_t off = 0;
     for (int i = 0; i < n; i++) {
-        hid_t t = mb[i].strsize ? str_type(mb[i].strsize) : H5Tcopy(file ? mb[i].file : mb[i].mem);
+        hid_t t = mb[i].strsize ? hf_h5_fixed_str_type(mb[i].strsize)
+                                : H5Tcopy(file ? mb[i].file : mb[i].mem);
         herr_t rc = t < 0 ? -1 : H5Tinsert(ct, mb[i].name, file ? off : mb[i].offset, t);
         if (t >= 0) {
             off += H5Tget_size(t);
@@ -355,7 +344,7 @@ static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, cha
     } else {
         size_t n = H5Tget_size(t);
         char *buf = hf_calloc(n + 1, 1);
-        mt = str_type(n + 1);
+        mt = hf_h5_fixed_str_type(n + 1);
         if (!buf || mt < 0 || H5Aread(a, mt, buf) < 0) {
             free(buf);
             err = buf ? hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name)

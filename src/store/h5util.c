@@ -168,7 +168,7 @@ hid_t hf_h5_vstr_type(void)
 }
 
 /* Fixed-length null-terminated ASCII string of n bytes (including the NUL). */
-static hid_t fixed_str_type(size_t n)
+hid_t hf_h5_fixed_str_type(size_t n)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0)
@@ -198,7 +198,7 @@ static hid_t build_compound(const member_t *mem, size_t nmem, size_t size, int f
     size_t made = 0;
     for (size_t i = 0; i < nmem; i++, made++) {
         if (mem[i].strlen)
-            types[i] = fixed_str_type(mem[i].strlen);
+            types[i] = hf_h5_fixed_str_type(mem[i].strlen);
         else if (mem[i].vstr)
             types[i] = hf_h5_vstr_type();
         else
@@ -382,7 +382,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
         /* fixed-length (as h5py or other tools may write): read with room for a NUL */
         size_t n = H5Tget_size(type);
         char *buf = hf_calloc(n + 1, 1);
-        mtype = buf ? fixed_str_type(n + 1) : H5I_INVALID_HID;
+        mtype = buf ? hf_h5_fixed_str_type(n + 1) : H5I_INVALID_HID;
         if (!buf)
             err = HF_ERR_NOMEM;
         else if (mtype < 0 || H5Aread(attr, mtype, buf) < 0)

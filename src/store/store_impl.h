@@ -56,6 +56,9 @@ typedef struct {
 
 hid_t hf_h5_found_type(int file);
 
+/* Fixed-length null-terminated string type of n bytes, NUL included (caller closes). */
+hid_t hf_h5_fixed_str_type(size_t n);
+
 /* Variable-length UTF-8 string type (caller closes). */
 hid_t hf_h5_vstr_type(void);
 
