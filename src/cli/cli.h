@@ -41,4 +41,10 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
  * misconfigured launcher would otherwise all write the same files. */
 hf_err_t cli_check_ranks(int size);
 
+/* Testing hooks (src/cli/cli_faults.c, docs/reliability.md): HEADFUSE_FAIL_H5_WRITE=N
+ * and HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail;
+ * HEADFUSE_FAULT_COUNT=1 prints how many of each were made at exit. Returns 0, or
+ * exit status 2 after a message when a value is malformed. */
+int cli_faults_from_env(void);
+
 #endif
