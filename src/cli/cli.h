@@ -31,7 +31,8 @@ void cli_remove_shards(const char *dir);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
 /* Fill the provenance of a result (version, commit, command line, host, start and end
- * time, ranks), replacing what was there. */
+ * time, ranks), replacing what was there. cmdline NULL (cli_join_argv out of memory)
+ * -> HF_ERR_NOMEM. */
 hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks);
 /* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if
  * not NULL, is the file it was written to. */
