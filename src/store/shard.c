@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "store/store_impl.h"
@@ -248,12 +249,21 @@ static int reserve_range(int fd, hsize_t from, hsize_t to)
 static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
 {
     haddr_t eoa;
-    if (sh->fd < 0 || H5Fget_eoa(sh->file, &eoa) < 0)
+    if (H5Fget_eoa(sh->file, &eoa) < 0)
         return HF_OK; /* best effort */
     hsize_t want = eoa + 2 * need + RESERVE_SLACK;
-    if (want <= sh->reserved && !hf_shard_debug_fail_reserve)
+    /* fallocate(KEEP_SIZE) does not check the file size limit (ulimit -f): HDF5's
+     * writes past it would fail with EFBIG inside a flush */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        want > (hsize_t)lim.rlim_cur)
+        return hf_error(HF_ERR_IO, "%s: no room for more units: %s (file size limit %llu bytes)",
+                        sh->path, strerror(EFBIG), (unsigned long long)lim.rlim_cur);
+    if (sh->fd < 0 || (want <= sh->reserved && !hf_shard_debug_fail_reserve))
         return HF_OK;
     hsize_t to = want + (eoa / 8 > RESERVE_STEP ? eoa / 8 : RESERVE_STEP);
+    if (lim.rlim_cur != RLIM_INFINITY && to > (hsize_t)lim.rlim_cur)
+        to = (hsize_t)lim.rlim_cur;
     int rc = hf_shard_debug_fail_reserve ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
     if (rc < 0 && errno == ENOSPC && !hf_shard_debug_fail_reserve) {
         to = want; /* nearly full: just what this unit needs */
