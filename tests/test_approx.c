@@ -653,6 +653,8 @@ static void test_file_write_faults(void)
         hf_approx_prov_clear(&pb);
     }
     unlink(path);
+    if (getenv("HF_FAULT_VERBOSE"))
+        fprintf(stderr, "[APPROX.h5: %ld write calls] ", calls);
     hf_approx_prov_clear(&p);
     hf_approx_result_clear(&r);
     hf_target_clear(&t);

@@ -2,7 +2,8 @@
 # 1-rank search is run once to count its store write calls (W) and allocations (A),
 # then once per fault: the Nth write call failing for EVERY N in 1..W, the Nth
 # allocation failing for HF_SWEEP_ALLOC_SAMPLES (default 40) N spread evenly over 1..A
-# (0 = every N). Each faulted run must exit nonzero without a crash (status < 128) with
+# (0 = every N; HF_SWEEP_H5_SAMPLES likewise for the write calls, default 0, as
+# scripts/test-sanitize uses to keep its run short). Each faulted run must exit nonzero without a crash (status < 128) with
 # one error line (naming the file for write faults), leave no RESULT.h5.tmp and no
 # RESULT.h5 that `headfuse verify` refuses; `--resume` without faults must then give
 # the table of an uninterrupted run.
@@ -10,7 +11,8 @@
 
 # Singletons without an orted or shared-memory transport: 0.2 s a run instead of 0.6 s.
 export OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_btl=self OMPI_MCA_pml=ob1
-samples=${HF_SWEEP_ALLOC_SAMPLES:-40}
+alloc_samples=${HF_SWEEP_ALLOC_SAMPLES:-40}
+h5_samples=${HF_SWEEP_H5_SAMPLES:-0}
 spec=(search --family wd:d=2 --span 2 --quiet)
 
 HEADFUSE_FAULT_COUNT=1 "$HEADFUSE" "${spec[@]}" --out ref.h5 >out.txt 2>err.txt ||
@@ -70,15 +72,22 @@ summary() {
   codes=() results=0 verified=0 tried=0
 }
 
-t0=$SECONDS
-for n in $(seq 1 "$W"); do fault HEADFUSE_FAIL_H5_WRITE "$n"; done
-summary "write calls 1..$W ($((SECONDS - t0)) s)"
+# spread COUNT SAMPLES: every N in 1..COUNT (SAMPLES 0 or >= COUNT), else SAMPLES of
+# them evenly spread, first and last included.
+spread() {
+  if [ "$2" = 0 ] || [ "$2" -ge "$1" ]; then
+    seq 1 "$1"
+  else
+    for i in $(seq 0 $(($2 - 1))); do echo $((1 + i * ($1 - 1) / ($2 - 1))); done
+  fi
+}
 
 t0=$SECONDS
-if [ "$samples" = 0 ] || [ "$samples" -ge "$A" ]; then
-  ns=$(seq 1 "$A")
-else
-  ns=$(for i in $(seq 0 $((samples - 1))); do echo $((1 + i * (A - 1) / (samples - 1))); done)
-fi
+ns=$(spread "$W" "$h5_samples")
+for n in $ns; do fault HEADFUSE_FAIL_H5_WRITE "$n"; done
+summary "write calls, $(wc -w <<<"$ns") N of 1..$W ($((SECONDS - t0)) s)"
+
+t0=$SECONDS
+ns=$(spread "$A" "$alloc_samples")
 for n in $ns; do fault HEADFUSE_FAIL_ALLOC "$n"; done
 summary "allocations, $(wc -w <<<"$ns") N of 1..$A ($((SECONDS - t0)) s)"
