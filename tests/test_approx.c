@@ -10,11 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hdf5.h>
 #include <petscsys.h>
 
 #include "headfuse/approx.h"
 #include "headfuse/approx_store.h"
 #include "headfuse/bounds.h"
+#include "headfuse/store.h"
 #include "unit.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -602,6 +604,62 @@ static void test_file_round_trip(void)
     hf_target_clear(&t);
 }
 
+/* Every write call of hf_approx_file_write made to fail in turn (hf_h5_fail_after):
+ * the write fails naming the file, leaves no PATH.tmp and nothing open, and the
+ * previous file is intact. */
+static void test_file_write_faults(void)
+{
+    hf_target_t t;
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
+    hf_approx_opts_t o;
+    hf_approx_opts_default(&o);
+    o.m_lo = 3;
+    o.m_hi = 4;
+    o.samples = o.test_samples = 50;
+    o.restarts = 1;
+    hf_approx_result_t r, back;
+    hf_approx_prov_t p, pb;
+    hf_approx_result_init(&r);
+    hf_approx_prov_init(&p);
+    CU_ASSERT_EQUAL_FATAL(hf_approx_run(MPI_COMM_WORLD, &t, &o, &r), HF_OK);
+    p.version = strdup("0.1.0");
+    p.ranks = 1;
+    char path[] = "/tmp/hf-approx-fault-XXXXXX", tmp[64];
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    CU_ASSERT_EQUAL_FATAL(hf_approx_file_write(path, &r, &p), HF_OK);
+    long before = hf_h5_write_calls();
+    p.ranks = 2; /* the version that never makes it */
+    CU_ASSERT_EQUAL_FATAL(hf_approx_file_write(tmp, &r, &p), HF_OK);
+    long calls = hf_h5_write_calls() - before;
+    unlink(tmp);
+    CU_ASSERT(calls > 40);
+    for (long n = 1; n <= calls; n++) {
+        hf_h5_fail_after(n);
+        hf_err_t err = hf_approx_file_write(path, &r, &p);
+        hf_h5_fail_after(0);
+        CU_ASSERT_EQUAL(err, HF_ERR_IO);
+        CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+        CU_ASSERT(strstr(hf_error_msg(), "injected failure") != NULL ||
+                  strstr(hf_error_msg(), "Input/output error") != NULL);
+        CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+        CU_ASSERT(access(tmp, F_OK) != 0);
+        CU_ASSERT_EQUAL(hf_approx_file_read(path, &back, &pb), HF_OK);
+        CU_ASSERT_EQUAL(pb.ranks, 1);
+        CU_ASSERT_EQUAL(back.nrows, r.nrows);
+        hf_approx_result_clear(&back);
+        hf_approx_prov_clear(&pb);
+    }
+    unlink(path);
+    if (getenv("HF_FAULT_VERBOSE"))
+        fprintf(stderr, "[APPROX.h5: %ld write calls] ", calls);
+    hf_approx_prov_clear(&p);
+    hf_approx_result_clear(&r);
+    hf_target_clear(&t);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t plain[] = {
@@ -622,6 +680,7 @@ int hf_register_tests(void)
         {"W_2 table from random restarts alone", test_w2_random_only},
         {"bad run options", test_run_bad_options},
         {"APPROX.h5 round trip, truncated, foreign and missing files", test_file_round_trip},
+        {"APPROX.h5: every write call failing in turn", test_file_write_faults},
         {NULL, NULL}};
     if (hf_unit_suite("approx", plain))
         return -1;

@@ -928,6 +928,199 @@ static void test_allocation_failures(void)
     scratch_done();
 }
 
+/* ---- write fault injection: every write call made to fail in turn ---- */
+
+/* Open file descriptors of this process (to show a failed write leaks none). */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+#define SWEEP_UNITS 6
+
+/* The shard scenario of the sweep: create, write SWEEP_UNITS units (unit u with u % 3
+ * found records), close. ok[u] says whether unit u's finish call succeeded. Returns
+ * the number of calls that failed; each failure must name the file. */
+static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
+{
+    hf_shard_t *sh;
+    int failures = 0;
+    char rec[128];
+    for (int u = 0; u < SWEEP_UNITS; u++)
+        ok[u] = 0;
+    *created = hf_shard_create(path, FP, &sh) == HF_OK;
+    if (!*created) {
+        CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+        CU_ASSERT_PTR_NULL(sh);
+        return 1;
+    }
+    for (int u = 0; u < SWEEP_UNITS; u++) {
+        for (int j = 0; j < u % 3; j++) {
+            snprintf(rec, sizeof rec, "{\"unit\": %d, \"j\": %d, \"keys\": [[0,1],[1,0]]}", u, j);
+            CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, u, rec), HF_OK);
+        }
+        hf_unit_record_t ur = unit_rec(0, 4, u, u % 3);
+        hf_err_t err = hf_shard_finish_unit(sh, &ur);
+        ok[u] = err == HF_OK;
+        if (!ok[u]) {
+            failures++;
+            CU_ASSERT_EQUAL(err, HF_ERR_IO);
+            CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+        }
+    }
+    if (hf_shard_close(&sh) != HF_OK) {
+        failures++;
+        CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+        CU_ASSERT(strstr(hf_error_msg(), "closing shard") != NULL);
+    }
+    return failures;
+}
+
+/* What a shard holds after a fault: every unit whose finish call succeeded, at most
+ * the one unit whose write was failing besides, nothing else, and every present
+ * unit with exactly its found records. */
+static void check_shard_after_fault(const char *path, const int ok[SWEEP_UNITS], long n)
+{
+    hf_shard_data_t d;
+    hf_err_t err = hf_shard_read(path, FP, &d);
+    CU_ASSERT_EQUAL(err, HF_OK);
+    if (err != HF_OK) {
+        fprintf(stderr, "\n  N=%ld: %s\n", n, hf_error_msg());
+        return;
+    }
+    int present[SWEEP_UNITS] = {0}, extra = 0;
+    for (long i = 0; i < d.nunits; i++) {
+        long u = (long)d.units[i].unit;
+        CU_ASSERT_FATAL(u >= 0 && u < SWEEP_UNITS);
+        hf_unit_record_t e = unit_rec(0, 4, u, u % 3);
+        CU_ASSERT(!memcmp(&d.units[i], &e, sizeof e));
+        CU_ASSERT(!present[u]);
+        present[u] = 1;
+        extra += !ok[u];
+    }
+    for (int u = 0; u < SWEEP_UNITS; u++)
+        CU_ASSERT(!ok[u] || present[u]);
+    CU_ASSERT(extra <= 1);
+    char rec[128];
+    for (int u = 0; u < SWEEP_UNITS; u++) {
+        int j = 0;
+        for (long i = 0; i < d.nfound; i++) {
+            if (d.found_unit[i] != u)
+                continue;
+            CU_ASSERT(present[u]);
+            snprintf(rec, sizeof rec, "{\"unit\": %d, \"j\": %d, \"keys\": [[0,1],[1,0]]}", u, j);
+            CU_ASSERT_STRING_EQUAL(d.found_record[i], rec);
+            j++;
+        }
+        CU_ASSERT_EQUAL(j, present[u] ? u % 3 : 0);
+    }
+    hf_shard_data_clear(&d);
+}
+
+/* Shards: fail each write call of a shard's life in turn. The call fails with a
+ * message naming the shard; nothing stays open; the shard is gone (creation failed)
+ * or readable, with every unit finished before the fault intact. */
+static void test_fault_shard_sweep(void)
+{
+    char path[256];
+    int ok[SWEEP_UNITS], created;
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.sweep.h5");
+    long before = hf_h5_write_calls();
+    CU_ASSERT_EQUAL_FATAL(shard_scenario(path, &created, ok), 0);
+    long calls = hf_h5_write_calls() - before;
+    check_shard_after_fault(path, ok, 0);
+    CU_ASSERT(calls > 20);
+    int fds = open_fds();
+    long kinds[3] = {0, 0, 0}; /* creation failed / a unit failed / only the close failed */
+    for (long n = 1; n <= calls; n++) {
+        unlink(path);
+        hf_h5_fail_after(n);
+        int failures = shard_scenario(path, &created, ok);
+        hf_h5_fail_after(0);
+        CU_ASSERT(failures >= 1);
+        CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+        CU_ASSERT_EQUAL(open_fds(), fds);
+        if (!created) {
+            CU_ASSERT(!file_exists(path));
+            kinds[0]++;
+            continue;
+        }
+        int all_ok = 1;
+        for (int u = 0; u < SWEEP_UNITS; u++)
+            all_ok &= ok[u];
+        kinds[all_ok ? 2 : 1]++;
+        check_shard_after_fault(path, ok, n);
+    }
+    /* every phase was hit */
+    CU_ASSERT(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0);
+    if (getenv("HF_FAULT_VERBOSE"))
+        fprintf(stderr, "[shard: %ld write calls: %ld in creation, %ld in units, %ld in close] ",
+                calls, kinds[0], kinds[1], kinds[2]);
+    scratch_done();
+}
+
+/* Results: fail each write call of hf_result_write in turn, over an existing good
+ * file and where there is none. The write fails naming the file; no PATH.tmp is
+ * left; the old file is intact and the new path stays absent. */
+static void test_fault_result_sweep(void)
+{
+    char path[256], fresh[256], tmp[300], tmp2[300];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    scratch_path(fresh, sizeof fresh, "NEW.h5");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp2, sizeof tmp2, "%s.tmp", fresh);
+    hf_result_t good, next, back;
+    make_result(&good);
+    make_result(&next);
+    next.rows[0].nodes = 99999;
+    next.ranks = 8;
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &good), HF_OK);
+    long before = hf_h5_write_calls();
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(fresh, &next), HF_OK);
+    long calls = hf_h5_write_calls() - before;
+    CU_ASSERT(calls > 50);
+    unlink(fresh);
+    int fds = open_fds();
+    for (long n = 1; n <= calls; n++) {
+        const char *where[2] = {path, fresh};
+        for (int k = 0; k < 2; k++) {
+            hf_h5_fail_after(n);
+            hf_err_t err = hf_result_write(where[k], &next);
+            hf_h5_fail_after(0);
+            CU_ASSERT_EQUAL(err, HF_ERR_IO);
+            CU_ASSERT(strstr(hf_error_msg(), where[k]) == hf_error_msg());
+        }
+        CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+        CU_ASSERT_EQUAL(open_fds(), fds);
+        CU_ASSERT(!file_exists(tmp));
+        CU_ASSERT(!file_exists(tmp2));
+        CU_ASSERT(!file_exists(fresh));
+        CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_OK);
+        if (back.nrows)
+            assert_results_equal(&good, &back);
+        hf_result_clear(&back);
+    }
+    /* and with no fault left the new version replaces the old one */
+    CU_ASSERT_EQUAL(hf_result_write(path, &next), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&next, &back);
+    hf_result_clear(&back);
+    if (getenv("HF_FAULT_VERBOSE"))
+        fprintf(stderr, "[result: %ld write calls] ", calls);
+    hf_result_clear(&next);
+    hf_result_clear(&good);
+    scratch_done();
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t result_cases[] = {
@@ -952,7 +1145,13 @@ int hf_register_tests(void)
         {"corrupted shard", test_shard_corrupted},
         {NULL, NULL},
     };
-    if (hf_unit_suite("store.result", result_cases) || hf_unit_suite("store.shard", shard_cases))
+    static const hf_unit_case_t fault_cases[] = {
+        {"every shard write call failing in turn", test_fault_shard_sweep},
+        {"every result write call failing in turn", test_fault_result_sweep},
+        {NULL, NULL},
+    };
+    if (hf_unit_suite("store.result", result_cases) || hf_unit_suite("store.shard", shard_cases) ||
+        hf_unit_suite("store.faults", fault_cases))
         return -1;
     return 0;
 }

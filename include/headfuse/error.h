@@ -68,5 +68,7 @@ void *hf_calloc(size_t n, size_t size);
 void *hf_realloc(void *p, size_t size);
 char *hf_strdup(const char *s);
 void hf_fail_after(long n);
+/* Allocations made through hf_malloc & co. by this process so far (to size a sweep). */
+long hf_alloc_calls(void);
 
 #endif

@@ -113,4 +113,16 @@ typedef struct {
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
 void hf_shard_data_clear(hf_shard_data_t *d);
 
+/* ---- write fault injection (for tests) ---- */
+
+/* Make the Nth store write call from now fail, once (0 disables). Write calls are
+ * the HDF5 calls that create, write, flush or close what a shard, RESULT.h5 or
+ * APPROX.h5 writer has written, and the system calls that put RESULT.h5/APPROX.h5
+ * on disk (create PATH.tmp, write, fsync, close, rename) or create and reserve a
+ * shard. The failing call records an error naming the file and the step, as a real
+ * failure would. The list is in docs/reliability.md ("Fault injection"). */
+void hf_h5_fail_after(long n);
+/* Store write calls made by this process so far (to size a sweep over N). */
+long hf_h5_write_calls(void);
+
 #endif

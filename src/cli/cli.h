@@ -31,7 +31,8 @@ void cli_remove_shards(const char *dir);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
 /* Fill the provenance of a result (version, commit, command line, host, start and end
- * time, ranks), replacing what was there. */
+ * time, ranks), replacing what was there. cmdline NULL (cli_join_argv out of memory)
+ * -> HF_ERR_NOMEM. */
 hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks);
 /* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if
  * not NULL, is the file it was written to. */
@@ -40,5 +41,11 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
  * fail with HF_ERR_MPI unless the MPI job has exactly N ranks: N singletons started by a
  * misconfigured launcher would otherwise all write the same files. */
 hf_err_t cli_check_ranks(int size);
+
+/* Testing hooks (src/cli/cli_faults.c, docs/reliability.md): HEADFUSE_FAIL_H5_WRITE=N
+ * and HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail;
+ * HEADFUSE_FAULT_COUNT=1 prints how many of each were made at exit. Returns 0, or
+ * exit status 2 after a message when a value is malformed. */
+int cli_faults_from_env(void);
 
 #endif

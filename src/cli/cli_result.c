@@ -88,13 +88,16 @@ json_t *cli_row_json(const hf_row_t *r)
 
 hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
 {
+    /* NULL is cli_join_argv out of memory: a result without its command is refused */
+    if (!cmdline)
+        return hf_error(HF_ERR_NOMEM, "out of memory recording the command line");
     char host[256] = "?", endt[32];
     gethostname(host, sizeof host);
     host[sizeof host - 1] = '\0';
     cli_iso_time(endt, sizeof endt);
     char **fields[] = {&res->version, &res->git_commit, &res->command_line,
                        &res->host,    &res->start_time, &res->end_time};
-    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline ? cmdline : "", host, start, endt};
+    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline, host, start, endt};
     for (int i = 0; i < 6; i++) {
         free(*fields[i]);
         if (!(*fields[i] = hf_strdup(values[i])))

@@ -17,19 +17,23 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-/* FNV-1a: a fingerprint of the job, so shards of another job are never merged. */
-static void fingerprint(const hf_target_t *t, const hf_search_opts_t *o, char out[40])
+/* FNV-1a: a fingerprint of the job, so shards of another job are never merged. Out of
+ * memory is an error: a fingerprint of no target would match other jobs' shards. */
+static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, char out[40])
 {
     char *json = hf_target_to_json(t);
+    if (!json)
+        return HF_ERR_NOMEM;
     uint64_t h = 1469598103934665603ULL;
     char opts[128];
     snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|fmt=1", o->span, o->prune, o->max_atoms);
-    for (const char *s = json ? json : ""; *s; s++)
+    for (const char *s = json; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     for (const char *s = opts; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     snprintf(out, 40, "%016llx", (unsigned long long)h);
     free(json);
+    return HF_OK;
 }
 
 /* Agree on an error decided by rank 0 alone (message stays on rank 0). */
@@ -283,28 +287,40 @@ typedef struct {
     int row, rank;
 } hook_ctx_t;
 
-/* A found support as the shard record: {"keys": [[..]..], "weights": [..], "values": [[..]..]}. */
+/* Append x to the JSON array a as a string; nonzero when out of memory. */
+static int append_rational(json_t *a, const fmpq_t x)
+{
+    char *s = hf_rational_str(x);
+    int bad = !s || json_array_append_new(a, json_string(s)) < 0;
+    free(s);
+    return bad;
+}
+
+/* A found support as the shard record: {"keys": [[..]..], "weights": [..], "values": [[..]..]}.
+ * Every part must be there: a record with a missing or placeholder witness would be
+ * saved as part of a finished unit and fail every later merge. */
 static hf_err_t hook_found(void *vctx, long m, long unit, const int64_t *keys, const hf_head_t *w)
 {
     hook_ctx_t *c = vctx;
     json_t *o = json_object(), *jk = json_array(), *jw = json_array(), *jv = json_array();
+    int bad = 0;
     for (long i = 0; i < m; i++) {
         json_t *k = json_array(), *v = json_array();
         for (int j = 0; j < w->d; j++)
-            json_array_append_new(k, json_integer(keys[i * w->d + j]));
-        json_array_append_new(jk, k);
-        json_array_append_new(jw, cli_json_rational(w->weights + i));
+            bad |= json_array_append_new(k, json_integer(keys[i * w->d + j])) < 0;
+        bad |= json_array_append_new(jk, k) < 0;
+        bad |= append_rational(jw, w->weights + i);
         for (int j = 0; j < w->dv; j++)
-            json_array_append_new(v, cli_json_rational(w->values + i * w->dv + j));
-        json_array_append_new(jv, v);
+            bad |= append_rational(v, w->values + i * w->dv + j);
+        bad |= json_array_append_new(jv, v) < 0;
     }
-    json_object_set_new(o, "keys", jk);
-    json_object_set_new(o, "weights", jw);
-    json_object_set_new(o, "values", jv);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    bad |= json_object_set_new(o, "keys", jk) < 0;
+    bad |= json_object_set_new(o, "weights", jw) < 0;
+    bad |= json_object_set_new(o, "values", jv) < 0;
+    char *s = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
-        return hf_error(HF_ERR_NOMEM, "cannot format a found support");
+        return hf_error(HF_ERR_NOMEM, "out of memory formatting a found support");
     hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, s);
     free(s);
     return e;
@@ -618,8 +634,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     long ndone = 0;
     merged_t g;
     memset(&g, 0, sizeof g);
-    char fp[40];
-    fingerprint(t, sopts, fp);
+    char fp[40] = "";
+    hf_err_t fe = fingerprint(t, sopts, fp);
     hf_supports_init(sup, 0, t->d, t->dv);
     memset(row, 0, sizeof *row);
 
@@ -629,8 +645,9 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
 
     int shortcut = 0;
-    hf_err_t e = allreduce_err(
-        comm, cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN));
+    if (fe == HF_OK)
+        fe = cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
+    hf_err_t e = allreduce_err(comm, fe);
     if (e != HF_OK)
         goto out;
     if (shortcut) {

@@ -87,7 +87,7 @@ int cli_cmd_search(int argc, char **argv)
         goto fail;
     if (rank == 0) {
         tjson = hf_target_to_json(&t);
-        e = hf_result_add_row(&res, &row, &sup, tjson ? tjson : "");
+        e = tjson ? hf_result_add_row(&res, &row, &sup, tjson) : HF_ERR_NOMEM;
         res.units = units;
         res.nunits = nunits;
         units = NULL;

@@ -39,6 +39,9 @@ int main(int argc, char **argv)
         printf("headfuse %s (%s)\n", HF_VERSION, HF_GIT_COMMIT);
         return 0;
     }
+    int status = cli_faults_from_env();
+    if (status)
+        return status;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

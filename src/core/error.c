@@ -9,6 +9,7 @@
 /* One message per process: ranks are processes and the library is single-threaded. */
 static char last_msg[2048];
 static long fail_countdown;
+static long alloc_calls; /* hf_malloc, hf_calloc and hf_realloc calls so far */
 
 const char *hf_err_str(hf_err_t err)
 {
@@ -78,9 +79,15 @@ void hf_fail_after(long n)
     fail_countdown = n;
 }
 
-/* True when fault injection says this allocation must fail. */
+long hf_alloc_calls(void)
+{
+    return alloc_calls;
+}
+
+/* Count the allocation; true when fault injection says it must fail. */
 static int injected_failure(void)
 {
+    alloc_calls++;
     if (fail_countdown <= 0)
         return 0;
     return --fail_countdown == 0;

@@ -2,6 +2,7 @@
  * kind has its own datatypes and checks, sharing only conventions with RESULT.h5
  * (variable-length UTF-8 string attributes for provenance, little-endian numbers,
  * fixed-size NUL-terminated strings inside compound tables, PATH.tmp then rename). */
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stddef.h>
@@ -129,9 +130,9 @@ static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, 
     hid_t space = H5Screate(H5S_SCALAR);
     if (space < 0)
         return -1;
-    hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, buf);
-    if (a >= 0 && H5Aclose(a) < 0)
+    hid_t a = HF_H5W(H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT));
+    herr_t rc = a < 0 ? -1 : HF_H5W(H5Awrite(a, mtype, buf));
+    if (a >= 0 && HF_H5W_CLOSE(H5Aclose(a)) < 0)
         rc = -1;
     H5Sclose(space);
     return rc;
@@ -154,14 +155,14 @@ static herr_t dset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
     hid_t space = H5Screate_simple(rank, dims, NULL);
     if (space < 0)
         return -1;
-    hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     herr_t rc = ds < 0 ? -1 : 0;
     hsize_t n = 1;
     for (int i = 0; i < rank; i++)
         n *= dims[i];
     if (rc == 0 && n > 0)
-        rc = H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-    if (ds >= 0 && H5Dclose(ds) < 0)
+        rc = HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
         rc = -1;
     H5Sclose(space);
     return rc;
@@ -196,7 +197,7 @@ static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_p
 
 static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
 {
-    hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = HF_H5W(H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (g < 0)
         return -1;
     herr_t rc = 0;
@@ -204,7 +205,7 @@ static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
         const hf_approx_head_t *h = &r->rows[i].head;
         char name[32];
         snprintf(name, sizeof name, "m%d", r->rows[i].m);
-        hid_t hg = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t hg = HF_H5W(H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         if (hg < 0) {
             rc = -1;
             break;
@@ -216,10 +217,10 @@ static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
             dset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) < 0 ||
             dset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) < 0)
             rc = -1;
-        if (H5Gclose(hg) < 0)
+        if (HF_H5W_CLOSE(H5Gclose(hg)) < 0)
             rc = -1;
     }
-    if (H5Gclose(g) < 0)
+    if (HF_H5W_CLOSE(H5Gclose(g)) < 0)
         rc = -1;
     return rc;
 }
@@ -251,16 +252,14 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     table_row_t *rows = hf_calloc((size_t)(r->nrows ? r->nrows : 1), sizeof *rows);
     hid_t f = H5I_INVALID_HID, tf = H5I_INVALID_HID, tm = H5I_INVALID_HID;
     hid_t rf = H5I_INVALID_HID, rm = H5I_INVALID_HID;
-    H5E_auto2_t old_func;
-    void *old_data;
-    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hf_h5_quiet_t q;
+    hf_h5_quiet_begin(&q);
     if (!tmp || !rows) {
         err = HF_ERR_NOMEM;
         goto done;
     }
     snprintf(tmp, plen + 5, "%s.tmp", path);
-    f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    f = HF_H5W(H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     if (f < 0)
         goto fail;
     step = "writing the root attributes";
@@ -286,17 +285,18 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     if (rf < 0 || rm < 0 || dset_write(f, "restarts", rf, rm, 1, &nl, r->log) < 0)
         goto fail;
     step = "closing the file";
-    herr_t rc = H5Fclose(f);
+    herr_t rc = HF_H5W_CLOSE(H5Fclose(f));
     f = H5I_INVALID_HID;
     if (rc < 0)
         goto fail;
-    if (rename(tmp, path) != 0) {
-        err = hf_error(HF_ERR_IO, "%s: cannot rename %s into place", path, tmp);
+    if (HF_SYSW(EIO, rename(tmp, path)) != 0) {
+        err =
+            hf_error(HF_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
         unlink(tmp);
     }
     goto done;
 fail:
-    err = hf_error(HF_ERR_IO, "%s: %s failed", path, step);
+    err = hf_h5_fail(HF_ERR_IO, path, step);
     if (f >= 0)
         H5Fclose(f);
     f = H5I_INVALID_HID;
@@ -313,7 +313,7 @@ done:
         H5Tclose(tf);
     free(rows);
     free(tmp);
-    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    hf_h5_quiet_end(&q);
     return err;
 }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +40,42 @@ static herr_t capture(hid_t stack, void *client)
     last_locked = 0;
     H5Ewalk2(stack, H5E_WALK_DOWNWARD, innermost_cb, NULL);
     return 0;
+}
+
+/* ---- write fault injection ---- */
+
+static long fault_countdown; /* the call at which it reaches 0 fails; <= 0: off */
+static long fault_calls;     /* write calls counted so far */
+
+void hf_h5_fail_after(long n)
+{
+    fault_countdown = n > 0 ? n : 0;
+}
+
+long hf_h5_write_calls(void)
+{
+    return fault_calls;
+}
+
+int hf_h5_fault(const char *call)
+{
+    fault_calls++;
+    if (fault_countdown <= 0 || --fault_countdown > 0)
+        return 0;
+    /* the name of the call, without its arguments, for hf_h5_fail's message */
+    snprintf(last_desc, sizeof last_desc, "%.*s: injected failure (write call %ld)",
+             (int)strcspn(call, "("), call, fault_calls);
+    last_locked = 0;
+    return 1;
+}
+
+int hf_h5_fault_after(const char *call, int errnum, int rc)
+{
+    if (!hf_h5_fault(call))
+        return rc;
+    if (errnum)
+        errno = errnum;
+    return -1;
 }
 
 void hf_h5_quiet_begin(hf_h5_quiet_t *q)
@@ -283,14 +320,14 @@ static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, 
     hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
     if (space < 0)
         goto done;
-    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+    if (H5Aexists(obj, name) > 0 && HF_H5W(H5Adelete(obj, name)) < 0)
         goto done;
-    attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    attr = HF_H5W(H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT));
     if (attr < 0)
         goto done;
-    rc = H5Awrite(attr, mtype, buf);
+    rc = HF_H5W(H5Awrite(attr, mtype, buf));
 done:
-    if (attr >= 0 && H5Aclose(attr) < 0)
+    if (attr >= 0 && HF_H5W_CLOSE(H5Aclose(attr)) < 0)
         rc = -1;
     if (space >= 0)
         H5Sclose(space);

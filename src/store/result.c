@@ -275,12 +275,12 @@ static herr_t write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtyp
         count *= dims[i];
     if (space < 0)
         return -1;
-    ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (ds < 0)
         goto done;
-    rc = count ? H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+    rc = count ? HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf)) : 0;
 done:
-    if (ds >= 0 && H5Dclose(ds) < 0)
+    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
         rc = -1;
     H5Sclose(space);
     return rc;
@@ -294,7 +294,7 @@ static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, cons
     hsize_t m = s->m > 0 ? (hsize_t)s->m : 0, n = (hsize_t)s->n;
     hsize_t kd[3] = {n, m, (hsize_t)s->d}, vd[3] = {n, m, (hsize_t)s->dv};
     snprintf(c->what, sizeof c->what, "writing /rows/%ld", i);
-    hid_t g = H5Gcreate2(rows, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = HF_H5W(H5Gcreate2(rows, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (g < 0)
         return HF_ERR_IO;
     herr_t rc = 0;
@@ -314,7 +314,9 @@ static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, cons
         snprintf(c->what, sizeof c->what, "writing /rows/%ld/values", i);
         rc = write_dataset(g, "values", vstr, vstr, 3, vd, s->values);
     }
-    if (H5Gclose(g) < 0)
+    if (rc >= 0)
+        snprintf(c->what, sizeof c->what, "closing /rows/%ld", i);
+    if (HF_H5W_CLOSE(H5Gclose(g)) < 0)
         rc = -1;
     return rc < 0 ? HF_ERR_IO : HF_OK;
 }
@@ -347,13 +349,22 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
         (table = H5Dopen2(file, "table", H5P_DEFAULT)) < 0 ||
         hf_h5_attr_write_i64(table, "null_value", -1) < 0)
         goto done;
+    herr_t rc = HF_H5W_CLOSE(H5Dclose(table));
+    table = H5I_INVALID_HID;
+    if (rc < 0)
+        goto done;
 
     snprintf(c->what, sizeof c->what, "writing /rows");
-    if ((rows = H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    if ((rows = HF_H5W(H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))) < 0)
         goto done;
     for (long i = 0; i < r->nrows; i++)
         if (write_row_group(rows, i, &r->supports[i], r->target_json[i], vstr, c) != HF_OK)
             goto done;
+    snprintf(c->what, sizeof c->what, "closing /rows");
+    rc = HF_H5W_CLOSE(H5Gclose(rows));
+    rows = H5I_INVALID_HID;
+    if (rc < 0)
+        goto done;
 
     snprintf(c->what, sizeof c->what, "writing /units");
     hsize_t nu = (hsize_t)r->nunits;
@@ -361,10 +372,11 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
         goto done;
     err = HF_OK;
 done:
-    if (rows >= 0 && H5Gclose(rows) < 0)
-        err = HF_ERR_IO;
-    if (table >= 0 && H5Dclose(table) < 0)
-        err = HF_ERR_IO;
+    /* only after an earlier failure: err is HF_ERR_IO already */
+    if (rows >= 0)
+        H5Gclose(rows);
+    if (table >= 0)
+        H5Dclose(table);
     if (unitm >= 0)
         H5Tclose(unitm);
     if (unitf >= 0)
@@ -417,7 +429,7 @@ static hf_err_t build_image(const char *path, const hf_result_t *r, void **image
     hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
     *image = NULL;
     if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 ||
-        (file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        (file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file in memory");
         goto done;
     }
@@ -426,7 +438,8 @@ static hf_err_t build_image(const char *path, const hf_result_t *r, void **image
         goto done;
     }
     ssize_t n;
-    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) < 0) {
+    if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0 ||
+        (n = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
         goto done;
     }
@@ -434,13 +447,13 @@ static hf_err_t build_image(const char *path, const hf_result_t *r, void **image
         err = HF_ERR_NOMEM;
         goto done;
     }
-    if (H5Fget_file_image(file, *image, (size_t)n) != n) {
+    if (HF_H5W(H5Fget_file_image(file, *image, (size_t)n)) != n) {
         err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
         goto done;
     }
     *size = (size_t)n;
 done:
-    if (file >= 0 && H5Fclose(file) < 0 && err == HF_OK)
+    if (file >= 0 && HF_H5W_CLOSE(H5Fclose(file)) < 0 && err == HF_OK)
         err = hf_h5_fail(HF_ERR_IO, path, "closing the in-memory file");
     if (fapl >= 0)
         H5Pclose(fapl);
@@ -455,7 +468,7 @@ done:
 static int write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = HF_SYSW(ENOSPC, write(fd, p, n));
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -482,24 +495,24 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
     HF_CHECK(err, build_image(path, r, &image, &size), done);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    fd = HF_SYSW(EIO, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
     if (fd < 0) {
         err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
         goto done;
     }
     created = 1;
     /* durable before it becomes visible under its final name */
-    if (write_all(fd, image, size) < 0 || fsync(fd) < 0) {
+    if (write_all(fd, image, size) < 0 || HF_SYSW(EIO, fsync(fd)) < 0) {
         err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
         goto done;
     }
-    int rc = close(fd);
+    int rc = HF_SYSW_CLOSE(close(fd));
     fd = -1;
     if (rc < 0) {
         err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
         goto done;
     }
-    if (rename(tmp, path) < 0) {
+    if (HF_SYSW(EIO, rename(tmp, path)) < 0) {
         err = hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
         goto done;
     }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "store/store_impl.h"
@@ -61,7 +62,7 @@ static hid_t create_log(hid_t file, const char *name, hid_t ftype, hid_t mtype, 
     hid_t ds = H5I_INVALID_HID;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
         H5Pset_fletcher32(dcpl) >= 0 && (!fill || H5Pset_fill_value(dcpl, mtype, fill) >= 0))
-        ds = H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        ds = HF_H5W(H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (space >= 0)
@@ -90,7 +91,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
         goto fail;
     }
     /* O_EXCL gives a clear "exists" message and never clobbers another rank's shard */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = HF_SYSW(EIO, open(path, O_WRONLY | O_CREAT | O_EXCL, 0644));
     if (fd < 0) {
         err = hf_error(HF_ERR_IO, "%s: cannot create shard: %s", path, strerror(errno));
         goto fail;
@@ -98,7 +99,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     close(fd);
     created = 1;
     if ((fapl = hf_h5_fapl(1)) < 0 ||
-        (sh->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        (sh->file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }
@@ -114,7 +115,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
         (sh->found = create_log(sh->file, "found", ff, sh->found_mtype, 0, &found_fill)) < 0 ||
         (sh->text =
              create_log(sh->file, "text", H5T_STD_U8LE, H5T_NATIVE_UINT8, TEXT_BLOCK, NULL)) < 0 ||
-        H5Fstart_swmr_write(sh->file) < 0) {
+        HF_H5W(H5Fstart_swmr_write(sh->file)) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "creating datasets");
         goto fail;
     }
@@ -193,11 +194,11 @@ static herr_t append(hid_t ds, hid_t mtype, hsize_t *len, hsize_t n, hsize_t wid
     hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
     if (n == 0)
         return 0;
-    if (H5Dset_extent(ds, newdims) < 0 || (fspace = H5Dget_space(ds)) < 0 ||
+    if (HF_H5W(H5Dset_extent(ds, newdims)) < 0 || (fspace = H5Dget_space(ds)) < 0 ||
         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         (mspace = H5Screate_simple(rank, count, NULL)) < 0)
         goto done;
-    rc = H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf);
+    rc = HF_H5W(H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf));
     if (rc >= 0)
         *len = newdims[0];
 done:
@@ -231,6 +232,16 @@ static herr_t write_found(hf_shard_t *sh)
     return rc;
 }
 
+/* fallocate(fd, KEEP_SIZE) of [from, to), retried when a signal interrupts it. */
+static int reserve_range(int fd, hsize_t from, hsize_t to)
+{
+    int rc;
+    do
+        rc = HF_SYSW(EIO, fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)));
+    while (rc < 0 && errno == EINTR);
+    return rc;
+}
+
 /* Reserve disk blocks ahead of HDF5 (fallocate, file size unchanged) so that a
  * full disk is met here, with the shard intact, and not inside H5Fflush: HDF5
  * 1.10 cannot close a file after a failed flush ("slist already enabled?") and
@@ -238,29 +249,41 @@ static herr_t write_found(hf_shard_t *sh)
 static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
 {
     haddr_t eoa;
-    if (sh->fd < 0 || H5Fget_eoa(sh->file, &eoa) < 0)
+    if (H5Fget_eoa(sh->file, &eoa) < 0)
         return HF_OK; /* best effort */
     hsize_t want = eoa + 2 * need + RESERVE_SLACK;
-    if (want <= sh->reserved && !hf_shard_debug_fail_reserve)
+    /* fallocate(KEEP_SIZE) does not check the file size limit (ulimit -f): HDF5's
+     * writes past it would fail with EFBIG inside a flush */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        want > (hsize_t)lim.rlim_cur)
+        return hf_error(HF_ERR_IO, "%s: no room for more units: %s (file size limit %llu bytes)",
+                        sh->path, strerror(EFBIG), (unsigned long long)lim.rlim_cur);
+    if (sh->fd < 0 || (want <= sh->reserved && !hf_shard_debug_fail_reserve))
         return HF_OK;
     hsize_t to = want + (eoa / 8 > RESERVE_STEP ? eoa / 8 : RESERVE_STEP);
-    int rc = hf_shard_debug_fail_reserve
-                 ? (errno = ENOSPC, -1)
-                 : fallocate(sh->fd, FALLOC_FL_KEEP_SIZE, (off_t)eoa, (off_t)(to - eoa));
+    if (lim.rlim_cur != RLIM_INFINITY && to > (hsize_t)lim.rlim_cur)
+        to = (hsize_t)lim.rlim_cur;
+    int rc = hf_shard_debug_fail_reserve ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
     if (rc < 0 && errno == ENOSPC && !hf_shard_debug_fail_reserve) {
         to = want; /* nearly full: just what this unit needs */
-        rc = fallocate(sh->fd, FALLOC_FL_KEEP_SIZE, (off_t)eoa, (off_t)(to - eoa));
+        rc = reserve_range(sh->fd, eoa, to);
     }
     if (rc == 0) {
         sh->reserved = to;
         return HF_OK;
     }
+    if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL || errno == ENODEV) {
+        /* file systems without fallocate: go on without a reservation */
+        close(sh->fd);
+        sh->fd = -1;
+        return HF_OK;
+    }
     if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
         return hf_error(HF_ERR_IO, "%s: no room for more units: %s", sh->path, strerror(errno));
-    /* file systems without fallocate: go on without a reservation */
-    close(sh->fd);
-    sh->fd = -1;
-    return HF_OK;
+    /* anything else (EIO, a sealed or immutable file) is an error of the disk */
+    return hf_error(HF_ERR_IO, "%s: reserving disk space for a unit: %s", sh->path,
+                    strerror(errno));
 }
 
 /* Write the buffered found records and flush; then, if u, the unit record and
@@ -283,9 +306,10 @@ static hf_err_t write_unit(hf_shard_t *sh, const hf_unit_record_t *u)
         hf_h5_quiet_end(&q);
         return err;
     }
-    if ((sh->nbuf > 0 && (write_found(sh) < 0 || H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0)) ||
+    if ((sh->nbuf > 0 &&
+         (write_found(sh) < 0 || HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0)) ||
         (u && (append(sh->units, sh->unit_mtype, &sh->nunits, 1, 0, u) < 0 ||
-               H5Fflush(sh->file, H5F_SCOPE_GLOBAL) < 0))) {
+               HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0))) {
         sh->broken = 1;
         err = hf_h5_fail(HF_ERR_IO, sh->path, "writing a finished unit");
     }
@@ -326,12 +350,12 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
     hf_err_t err = HF_OK;
     hf_h5_quiet_begin(&q);
     buf_clear(sh); /* records of a unit that never finished are dropped by design */
-    int bad = H5Dclose(sh->text) < 0;
-    bad |= H5Dclose(sh->found) < 0;
-    bad |= H5Dclose(sh->units) < 0;
+    int bad = HF_H5W_CLOSE(H5Dclose(sh->text)) < 0;
+    bad |= HF_H5W_CLOSE(H5Dclose(sh->found)) < 0;
+    bad |= HF_H5W_CLOSE(H5Dclose(sh->units)) < 0;
     H5Tclose(sh->found_mtype);
     H5Tclose(sh->unit_mtype);
-    bad |= H5Fclose(sh->file) < 0;
+    bad |= HF_H5W_CLOSE(H5Fclose(sh->file)) < 0;
     if (bad)
         err = hf_h5_fail(HF_ERR_IO, sh->path, "closing shard");
     if (sh->fd >= 0)

@@ -3,10 +3,35 @@
 #ifndef HF_STORE_IMPL_H
 #define HF_STORE_IMPL_H
 
+#include <errno.h>
 #include <hdf5.h>
 #include <stdint.h>
 
 #include "headfuse/store.h"
+
+/* Write fault injection (hf_h5_fail_after in headfuse/store.h). Every call that
+ * creates, changes or flushes a file of the store goes through one of these:
+ *
+ *   HF_H5W(call)         HDF5 create/write/flush: when the countdown hits this call it
+ *                        is NOT made and -1 is returned, as HDF5 returns on failure;
+ *   HF_H5W_CLOSE(call)   closing an object that was written (H5Dclose, H5Gclose,
+ *                        H5Aclose, H5Fclose may flush): the call IS made, so nothing is
+ *                        left open, and then reported as failed (-1);
+ *   HF_SYSW(e, call)     a system call that puts a file on disk (open with O_CREAT,
+ *                        write, fsync, rename, fallocate): not made, errno = e, -1;
+ *   HF_SYSW_CLOSE(call)  close(2) of such a file: made, then -1 with errno = EIO.
+ *
+ * An injected HDF5 failure leaves "CALL: injected failure" as the description that
+ * hf_h5_fail appends, so the message names the file, the step and the call. Calls on
+ * cleanup paths after an earlier failure and best-effort calls whose failure is not
+ * an error (the reservation descriptor of a shard) are left out, so that in a run
+ * without faults every counted call is one whose failure the caller reports. */
+int hf_h5_fault(const char *call);
+int hf_h5_fault_after(const char *call, int errnum, int rc);
+#define HF_H5W(call) (hf_h5_fault(#call) ? -1 : (call))
+#define HF_H5W_CLOSE(call) hf_h5_fault_after(#call, 0, (call))
+#define HF_SYSW(errnum, call) (hf_h5_fault(#call) ? (errno = (errnum), -1) : (call))
+#define HF_SYSW_CLOSE(call) hf_h5_fault_after(#call, EIO, (call))
 
 /* HDF5 prints its error stack to stderr by default. Every public store function
  * replaces that on entry by a handler that only records the failure (for
