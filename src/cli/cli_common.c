@@ -157,7 +157,8 @@ int cli_fail_mpi(MPI_Comm comm, const char *cmd, hf_err_t err)
     if (first == INT_MAX ? rank == 0 : rank == first) {
         const char *msg = hf_error_msg();
         if (rank > 0)
-            fprintf(stderr, "headfuse %s: rank %d: %s\n", cmd, rank, msg[0] ? msg : hf_err_str(err));
+            fprintf(stderr, "headfuse %s: rank %d: %s\n", cmd, rank,
+                    msg[0] ? msg : hf_err_str(err));
         else
             cli_fail(cmd, err);
     }

@@ -349,7 +349,6 @@ static int result_complete(state_t *st, const char *out)
     return ok;
 }
 
-
 /* ------------------------------------------------------------------ preflight */
 
 /* Whether entry i's search can be set up (the search has limits of its own, such as the
@@ -535,7 +534,8 @@ int cli_cmd_run(int argc, char **argv)
                      st.dir);
     if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
-    e = cli_agree_root(MPI_COMM_WORLD, rank == 0 ? prepare_state(&st, first, last, resume, !entry_s, done) : HF_OK);
+    e = cli_agree_root(MPI_COMM_WORLD,
+                       rank == 0 ? prepare_state(&st, first, last, resume, !entry_s, done) : HF_OK);
     if (e != HF_OK)
         goto fail;
     MPI_Bcast(done, (int)job.nentries, MPI_INT, 0, MPI_COMM_WORLD);
