@@ -378,26 +378,25 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
 }
 
 /* Collective, before any work: every selected entry's search can be set up. The entries
- * are spread over the ranks; the first failing one is reported by rank 0. */
+ * are spread over the ranks; the rank that checked the first failing one keeps its
+ * message (cli_fail_mpi prints it) and every rank returns its error code. */
 static hf_err_t preflight(const hf_job_t *job, long first, long last, int rank, int size)
 {
     long bad = LONG_MAX, worst;
+    hf_err_t e = HF_OK;
     for (long i = first + rank; i <= last; i += size)
-        if (check_entry(job, i) != HF_OK) {
+        if ((e = check_entry(job, i)) != HF_OK) {
             bad = i;
             break;
         }
     MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (worst == LONG_MAX)
         return HF_OK;
-    hf_err_t e = HF_ERR_INPUT;
-    if (rank == 0) {
-        e = check_entry(job, worst); /* again on rank 0, for the message */
-        if (e == HF_OK)
-            e = hf_error(HF_ERR_INTERNAL, "entry %ld: its search could not be set up on rank %d",
-                         worst, (int)(worst % size));
-    }
-    return cli_agree_root(MPI_COMM_WORLD, e);
+    int owner = (int)((worst - first) % size), code = (int)e;
+    MPI_Bcast(&code, 1, MPI_INT, owner, MPI_COMM_WORLD);
+    if (rank != owner)
+        hf_error_relay((hf_err_t)code, "entry %ld could not be set up on rank %d", worst, owner);
+    return (hf_err_t)code;
 }
 
 /* ------------------------------------------------------------------ the command */
