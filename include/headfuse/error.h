@@ -35,6 +35,13 @@ int hf_err_exit_status(hf_err_t err);
  * caller can write `return hf_error(HF_ERR_INPUT, "%s: d: must be 1..64", path);`. */
 hf_err_t hf_error(hf_err_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Like hf_error, for a process that stops because *another* MPI rank failed: the
+ * message only relays that fact, and the failing rank holds the real one. */
+hf_err_t hf_error_relay(hf_err_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* 1 if the recorded message was set by hf_error_relay (and not replaced since). */
+int hf_error_is_relayed(void);
+
 /* Prefix the recorded message with "prefix: " (adds context while propagating). */
 void hf_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,4 +1,5 @@
 /* Argument scanning, target loading and JSON output shared by the subcommands. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,5 +127,40 @@ int cli_fail(const char *cmd, hf_err_t err)
 {
     const char *msg = hf_error_msg();
     fprintf(stderr, "headfuse %s: %s\n", cmd, msg[0] ? msg : hf_err_str(err));
+    return hf_err_exit_status(err);
+}
+
+hf_err_t cli_agree_root(MPI_Comm comm, hf_err_t e)
+{
+    int code = (int)e;
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code != HF_OK && e == HF_OK)
+        hf_error_relay((hf_err_t)code, "rank 0 failed");
+    return (hf_err_t)code;
+}
+
+hf_err_t cli_agree_all(MPI_Comm comm, hf_err_t e)
+{
+    int code = (int)e, worst;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (worst != HF_OK && e == HF_OK)
+        hf_error_relay((hf_err_t)worst, "another rank failed");
+    return worst != HF_OK && e != HF_OK ? e : (hf_err_t)worst;
+}
+
+int cli_fail_mpi(MPI_Comm comm, const char *cmd, hf_err_t err)
+{
+    int rank, first;
+    MPI_Comm_rank(comm, &rank);
+    int mine = hf_error_is_relayed() ? INT_MAX : rank;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == INT_MAX ? rank == 0 : rank == first) {
+        const char *msg = hf_error_msg();
+        if (rank > 0)
+            fprintf(stderr, "headfuse %s: rank %d: %s\n", cmd, rank,
+                    msg[0] ? msg : hf_err_str(err));
+        else
+            cli_fail(cmd, err);
+    }
     return hf_err_exit_status(err);
 }

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <flint/fmpz.h>
+#include <mpi.h>
 
 #include "headfuse/target.h"
 
@@ -36,5 +37,17 @@ void cli_json_print(json_t *j);
 /* Report an error from the library ("headfuse CMD: message") and return the exit
  * status for it. */
 int cli_fail(const char *cmd, hf_err_t err);
+
+/* Agreement on errors before the next collective step, so that no rank goes on alone
+ * while another has stopped (which would leave it waiting forever). The code that
+ * wins is returned on every rank; a rank that did not fail records a relayed message
+ * (hf_error_relay). cli_agree_root: rank 0's code; cli_agree_all: the worst code. */
+hf_err_t cli_agree_root(MPI_Comm comm, hf_err_t e);
+hf_err_t cli_agree_all(MPI_Comm comm, hf_err_t e);
+
+/* cli_fail for an error every rank of comm agreed on (collective): the lowest rank
+ * that holds the error's own message prints it, naming itself when it is not rank 0;
+ * if none does, rank 0 prints the relayed message. Returns the exit status. */
+int cli_fail_mpi(MPI_Comm comm, const char *cmd, hf_err_t err);
 
 #endif

@@ -36,26 +36,6 @@ static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, cha
     return HF_OK;
 }
 
-/* Agree on an error decided by rank 0 alone (message stays on rank 0). */
-static hf_err_t bcast_err(MPI_Comm comm, hf_err_t e)
-{
-    int code = (int)e;
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    if (code != HF_OK && e == HF_OK)
-        hf_error((hf_err_t)code, "rank 0 failed");
-    return (hf_err_t)code;
-}
-
-/* Agree on errors that any rank may hit: the worst code wins. */
-static hf_err_t allreduce_err(MPI_Comm comm, hf_err_t e)
-{
-    int code = (int)e, worst;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (worst != HF_OK && e == HF_OK)
-        hf_error((hf_err_t)worst, "another rank failed");
-    return worst != HF_OK && e != HF_OK ? e : (hf_err_t)worst;
-}
-
 static int is_shard_name(const char *n)
 {
     size_t len = strlen(n);
@@ -545,7 +525,7 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
         e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
-    HF_TRY(bcast_err(comm, e));
+    HF_TRY(cli_agree_root(comm, e));
     MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
     int64_t *buf = hf_malloc((size_t)(n ? n : 1) * 4 * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
@@ -558,7 +538,7 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
             buf[4 * i + 3] = g.units[i].found;
         }
     merged_clear(&g);
-    e = allreduce_err(comm, e);
+    e = cli_agree_all(comm, e);
     if (e == HF_OK) {
         MPI_Bcast(buf, (int)(4 * n), MPI_INT64_T, 0, comm);
         for (long i = 0; i < n; i++)
@@ -647,7 +627,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     int shortcut = 0;
     if (fe == HF_OK)
         fe = cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
-    hf_err_t e = allreduce_err(comm, fe);
+    hf_err_t e = cli_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
     if (shortcut) {
@@ -656,12 +636,12 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
         snprintf(row->status, sizeof row->status, "certified");
         if (rank == 0)
             e = product_support(t, sup);
-        e = bcast_err(comm, e);
+        e = cli_agree_root(comm, e);
         row->seconds = MPI_Wtime() - t0;
         goto out;
     }
 
-    e = allreduce_err(comm, hf_search_create(t, sopts, &s));
+    e = cli_agree_all(comm, hf_search_create(t, sopts, &s));
     if (e != HF_OK)
         goto out;
     int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));
@@ -669,7 +649,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     snprintf(row->ub, sizeof row->ub, "%s", hf_search_ub(s));
     row->group_order = hf_search_group_order(s);
 
-    e = bcast_err(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
+    e = cli_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;
     HF_CHECK(e, load_done(comm, rank, cfg, fp, &done, &ndone), out);
@@ -680,7 +660,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     char path[4096];
     snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],
              rank);
-    e = allreduce_err(comm, hf_shard_create(path, fp, &shard));
+    e = cli_agree_all(comm, hf_shard_create(path, fp, &shard));
     if (e != HF_OK)
         goto out;
 
@@ -698,7 +678,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     hf_err_t ce = hf_shard_close(&shard);
     if (e == HF_OK)
         e = ce;
-    e = allreduce_err(comm, e);
+    e = cli_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
     MPI_Barrier(comm); /* every shard is closed before rank 0 reads them */
@@ -746,7 +726,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
             }
         }
     }
-    e = bcast_err(comm, e);
+    e = cli_agree_root(comm, e);
     row->seconds = MPI_Wtime() - t0;
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:

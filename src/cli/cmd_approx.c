@@ -331,24 +331,6 @@ done:
 
 /* ---------------------------------------------------------------- the command */
 
-/* Every rank returns the same error (the lowest failing rank's message). */
-static hf_err_t agree(hf_err_t err)
-{
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int mine = err != HF_OK ? rank : size, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == size)
-        return HF_OK;
-    int code = (int)err;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", rank == first ? hf_error_msg() : "");
-    MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
-    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
-    return hf_error((hf_err_t)code, "%s", msg);
-}
-
 int cli_cmd_approx(int argc, char **argv)
 {
     const char *family = NULL, *atoms_s = NULL, *samples_s = NULL, *test_s = NULL,
@@ -496,6 +478,8 @@ int cli_cmd_approx(int argc, char **argv)
 
     hf_err_t e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;
+    if (e == HF_OK && !cmdline) /* APPROX.h5 records the command line */
+        e = HF_ERR_NOMEM;
     if (have_target)
         hf_head_init(&exact, t.d, t.dv);
     if (e == HF_OK && from) {
@@ -503,7 +487,7 @@ int cli_cmd_approx(int argc, char **argv)
         if (e == HF_OK)
             o.exact_head = &exact;
     }
-    HF_CHECK(e, agree(e), fail);
+    HF_CHECK(e, cli_agree_all(MPI_COMM_WORLD, e), fail);
     o.verbose = !quiet && !json;
 
     HF_CHECK(e, hf_approx_run(MPI_COMM_WORLD, &t, &o, &res), fail);
@@ -521,15 +505,20 @@ int cli_cmd_approx(int argc, char **argv)
         cli_iso_time(endt, sizeof endt);
         prov.version = hf_strdup(HF_VERSION);
         prov.git_commit = hf_strdup(HF_GIT_COMMIT);
-        prov.command_line = cmdline ? hf_strdup(cmdline) : NULL;
+        prov.command_line = hf_strdup(cmdline);
         prov.host = hf_strdup(host);
         prov.start_time = hf_strdup(start);
         prov.end_time = hf_strdup(endt);
         prov.ranks = size;
         prov.target_json = hf_target_to_json(&t);
-        e = hf_approx_file_write(out, &res, &prov);
+        /* out of memory is an error, never a file with blank provenance */
+        if (!prov.version || !prov.git_commit || !prov.command_line || !prov.host ||
+            !prov.start_time || !prov.end_time || !prov.target_json)
+            e = HF_ERR_NOMEM;
+        else
+            e = hf_approx_file_write(out, &res, &prov);
     }
-    HF_CHECK(e, agree(e), fail);
+    HF_CHECK(e, cli_agree_all(MPI_COMM_WORLD, e), fail);
     for (int i = 0; i < res.nrows; i++)
         missed |= !strcmp(res.rows[i].status, "missed");
     if (rank == 0) {
@@ -547,7 +536,7 @@ int cli_cmd_approx(int argc, char **argv)
     status = missed ? 1 : 0;
     goto done;
 fail:
-    status = rank == 0 ? cli_fail("approx", e) : hf_err_exit_status(e);
+    status = cli_fail_mpi(MPI_COMM_WORLD, "approx", e);
 done:
     hf_approx_prov_clear(&prov);
     hf_approx_result_clear(&res);

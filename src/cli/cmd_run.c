@@ -349,8 +349,6 @@ static int result_complete(state_t *st, const char *out)
     return ok;
 }
 
-static hf_err_t bcast_err(hf_err_t e);
-
 /* ------------------------------------------------------------------ preflight */
 
 /* Whether entry i's search can be set up (the search has limits of its own, such as the
@@ -380,39 +378,28 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
 }
 
 /* Collective, before any work: every selected entry's search can be set up. The entries
- * are spread over the ranks; the first failing one is reported by rank 0. */
+ * are spread over the ranks; the rank that checked the first failing one keeps its
+ * message (cli_fail_mpi prints it) and every rank returns its error code. */
 static hf_err_t preflight(const hf_job_t *job, long first, long last, int rank, int size)
 {
     long bad = LONG_MAX, worst;
+    hf_err_t e = HF_OK;
     for (long i = first + rank; i <= last; i += size)
-        if (check_entry(job, i) != HF_OK) {
+        if ((e = check_entry(job, i)) != HF_OK) {
             bad = i;
             break;
         }
     MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (worst == LONG_MAX)
         return HF_OK;
-    hf_err_t e = HF_ERR_INPUT;
-    if (rank == 0) {
-        e = check_entry(job, worst); /* again on rank 0, for the message */
-        if (e == HF_OK)
-            e = hf_error(HF_ERR_INTERNAL, "entry %ld: its search could not be set up on rank %d",
-                         worst, (int)(worst % size));
-    }
-    return bcast_err(e);
+    int owner = (int)((worst - first) % size), code = (int)e;
+    MPI_Bcast(&code, 1, MPI_INT, owner, MPI_COMM_WORLD);
+    if (rank != owner)
+        hf_error_relay((hf_err_t)code, "entry %ld could not be set up on rank %d", worst, owner);
+    return (hf_err_t)code;
 }
 
 /* ------------------------------------------------------------------ the command */
-
-/* Agree on an error decided by rank 0 alone. */
-static hf_err_t bcast_err(hf_err_t e)
-{
-    int code = (int)e;
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (code != HF_OK && e == HF_OK)
-        hf_error((hf_err_t)code, "rank 0 failed");
-    return (hf_err_t)code;
-}
 
 /* --list: the checked job without MPI (a login node may not start MPI programs). Text:
  * "job NAME: N entries -> OUTPUT" then "INDEX<TAB>DESCRIPTION" per entry. */
@@ -505,11 +492,9 @@ int cli_cmd_run(int argc, char **argv)
 
     /* every rank checks the whole job before any work (the same files, the same answer) */
     hf_err_t e = hf_job_load(&job, pos[0], out_opt);
-    int code = (int)e, worst;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (worst != HF_OK && e == HF_OK)
-        e = hf_error((hf_err_t)worst, "the job file could not be read on another rank");
-    if (e != HF_OK)
+    if (e == HF_OK && !cmdline) /* every row records the command line */
+        e = HF_ERR_NOMEM;
+    if ((e = cli_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
     if ((e = cli_check_ranks(size)) != HF_OK)
         goto fail;
@@ -546,9 +531,10 @@ int cli_cmd_run(int argc, char **argv)
                      "--collect: %s does not exist: no entry of this job has finished (run them "
                      "with --entry I, or run without --collect)",
                      st.dir);
-    if ((e = bcast_err(e)) != HF_OK)
+    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
-    e = bcast_err(rank == 0 ? prepare_state(&st, first, last, resume, !entry_s, done) : HF_OK);
+    e = cli_agree_root(MPI_COMM_WORLD,
+                       rank == 0 ? prepare_state(&st, first, last, resume, !entry_s, done) : HF_OK);
     if (e != HF_OK)
         goto fail;
     MPI_Bcast(done, (int)job.nentries, MPI_INT, 0, MPI_COMM_WORLD);
@@ -565,7 +551,7 @@ int cli_cmd_run(int argc, char **argv)
                          "run them with --entry I, or run without --collect",
                          nmissing, job.nentries, st.dir, missing, nmissing > 8 ? ", ..." : "");
     }
-    if ((e = bcast_err(e)) != HF_OK)
+    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
 
     for (long i = first; i <= last; i++) {
@@ -603,7 +589,7 @@ int cli_cmd_run(int argc, char **argv)
         e = cli_search_entry(MPI_COMM_WORLD, &t, &so, &cfg, &row, &sup, &units, &nunits);
         if (e == HF_OK && rank == 0)
             e = save_row(&st, i, &t, &row, &sup, units, nunits, cmdline, estart, size);
-        e = bcast_err(e);
+        e = cli_agree_root(MPI_COMM_WORLD, e);
         hf_supports_clear(&sup);
         free(units);
         hf_target_clear(&t);
@@ -632,14 +618,14 @@ int cli_cmd_run(int argc, char **argv)
         if (e == HF_OK)
             remove_state(&st);
     }
-    if ((e = bcast_err(e)) != HF_OK)
+    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
     if (rank == 0 && !json)
         printf("%s: %ld rows (%ld run now, %ld finished earlier)\n", job.output, job.nentries, ran,
                skipped);
 
 report:
-    if ((e = bcast_err(e)) != HF_OK)
+    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
     if (rank == 0 && json) {
         for (long i = 0; i < res.nrows; i++)
@@ -650,8 +636,8 @@ report:
     status = 0;
     goto done;
 fail:
-    /* every rank agreed on e; rank 0 alone reports it */
-    status = rank == 0 ? cli_fail("run", e) : hf_err_exit_status(e);
+    /* every rank agreed on e; the rank that holds its message reports it */
+    status = cli_fail_mpi(MPI_COMM_WORLD, "run", e);
 done:
     json_decref(rows_json);
     free(done);

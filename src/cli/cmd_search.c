@@ -72,9 +72,11 @@ int cli_cmd_search(int argc, char **argv)
     if (e != HF_OK)
         goto fail;
     e = cli_load_target(npos ? pos[0] : NULL, family, &t);
-    if (e != HF_OK)
+    have_target = e == HF_OK;
+    if (e == HF_OK && !cmdline) /* the shards and the result record the command line */
+        e = HF_ERR_NOMEM;
+    if ((e = cli_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
-    have_target = 1;
     hf_search_opts_t so = {.span = (int)span, .prune = !no_prune, .max_atoms = max_atoms};
     cli_search_cfg_t cfg = {.shard_dir = shard_dir,
                             .resume = resume,
@@ -98,10 +100,7 @@ int cli_cmd_search(int argc, char **argv)
         if (e == HF_OK)
             cli_remove_shards(shard_dir);
     }
-    int code = e;
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    e = (hf_err_t)code;
-    if (e != HF_OK)
+    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
     if (rank == 0) {
         if (json)
@@ -112,8 +111,8 @@ int cli_cmd_search(int argc, char **argv)
     status = 0;
     goto done;
 fail:
-    /* every rank agreed on e; rank 0 alone reports it */
-    status = rank == 0 ? cli_fail("search", e) : hf_err_exit_status(e);
+    /* every rank agreed on e; the rank that holds its message reports it */
+    status = cli_fail_mpi(MPI_COMM_WORLD, "search", e);
 done:
     hf_result_clear(&res);
     if (have_sup)

@@ -8,6 +8,7 @@
 
 /* One message per process: ranks are processes and the library is single-threaded. */
 static char last_msg[2048];
+static int last_relayed; /* last_msg only says that another rank failed */
 static long fail_countdown;
 static long alloc_calls; /* hf_malloc, hf_calloc and hf_realloc calls so far */
 
@@ -41,7 +42,23 @@ hf_err_t hf_error(hf_err_t err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_msg, sizeof last_msg, fmt, ap);
     va_end(ap);
+    last_relayed = 0;
     return err;
+}
+
+hf_err_t hf_error_relay(hf_err_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    va_end(ap);
+    last_relayed = 1;
+    return err;
+}
+
+int hf_error_is_relayed(void)
+{
+    return last_relayed;
 }
 
 void hf_error_prefix(const char *fmt, ...)
@@ -72,6 +89,7 @@ const char *hf_error_msg(void)
 void hf_error_clear(void)
 {
     last_msg[0] = '\0';
+    last_relayed = 0;
 }
 
 void hf_fail_after(long n)

@@ -246,21 +246,21 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         long nunits = 0;
         err = hf_search_level(search, m, &nunits);
-        /* every rank prepared the same level, or all stop together */
-        int bad = err != HF_OK, anybad;
-        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-        if (anybad) {
+        if (err == HF_OK && !(L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo)))
+            err = HF_ERR_NOMEM;
+        /* every rank prepared the same level, or all stop together (a rank that goes
+         * its own way here would leave the others waiting forever) */
+        int code = (int)err, worst;
+        MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+        if (worst != HF_OK) {
             if (err == HF_OK)
-                err = hf_error(HF_ERR_MPI, "another rank failed preparing size %ld", m);
+                err = hf_error_relay((hf_err_t)worst, "another rank failed preparing size %ld", m);
+            free(L.todo);
+            L.todo = NULL;
             break;
         }
         /* units finished earlier are skipped; their yield still counts */
         long resumed_found = 0, resumed_nodes = 0, ntodo = 0;
-        L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo);
-        if (!L.todo) {
-            err = HF_ERR_NOMEM;
-            break;
-        }
         for (long u = 0; u < nunits; u++) {
             const hf_sched_done_t *d = find_done(opts, m, u);
             if (d) {
@@ -286,21 +286,21 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         free(L.todo);
         L.todo = NULL;
 
-        long local[3] = {L.found_here, L.nodes_here, lerr != HF_OK};
-        long total[3];
+        long local[2] = {L.found_here, L.nodes_here}, total[2];
         /* waiting here for slower ranks to finish the size is idle time too */
         double wait0 = MPI_Wtime();
-        MPI_Allreduce(local, total, 3, MPI_LONG, MPI_SUM, comm);
+        MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, comm);
         L.idle += MPI_Wtime() - wait0;
-        int stopped = hf_sched_stop_requested() || L.stopping, anystop;
-        MPI_Allreduce(&stopped, &anystop, 1, MPI_INT, MPI_MAX, comm);
-        if (total[2]) {
-            err = lerr != HF_OK
-                      ? lerr
-                      : hf_error(HF_ERR_MPI, "another rank failed while searching size %ld", m);
+        /* the worst error code and any stop request, in one exchange */
+        int mine[2] = {(int)lerr, hf_sched_stop_requested() || L.stopping}, any[2];
+        MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm);
+        if (any[0] != HF_OK) {
+            err = lerr != HF_OK ? lerr
+                                : hf_error_relay((hf_err_t)any[0],
+                                                 "another rank failed while searching size %ld", m);
             break;
         }
-        if (anystop) {
+        if (any[1]) {
             out->interrupted = 1;
             break;
         }
