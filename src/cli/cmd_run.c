@@ -570,8 +570,13 @@ int cli_cmd_run(int argc, char **argv)
             goto fail;
         }
         hf_target_t t;
-        if ((e = hf_job_entry_target(&job, i, &t)) != HF_OK)
+        hf_err_t te = hf_job_entry_target(&job, i, &t);
+        /* a rank that cannot build the target must not leave the others searching */
+        if ((e = cli_agree_all(MPI_COMM_WORLD, te)) != HF_OK) {
+            if (te == HF_OK)
+                hf_target_clear(&t);
             goto fail;
+        }
         const hf_job_entry_t *je = job.entries + i;
         hf_search_opts_t so = {.span = je->span, .prune = je->prune, .max_atoms = je->max_atoms};
         char edir[sizeof st.file], estart[32];

@@ -27,6 +27,7 @@ tried=0 unreached=0
 # sweep SAMPLES CMD ARGS...: count the fault points of each rank, then the faulted runs
 sweep() {
   local nsamples=$1 cmd=$2
+  [ "$nsamples" -gt 0 ] || return 0 # 0: skip this command
   shift
   local args=("$@")
   rm -rf r.h5 r.h5.*
