@@ -180,6 +180,20 @@ hid_t hf_h5_fixed_str_type(size_t n)
     return t;
 }
 
+hid_t hf_h5_str_mem_type(hid_t file_type)
+{
+    H5T_cset_t cset = H5Tget_cset(file_type);
+    htri_t var = H5Tis_variable_str(file_type);
+    if (cset < 0 || var < 0)
+        return H5I_INVALID_HID;
+    hid_t t = var ? hf_h5_vstr_type() : hf_h5_fixed_str_type(H5Tget_size(file_type) + 1);
+    if (t >= 0 && H5Tset_cset(t, cset) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
 /* One member of a compound type being built. type < 0 marks the end of a list. */
 typedef struct {
     const char *name;
@@ -368,7 +382,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
     htri_t var = H5Tis_variable_str(type);
     if (var > 0) {
         char *v = NULL;
-        mtype = hf_h5_vstr_type();
+        mtype = hf_h5_str_mem_type(type);
         if (mtype < 0 || H5Aread(attr, mtype, &v) < 0 || !v) {
             err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
         } else {
@@ -382,7 +396,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
         /* fixed-length (as h5py or other tools may write): read with room for a NUL */
         size_t n = H5Tget_size(type);
         char *buf = hf_calloc(n + 1, 1);
-        mtype = buf ? hf_h5_fixed_str_type(n + 1) : H5I_INVALID_HID;
+        mtype = buf ? hf_h5_str_mem_type(type) : H5I_INVALID_HID;
         if (!buf)
             err = HF_ERR_NOMEM;
         else if (mtype < 0 || H5Aread(attr, mtype, buf) < 0)

@@ -566,7 +566,7 @@ static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsi
     }
     raw = hf_calloc(count, sizeof *raw);
     copy = hf_calloc(count, sizeof *copy);
-    if (!raw || !copy || (mt = hf_h5_vstr_type()) < 0) {
+    if (!raw || !copy || (mt = hf_h5_str_mem_type(ft)) < 0) {
         err = HF_ERR_NOMEM;
         goto done;
     }
