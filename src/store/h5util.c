@@ -455,6 +455,23 @@ hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path,
     int n = H5Tget_nmembers(expected), nf = H5Tget_nmembers(file_type);
     if (n != nf)
         return hf_error(HF_ERR_CORRUPT, "%s: %s: has %d fields, expected %d", path, where, nf, n);
+    /* Every field must lie inside the record. HDF5 1.10 decodes member offsets without
+     * checking them, and converting a record whose field lies past its end reads and
+     * writes out of bounds (a damaged shard crashed hf_shard_read in
+     * H5T__conv_struct_opt; found by fuzzing). */
+    size_t total = H5Tget_size(file_type);
+    for (int i = 0; i < nf; i++) {
+        hid_t mt = H5Tget_member_type(file_type, (unsigned)i);
+        size_t off = H5Tget_member_offset(file_type, (unsigned)i),
+               size = mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (mt < 0 || size == 0 || off > total || size > total - off)
+            return hf_error(HF_ERR_CORRUPT,
+                            "%s: %s: field %d lies outside the %zu-byte record (offset %zu, size "
+                            "%zu)",
+                            path, where, i, total, off, size);
+    }
     for (int i = 0; i < n; i++) {
         char *name = H5Tget_member_name(expected, (unsigned)i);
         if (!name)
