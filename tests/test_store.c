@@ -569,6 +569,19 @@ static void test_shard_fingerprint(void)
     write_units(sh, 0, 3);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
     hf_shard_data_t d;
+    /* the attributes are fixed-length strings: no global heap in a shard */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    const char *attrs[2] = {"format", "fingerprint"};
+    for (int i = 0; i < 2; i++) {
+        hid_t a = H5Aopen(f, attrs[i], H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+        CU_ASSERT(t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0);
+        if (t >= 0)
+            H5Tclose(t);
+        if (a >= 0)
+            H5Aclose(a);
+    }
+    H5Fclose(f);
     CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT_EQUAL(d.nunits, 0);

@@ -322,6 +322,17 @@ herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value)
     return rc;
 }
 
+herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value)
+{
+    const char *v = value ? value : "";
+    hid_t t = hf_h5_fixed_str_type(strlen(v) + 1);
+    if (t < 0)
+        return -1;
+    herr_t rc = attr_write(obj, name, t, t, v);
+    H5Tclose(t);
+    return rc;
+}
+
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value)
 {
     return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);

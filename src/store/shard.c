@@ -102,8 +102,9 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }
-    if (hf_h5_attr_write_str(sh->file, "format", SHARD_FORMAT) < 0 ||
-        hf_h5_attr_write_str(sh->file, "fingerprint", fingerprint) < 0) {
+    /* fixed-length strings: a shard then has no global heap, whose damage crashes HDF5 */
+    if (hf_h5_attr_write_fixed_str(sh->file, "format", SHARD_FORMAT) < 0 ||
+        hf_h5_attr_write_fixed_str(sh->file, "fingerprint", fingerprint) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "writing attributes");
         goto fail;
     }

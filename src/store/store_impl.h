@@ -72,6 +72,11 @@ hid_t hf_h5_str_mem_type(hid_t file_type);
 /* Attributes on an object. Writers return < 0 on failure. Readers return HF_OK or
  * HF_ERR_CORRUPT naming "path: where@name". */
 herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value);
+/* A fixed-length string attribute (ASCII, NUL-terminated, strlen + 1 bytes): it lives
+ * in the object header, which the 1.10 format checksums. A variable-length one lives
+ * in a global heap collection, which nothing checksums, and HDF5 1.10.8 crashes or
+ * hangs reading a damaged collection (docs/reliability.md, "Fuzzing"). */
+herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value);
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value);
 herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
