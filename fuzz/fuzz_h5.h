@@ -204,6 +204,19 @@ static inline void fuzz_h5_init(void)
         H5set_free_list_limits(0, 0, 0, 0, 0, 0);
 }
 
+/* Triage: HF_FUZZ_SAVE=FILE keeps a copy of the file the reader is given (to look at
+ * it with h5dump or h5py). */
+static inline void fuzz_h5_save(const char *path)
+{
+    const char *to = getenv("HF_FUZZ_SAVE");
+    if (!to || !*to)
+        return;
+    size_t n;
+    uint8_t *bytes = fuzz_read_file(path, &n);
+    fuzz_write_file(to, bytes, n);
+    free(bytes);
+}
+
 /* After each input: every HDF5 object the reader (or the harness) opened is closed. */
 static inline void fuzz_h5_check_closed(const char *what)
 {

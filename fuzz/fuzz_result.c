@@ -413,6 +413,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     fuzz_h5_check_closed("building a result");
+    fuzz_h5_save(path);
     hf_result_t r;
     hf_err_t err = hf_result_read(path, &r);
     if (err == HF_OK) {

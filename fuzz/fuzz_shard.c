@@ -309,6 +309,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     fuzz_h5_check_closed("building a shard");
+    fuzz_h5_save(path);
     hf_shard_data_t d;
     hf_err_t err = hf_shard_read(path, FP, &d);
     if (err == HF_OK) {
