@@ -102,6 +102,26 @@ static void test_minimal_defaults(void)
     hf_job_clear(&job); /* clear twice is harmless */
 }
 
+/* Entries repeated by an alias and the same target with k given expand in full, with
+ * the canonical names (the loader builds each family target once and reuses it). */
+static void test_aliases_and_memo(void)
+{
+    static const want_t want[] = {
+        {"multi:d=1,k=3", 1, 0, 1, 0}, {"multi:d=2,k=3", 1, 0, 1, 0}, {"multi:d=1,k=3", 1, 0, 1, 0},
+        {"multi:d=2,k=3", 1, 0, 1, 0}, {"multi:d=2,k=3", 1, 0, 1, 0}, {"multi:d=2,k=3", 2, 0, 1, 0},
+        {"wd:d=2", 1, 0, 1, 0},
+    };
+    long n = (long)(sizeof want / sizeof *want);
+    hf_job_t job;
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/aliases.yaml", NULL), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(job.nentries, n);
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT(entry_is(&job, i, &want[i]));
+        CU_ASSERT_STRING_EQUAL(job.entries[i].family, want[i].label);
+    }
+    hf_job_clear(&job);
+}
+
 static void test_output_override(void)
 {
     hf_job_t job;
@@ -206,6 +226,7 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"sweeps expand in order with defaults", test_sweeps_expand},
         {"minimal file and defaults", test_minimal_defaults},
+        {"aliases and repeated targets", test_aliases_and_memo},
         {"--out overrides the file and is checked", test_output_override},
         {"missing job file", test_missing_file},
         {"every bad fixture names file, line and key", test_bad_fixtures},

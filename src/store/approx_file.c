@@ -334,7 +334,7 @@ static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, cha
     }
     if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
-        mt = hf_h5_vstr_type();
+        mt = hf_h5_str_mem_type(t);
         if (mt < 0 || H5Aread(a, mt, &v) < 0 || !v) {
             err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name);
             goto done;
@@ -344,7 +344,7 @@ static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, cha
     } else {
         size_t n = H5Tget_size(t);
         char *buf = hf_calloc(n + 1, 1);
-        mt = hf_h5_fixed_str_type(n + 1);
+        mt = hf_h5_str_mem_type(t);
         if (!buf || mt < 0 || H5Aread(a, mt, buf) < 0) {
             free(buf);
             err = buf ? hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name)

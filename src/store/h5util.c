@@ -217,6 +217,20 @@ hid_t hf_h5_fixed_str_type(size_t n)
     return t;
 }
 
+hid_t hf_h5_str_mem_type(hid_t file_type)
+{
+    H5T_cset_t cset = H5Tget_cset(file_type);
+    htri_t var = H5Tis_variable_str(file_type);
+    if (cset < 0 || var < 0)
+        return H5I_INVALID_HID;
+    hid_t t = var ? hf_h5_vstr_type() : hf_h5_fixed_str_type(H5Tget_size(file_type) + 1);
+    if (t >= 0 && H5Tset_cset(t, cset) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
 /* One member of a compound type being built. type < 0 marks the end of a list. */
 typedef struct {
     const char *name;
@@ -345,6 +359,17 @@ herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value)
     return rc;
 }
 
+herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value)
+{
+    const char *v = value ? value : "";
+    hid_t t = hf_h5_fixed_str_type(strlen(v) + 1);
+    if (t < 0)
+        return -1;
+    herr_t rc = attr_write(obj, name, t, t, v);
+    H5Tclose(t);
+    return rc;
+}
+
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value)
 {
     return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
@@ -405,7 +430,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
     htri_t var = H5Tis_variable_str(type);
     if (var > 0) {
         char *v = NULL;
-        mtype = hf_h5_vstr_type();
+        mtype = hf_h5_str_mem_type(type);
         if (mtype < 0 || H5Aread(attr, mtype, &v) < 0 || !v) {
             err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
         } else {
@@ -419,7 +444,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
         /* fixed-length (as h5py or other tools may write): read with room for a NUL */
         size_t n = H5Tget_size(type);
         char *buf = hf_calloc(n + 1, 1);
-        mtype = buf ? hf_h5_fixed_str_type(n + 1) : H5I_INVALID_HID;
+        mtype = buf ? hf_h5_str_mem_type(type) : H5I_INVALID_HID;
         if (!buf)
             err = HF_ERR_NOMEM;
         else if (mtype < 0 || H5Aread(attr, mtype, buf) < 0)
@@ -478,6 +503,23 @@ hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path,
     int n = H5Tget_nmembers(expected), nf = H5Tget_nmembers(file_type);
     if (n != nf)
         return hf_error(HF_ERR_CORRUPT, "%s: %s: has %d fields, expected %d", path, where, nf, n);
+    /* Every field must lie inside the record. HDF5 1.10 decodes member offsets without
+     * checking them, and converting a record whose field lies past its end reads and
+     * writes out of bounds (a damaged shard crashed hf_shard_read in
+     * H5T__conv_struct_opt; found by fuzzing). */
+    size_t total = H5Tget_size(file_type);
+    for (int i = 0; i < nf; i++) {
+        hid_t mt = H5Tget_member_type(file_type, (unsigned)i);
+        size_t off = H5Tget_member_offset(file_type, (unsigned)i),
+               size = mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (mt < 0 || size == 0 || off > total || size > total - off)
+            return hf_error(HF_ERR_CORRUPT,
+                            "%s: %s: field %d lies outside the %zu-byte record (offset %zu, size "
+                            "%zu)",
+                            path, where, i, total, off, size);
+    }
     for (int i = 0; i < n; i++) {
         char *name = H5Tget_member_name(expected, (unsigned)i);
         if (!name)

@@ -543,6 +543,30 @@ static int dims_count(const hsize_t *dims, int rank, size_t *count)
     return 1;
 }
 
+/* A result file is written in full, so the data of every dataset is in the file: `count`
+ * elements of at least `elsize` bytes each cannot take more than the file's size. Checked
+ * before allocating, so that memory stays in proportion to the file (a 10 kB file whose
+ * row claimed n = 2^30 supports made the reader ask for 512 GB; found with the fuzz
+ * harness). */
+static hf_err_t check_fits(hid_t ds, size_t count, size_t elsize, const char *path,
+                           const char *where)
+{
+    hsize_t fsize = 0;
+    hid_t f = H5Iget_file_id(ds);
+    herr_t rc = f >= 0 ? H5Fget_filesize(f, &fsize) : -1;
+    if (f >= 0)
+        H5Fclose(f); /* only the reference H5Iget_file_id added */
+    if (rc < 0)
+        return hf_h5_fail(HF_ERR_CORRUPT, path, where);
+    if (elsize == 0)
+        elsize = 1;
+    if (count > fsize / elsize)
+        return hf_error(HF_ERR_CORRUPT,
+                        "%s: %s: %zu elements of %zu bytes cannot be in a file of %llu bytes", path,
+                        where, count, elsize, (unsigned long long)fsize);
+    return HF_OK;
+}
+
 /* Read a variable-length string dataset with the given expected dims into copies. */
 static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsize_t *expect,
                                   const char *path, const char *where, char ***out)
@@ -577,9 +601,11 @@ static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsi
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
         goto done;
     }
+    /* each element is a global heap ID in the file (16 bytes); 8 is a safe bound */
+    HF_CHECK(err, check_fits(ds, count, 8, path, where), done);
     raw = hf_calloc(count, sizeof *raw);
     copy = hf_calloc(count, sizeof *copy);
-    if (!raw || !copy || (mt = hf_h5_vstr_type()) < 0) {
+    if (!raw || !copy || (mt = hf_h5_str_mem_type(ft)) < 0) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -656,6 +682,7 @@ static hf_err_t read_keys(hid_t g, const hsize_t *expect, const char *path, cons
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
         goto done;
     }
+    HF_CHECK(err, check_fits(ds, count, H5Tget_size(ft), path, where), done);
     int64_t *keys = hf_malloc(count * sizeof *keys);
     if (!keys) {
         err = HF_ERR_NOMEM;
@@ -779,6 +806,7 @@ static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, size_t 
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
         goto done;
     }
+    HF_CHECK(err, check_fits(ds, count, H5Tget_size(ft), path, where), done);
     void *buf = hf_calloc(count, elsize);
     if (!buf) {
         err = HF_ERR_NOMEM;

@@ -103,8 +103,9 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }
-    if (hf_h5_attr_write_str(sh->file, "format", SHARD_FORMAT) < 0 ||
-        hf_h5_attr_write_str(sh->file, "fingerprint", fingerprint) < 0) {
+    /* fixed-length strings: a shard then has no global heap, whose damage crashes HDF5 */
+    if (hf_h5_attr_write_fixed_str(sh->file, "format", SHARD_FORMAT) < 0 ||
+        hf_h5_attr_write_fixed_str(sh->file, "fingerprint", fingerprint) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "writing attributes");
         goto fail;
     }
@@ -406,8 +407,8 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
 {
     char where[32];
     hf_err_t err = HF_OK;
-    hid_t ds, ft = H5I_INVALID_HID;
-    hsize_t dims[2];
+    hid_t ds, ft = H5I_INVALID_HID, fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+    hsize_t dims[2], fsize;
     snprintf(where, sizeof where, "/%s", name);
     *out = NULL;
     if ((ds = H5Dopen2(file, name, H5P_DEFAULT)) < 0)
@@ -416,7 +417,8 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
         err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
         goto done;
     }
-    if (H5Tget_class(expected) == H5T_COMPOUND) {
+    int rank = H5Tget_class(expected) == H5T_COMPOUND ? 1 : 2;
+    if (rank == 1) {
         HF_CHECK(err, hf_h5_check_compound(ft, expected, path, where), done);
         HF_CHECK(err, hf_h5_dataset_dims(ds, 1, path, where, dims), done);
     } else {
@@ -431,7 +433,20 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
             goto done;
         }
     }
+    /* A row that holds data takes at least its size in the file, so no more rows than
+     * the file has room for can hold data: rows past those were never written (a
+     * killed writer can leave a dataset's extent ahead of its data, and a damaged
+     * file can claim any extent) and would read as the fill value. Reading only the
+     * rows the file can hold keeps memory in proportion to the file (a 10 kB shard
+     * claiming 2^30 units made this reader allocate 48 GB; found by fuzzing). */
+    size_t frow = H5Tget_size(ft) * (rank == 2 ? TEXT_BLOCK : 1);
+    if (frow == 0 || H5Fget_filesize(file, &fsize) < 0) {
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
+        goto done;
+    }
     *len = dims[0];
+    if (*len > fsize / frow + 1)
+        *len = fsize / frow + 1;
     if (*len > ((hsize_t)1 << 40) / rowsize) {
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
         goto done;
@@ -441,13 +456,21 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
         err = HF_ERR_NOMEM;
         goto done;
     }
-    if (*len > 0 && H5Dread(ds, expected, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    hsize_t start[2] = {0, 0}, count[2] = {*len, TEXT_BLOCK};
+    if (*len > 0 && ((fspace = H5Dget_space(ds)) < 0 ||
+                     H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                     (mspace = H5Screate_simple(rank, count, NULL)) < 0 ||
+                     H5Dread(ds, expected, mspace, fspace, H5P_DEFAULT, buf) < 0)) {
         free(buf);
         err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
         goto done;
     }
     *out = buf;
 done:
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
     if (ft >= 0)
         H5Tclose(ft);
     H5Dclose(ds);

@@ -87,9 +87,21 @@ hid_t hf_h5_fixed_str_type(size_t n);
 /* Variable-length UTF-8 string type (caller closes). */
 hid_t hf_h5_vstr_type(void);
 
+/* Memory type to read strings of file type file_type: variable-length, or fixed-length
+ * with room for a NUL, in the file type's character set (HDF5 1.10 converts strings
+ * only between equal character sets: an ASCII attribute read as UTF-8 fails, or not,
+ * depending on what the process converted before). Caller closes; H5I_INVALID_HID on
+ * failure. */
+hid_t hf_h5_str_mem_type(hid_t file_type);
+
 /* Attributes on an object. Writers return < 0 on failure. Readers return HF_OK or
  * HF_ERR_CORRUPT naming "path: where@name". */
 herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value);
+/* A fixed-length string attribute (ASCII, NUL-terminated, strlen + 1 bytes): it lives
+ * in the object header, which the 1.10 format checksums. A variable-length one lives
+ * in a global heap collection, which nothing checksums, and HDF5 1.10.8 crashes or
+ * hangs reading a damaged collection (docs/reliability.md, "Fuzzing"). */
+herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value);
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value);
 herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,

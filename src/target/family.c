@@ -38,29 +38,22 @@ static int parse_option_int(const char *s, size_t n, int *out)
 }
 
 /* Append one two-or-more-atom head: keys m*dir for m = 0..n-1 (dir a 0/1 vector given by
- * up to two coordinates), weights 1, values val[m]. */
+ * up to two coordinates), weights 1, values val[m]. The head is sized once (a push per
+ * atom rebuilds its storage each time: quadratic, and a job sweeping multi:d=1..64,
+ * k=2..64 spent most of its loading time there). */
 static hf_err_t push_ray_head(hf_target_t *t, int c1, int c2, int n, const long *val)
 {
     hf_head_t h;
-    int64_t key[HF_D_MAX];
-    fmpq_t w, v;
-    hf_err_t err = HF_OK;
     hf_head_init(&h, t->d, 1);
-    fmpq_init(w);
-    fmpq_init(v);
-    fmpq_one(w);
+    hf_err_t err = hf_head_resize(&h, n); /* keys 0, weights 1, values 0 */
     for (int m = 0; m < n && err == HF_OK; m++) {
-        memset(key, 0, sizeof key);
-        key[c1] = m;
+        h.keys[(long)m * t->d + c1] = m;
         if (c2 >= 0)
-            key[c2] = m;
-        fmpq_set_si(v, val[m], 1);
-        err = hf_head_push(&h, key, w, v);
+            h.keys[(long)m * t->d + c2] = m;
+        fmpq_set_si(h.values + m, val[m], 1);
     }
     if (err == HF_OK)
         err = hf_target_add_head(t, &h);
-    fmpq_clear(v);
-    fmpq_clear(w);
     hf_head_clear(&h);
     return err;
 }
