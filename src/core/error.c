@@ -36,13 +36,18 @@ int hf_err_exit_status(hf_err_t err)
     return 1;
 }
 
+static void record(int relayed, const char *fmt, va_list ap)
+{
+    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    last_relayed = relayed;
+}
+
 hf_err_t hf_error(hf_err_t err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    record(0, fmt, ap);
     va_end(ap);
-    last_relayed = 0;
     return err;
 }
 
@@ -50,9 +55,8 @@ hf_err_t hf_error_relay(hf_err_t err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    record(1, fmt, ap);
     va_end(ap);
-    last_relayed = 1;
     return err;
 }
 
