@@ -33,8 +33,10 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
  * or inconsistent -> HF_ERR_CORRUPT, naming the path and what is wrong. */
 hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p);
 
-/* 1 if path is an HDF5 file whose root attribute "format" is HF_APPROX_FORMAT, else 0.
- * Records no error: for dispatching `headfuse table` between file kinds. */
+/* 1 if path is an HDF5 file whose root attribute "format" is HF_APPROX_FORMAT, else 0,
+ * recording no error: for dispatching `headfuse table` between file kinds. -1 with an
+ * HF_ERR_CORRUPT error naming the file if HDF5 crashed or hung opening it (the read
+ * guard of src/store/read_guard.c). */
 int hf_approx_file_detect(const char *path);
 
 #endif

@@ -374,8 +374,14 @@ int cli_cmd_table(int argc, char **argv)
 
     /* APPROX.h5 files (headfuse approx) have a table of their own */
     int napprox = 0;
-    for (int i = 0; i < npos; i++)
-        napprox += hf_approx_file_detect(pos[i]) ? 1 : 0;
+    for (int i = 0; i < npos; i++) {
+        int kind = hf_approx_file_detect(pos[i]);
+        if (kind < 0) {
+            free(pos);
+            return cli_fail("table", HF_ERR_CORRUPT);
+        }
+        napprox += kind;
+    }
     if (napprox > 0) {
         if (napprox < npos || supports) {
             fprintf(stderr, "headfuse table: %s\n",

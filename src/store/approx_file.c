@@ -619,7 +619,7 @@ done:
     return err;
 }
 
-hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
+static hf_err_t approx_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
 {
     hf_err_t err;
     hid_t f = H5I_INVALID_HID;
@@ -646,7 +646,50 @@ done:
     return err;
 }
 
+static hf_err_t probe_approx(const char *path, const void *arg)
+{
+    (void)arg;
+    hf_approx_result_t r;
+    hf_approx_prov_t p;
+    hf_err_t err = approx_read(path, &r, &p);
+    hf_approx_result_clear(&r);
+    hf_approx_prov_clear(&p);
+    return err;
+}
+
+hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
+{
+    hf_approx_result_init(r);
+    hf_approx_prov_init(p);
+    hf_err_t err = hf_h5_read_guard(path, "approx file", probe_approx, NULL, NULL);
+    return err != HF_OK ? err : approx_read(path, r, p);
+}
+
+static int detect(const char *path);
+
+static hf_err_t probe_detect(const char *path, const void *arg)
+{
+    (void)arg;
+    return detect(path) ? HF_OK : hf_error(HF_ERR_INPUT, "%s: not an APPROX file", path);
+}
+
+/* Detection opens the file and reads an attribute, so it is guarded too, and done in
+ * the child only: a damaged file is not opened in this process at all. */
 int hf_approx_file_detect(const char *path)
+{
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", hf_error_msg());
+    int yes = 0;
+    hf_err_t err = hf_h5_read_guard(path, "file", probe_detect, NULL, &yes);
+    if (err == HF_OK && !yes)
+        return detect(path); /* the guard is off, or no child could be started */
+    if (err != HF_OK && err != HF_ERR_INPUT)
+        return -1; /* the child died: the error names the file */
+    hf_error(HF_OK, "%s", saved);
+    return yes;
+}
+
+static int detect(const char *path)
 {
     int yes = 0;
     hid_t f = H5I_INVALID_HID;

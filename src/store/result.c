@@ -826,7 +826,7 @@ done:
     return err;
 }
 
-hf_err_t hf_result_read(const char *path, hf_result_t *r)
+static hf_err_t result_read(const char *path, hf_result_t *r)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
@@ -922,4 +922,20 @@ done:
         hf_result_clear(r);
     hf_h5_quiet_end(&q);
     return err;
+}
+
+static hf_err_t probe_result(const char *path, const void *arg)
+{
+    (void)arg;
+    hf_result_t r;
+    hf_err_t err = result_read(path, &r);
+    hf_result_clear(&r);
+    return err;
+}
+
+hf_err_t hf_result_read(const char *path, hf_result_t *r)
+{
+    hf_result_init(r);
+    hf_err_t err = hf_h5_read_guard(path, "result file", probe_result, NULL, NULL);
+    return err != HF_OK ? err : result_read(path, r);
 }

@@ -477,7 +477,7 @@ done:
     return err;
 }
 
-hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
+static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
@@ -611,4 +611,19 @@ done:
         hf_shard_data_clear(out);
     hf_h5_quiet_end(&q);
     return err;
+}
+
+static hf_err_t probe_shard(const char *path, const void *fingerprint)
+{
+    hf_shard_data_t d;
+    hf_err_t err = shard_read(path, fingerprint, &d);
+    hf_shard_data_clear(&d);
+    return err;
+}
+
+hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
+{
+    memset(out, 0, sizeof *out);
+    hf_err_t err = hf_h5_read_guard(path, "shard", probe_shard, fingerprint, NULL);
+    return err != HF_OK ? err : shard_read(path, fingerprint, out);
 }

@@ -62,6 +62,24 @@ hid_t hf_h5_fapl(int latest);
  * kind names the file in messages ("shard", "result"). */
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file);
 
+/* Run probe(path, arg) - a whole read of the file, discarding what it got - first in
+ * a forked child limited in time and memory (src/store/read_guard.c). HF_OK when the
+ * child finished, whether its read succeeded or failed cleanly: the caller then reads
+ * in this process. HF_ERR_CORRUPT "PATH: corrupt KIND: the HDF5 library crashed
+ * reading it (signal N: ...)" or "... did not finish reading it in N s" when it died.
+ * When the child's read failed cleanly, its error (code and message) is returned as
+ * it is, and the caller must not read the file again. read_ok (may be NULL) is set
+ * to 1 only when a child ran and its probe returned HF_OK; HF_OK with read_ok 0
+ * means no child could be started, or the guard is off. HEADFUSE_READ_GUARD=0 in
+ * the environment turns it off; HEADFUSE_READ_TIMEOUT sets the time limit in
+ * seconds. */
+typedef hf_err_t (*hf_h5_probe_fn)(const char *path, const void *arg);
+hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn probe, const void *arg,
+                          int *read_ok);
+/* Turn the guard on or off for this process (the fuzz harnesses fuzz the readers
+ * themselves, in process); overrides HEADFUSE_READ_GUARD. */
+void hf_h5_read_guard_enable(int on);
+
 /* Compound datatypes of hf_row_t, hf_unit_record_t and shard found records.
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
