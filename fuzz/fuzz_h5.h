@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "store/store_impl.h"
 
 /* ---- the input as a stream of choices (zeros once it runs out) ---- */
 
@@ -195,9 +196,17 @@ static inline void fuzz_h5_quiet(void)
 /* Set up HDF5 for the harness: quiet; with HF_FUZZ_NO_FREELISTS=1 also without free
  * lists. HDF5 recycles freed blocks of a type itself, so a leak report shows where a
  * block was first allocated, not where the leaking call took it from the list; the
- * leak audit of scripts/fuzz turns them off (it is 3 times slower). */
+ * leak audit of scripts/fuzz turns them off (it is 3 times slower).
+ *
+ * The readers' guard (src/store/read_guard.c: a first read in a forked child) is off:
+ * the harness fuzzes the reading code itself, in this process, where libFuzzer sees
+ * its coverage and its crashes. HF_FUZZ_GUARD=1 turns it on, as in headfuse: then
+ * no input may crash the harness, not even one that crashes libhdf5 (fuzz/regress.sh
+ * replays upstream/ so). */
 static inline void fuzz_h5_init(void)
 {
+    const char *guard = getenv("HF_FUZZ_GUARD");
+    hf_h5_read_guard_enable(guard && !strcmp(guard, "1"));
     fuzz_h5_quiet();
     const char *nofl = getenv("HF_FUZZ_NO_FREELISTS");
     if (nofl && !strcmp(nofl, "1"))
