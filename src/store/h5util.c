@@ -57,11 +57,20 @@ long hf_h5_write_calls(void)
     return fault_calls;
 }
 
+static int fault_fired; /* the last counted call was failed on purpose */
+
+int hf_h5_fault_injected(void)
+{
+    return fault_fired;
+}
+
 int hf_h5_fault(const char *call)
 {
     fault_calls++;
+    fault_fired = 0;
     if (fault_countdown <= 0 || --fault_countdown > 0)
         return 0;
+    fault_fired = 1;
     /* the name of the call, without its arguments, for hf_h5_fail's message */
     snprintf(last_desc, sizeof last_desc, "%.*s: injected failure (write call %ld)",
              (int)strcspn(call, "("), call, fault_calls);
@@ -140,6 +149,15 @@ hid_t hf_h5_fapl(int latest)
         return H5I_INVALID_HID;
     }
     return fapl;
+}
+
+/* libhdf5's "library initialised" flag: exported (H5private.h), not in its public
+ * headers. */
+extern hbool_t H5_libinit_g;
+
+void hf_h5_abandon(void)
+{
+    H5_libinit_g = 0;
 }
 
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file)

@@ -75,7 +75,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
     hid_t fapl = H5I_INVALID_HID, uf = H5I_INVALID_HID, ff = H5I_INVALID_HID;
-    int created = 0;
+    int created = 0, create_failed = 0;
     const hf_unit_record_t unit_fill = {.row = -1, .rank = -1, .m = -1, .unit = -1};
     const hf_found_mem_t found_fill = {.row = -1, .m = -1, .unit = -1, .offset = -1};
     *out = NULL;
@@ -100,6 +100,9 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     created = 1;
     if ((fapl = hf_h5_fapl(1)) < 0 ||
         (sh->file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
+        /* H5Fcreate that met a write error keeps the half-made file, without an ID,
+         * and cannot close it (at exit either) */
+        create_failed = fapl >= 0 && !hf_h5_fault_injected();
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }
@@ -144,13 +147,18 @@ fail:
         H5Tclose(sh->found_mtype);
     if (sh->unit_mtype >= 0)
         H5Tclose(sh->unit_mtype);
-    if (sh->file >= 0)
+    int stuck = create_failed;
+    if (sh->file >= 0) {
         H5Fclose(sh->file);
+        stuck = H5Iis_valid(sh->file) > 0; /* a real I/O error: HDF5 could not close it */
+    }
     if (created)
         unlink(path);
     free(sh->path);
     free(sh);
     hf_h5_quiet_end(&q);
+    if (stuck)
+        hf_h5_abandon(); /* the last HDF5 call of a failing process */
     return err;
 }
 
@@ -357,11 +365,15 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
     H5Tclose(sh->found_mtype);
     H5Tclose(sh->unit_mtype);
     bad |= HF_H5W_CLOSE(H5Fclose(sh->file)) < 0;
+    int stuck = H5Iis_valid(sh->file) > 0; /* a real I/O error: HDF5 could not close it */
+    /* a broken shard's write error was reported when it happened: keep its message */
     if (bad)
-        err = hf_h5_fail(HF_ERR_IO, sh->path, "closing shard");
+        err = sh->broken ? HF_ERR_IO : hf_h5_fail(HF_ERR_IO, sh->path, "closing shard");
     if (sh->fd >= 0)
         close(sh->fd);
     hf_h5_quiet_end(&q);
+    if (stuck)
+        hf_h5_abandon(); /* the last HDF5 call of a failing process */
     free(sh->buftext);
     free(sh->buf);
     free(sh->path);

@@ -28,6 +28,8 @@
  * without faults every counted call is one whose failure the caller reports. */
 int hf_h5_fault(const char *call);
 int hf_h5_fault_after(const char *call, int errnum, int rc);
+/* Nonzero if the last call counted by HF_H5W/HF_SYSW was failed on purpose. */
+int hf_h5_fault_injected(void);
 #define HF_H5W(call) (hf_h5_fault(#call) ? -1 : (call))
 #define HF_H5W_CLOSE(call) hf_h5_fault_after(#call, 0, (call))
 #define HF_SYSW(errnum, call) (hf_h5_fault(#call) ? (errno = (errnum), -1) : (call))
@@ -79,6 +81,15 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
 /* Turn the guard on or off for this process (the fuzz harnesses fuzz the readers
  * themselves, in process); overrides HEADFUSE_READ_GUARD. */
 void hf_h5_read_guard_enable(int on);
+
+/* After a failed flush HDF5 1.10 can neither flush nor close the file ("slist
+ * already enabled?"), and its own cleanup - at MPI_Finalize through an attribute of
+ * MPI_COMM_SELF, or at exit - then crashes on that file (SEGV in H5F__close_cb).
+ * This marks the library as never initialised, so that its cleanup does nothing; the
+ * operating system closes the file. Called by a shard whose file HDF5 could not
+ * close (a real I/O error: its file ID is still valid after H5Fclose), whose finished
+ * units are all on disk already; the process is then ending with the write error. */
+void hf_h5_abandon(void);
 
 /* Compound datatypes of hf_row_t, hf_unit_record_t and shard found records.
  * file != 0: packed little-endian file type; 0: native memory type. The caller
