@@ -98,8 +98,9 @@ hid_t hf_h5_str_mem_type(hid_t file_type);
  * HF_ERR_CORRUPT naming "path: where@name". */
 herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value);
 /* A fixed-length string attribute (NUL-terminated, strlen + 1 bytes; ASCII, or UTF-8
- * when a byte is not ASCII): it lives in the object header, which the 1.10 format
- * checksums. A variable-length one lives in a global heap collection, which nothing
+ * when a byte is not ASCII): it lives in the object header (checksummed in the
+ * version-2 headers of shards; RESULT.h5's oldest-format version-1 headers are not).
+ * A variable-length one lives in a global heap collection, which no format version
  * checksums, and HDF5 1.10.8 crashes or hangs reading a damaged collection
  * (docs/reliability.md, "Fuzzing"). */
 herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value);
