@@ -5,7 +5,9 @@
  *   1  PATCHED  a real result (hf_result_write: oldest format, no metadata checksums)
  *               with the input's byte patches (byte 0 / 3 odd: the first one cuts it);
  *   2  BUILT    a file built with HDF5 calls whose attributes, datatypes, shapes,
- *               layouts and values all come from the input (build_result).
+ *               layouts and values all come from the input (build_result): strings
+ *               fixed-length (as written now) or variable-length (files written
+ *               before 2026-11, which the reader still accepts), as the input says.
  *
  * The reader must succeed with a result that passes its own documented checks, or
  * fail with a message naming the file; never crash, leak memory or leave an HDF5
@@ -83,6 +85,42 @@ static int row_attr(hid_t g, const char *name, int64_t v, int how)
     return fuzz_h5_attr(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
 }
 
+/* Pack count strings as fixed-length strings of `size` bytes each, padded as `pad`
+ * says: a string of size bytes or more fills its slot without a NUL (or space). */
+static void pack_fixed(char *dst, size_t size, const char *const *src, size_t count, H5T_str_t pad)
+{
+    for (size_t i = 0; i < count; i++) {
+        char *p = dst + i * size;
+        size_t len = strlen(src[i]) < size ? strlen(src[i]) : size;
+        memset(p, pad == H5T_STR_SPACEPAD ? ' ' : '\0', size);
+        memcpy(p, src[i], len);
+    }
+}
+
+/* The fixed-length string type of a row's weights or values: variant 0 as the writer
+ * makes it (longest + 1, NUL-terminated), 1 NUL-padded with the longest filling its
+ * size, 2 space-padded, 3 8 bytes (cuts longer strings). With `huge` (datasets declared
+ * far beyond their data) sizes of 1 MiB to 1 GiB, around the reader's 16 MiB limit. */
+static hid_t fixed_type(const char *const *strs, size_t count, int variant, int huge, size_t *size)
+{
+    static const H5T_str_t pads[4] = {H5T_STR_NULLTERM, H5T_STR_NULLPAD, H5T_STR_SPACEPAD,
+                                      H5T_STR_NULLTERM};
+    static const size_t huge_sizes[4] = {(size_t)1 << 20, (size_t)1 << 24, ((size_t)1 << 24) + 1,
+                                         (size_t)1 << 30};
+    size_t longest = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strlen(strs[i]) > longest)
+            longest = strlen(strs[i]);
+    size_t sizes[4] = {longest + 1, longest ? longest : 1, longest + 3, 8};
+    *size = huge ? huge_sizes[variant] : sizes[variant];
+    hid_t t = hf_h5_fixed_str_type(*size);
+    if (t >= 0 && H5Tset_strpad(t, pads[variant]) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
 /* A small count, or with `huge` a power of two up to 2^40 (to meet the size limits). */
 static int64_t in_count(fuzz_in_t *in, int huge)
 {
@@ -90,11 +128,13 @@ static int64_t in_count(fuzz_in_t *in, int huge)
     return huge ? (int64_t)1 << (b % 41) : (int64_t)(int8_t)b;
 }
 
-/* /rows/<i> from the input. Flags byte g: bits 0-1 target_json (right, missing,
- * integer, fixed-length), bits 2-3 how m, d, dv, n are stored (row_attr), bit4 keys
- * of another integer type, bit5 weights as fixed-length strings, bit6 dataset dims
- * from the input instead of from the attributes, bit7 huge n and m (chunked
- * datasets declared that large, nothing written). */
+/* /rows/<i> from the input. Flags byte g: bits 0-1 target_json (variable-length,
+ * missing, integer, fixed-length), bits 2-3 how m, d, dv, n are stored (row_attr), bit4
+ * keys of another integer type, bit5 weights as fixed-length strings, bit6 dataset
+ * dims from the input instead of from the attributes, bit7 huge n and m (chunked
+ * datasets declared that large, nothing written). Byte `which`: bits 0-1 the attribute
+ * `how` applies to, bit4 the other key type, bit5 values as fixed-length strings,
+ * bits 6-7 the fixed-length variant (fixed_type). */
 static int build_row(hid_t rows, long i, int layout, fuzz_in_t *in)
 {
     char name[24];
@@ -105,6 +145,7 @@ static int build_row(hid_t rows, long i, int layout, fuzz_in_t *in)
     uint8_t which = in_byte(in);
     hid_t grp = H5Gcreate2(rows, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t vstr = hf_h5_vstr_type(), kt = H5I_INVALID_HID, wt = H5I_INVALID_HID;
+    hid_t vt = H5I_INVALID_HID;
     if (grp < 0 || vstr < 0)
         goto done;
     const char *json = PICK(jsons, in);
@@ -150,20 +191,30 @@ static int build_row(hid_t rows, long i, int layout, fuzz_in_t *in)
     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
         v[k] = k < 4 ? PICK(rationals, in) : "-1/2";
     kt = H5Tcopy(g & 16 ? (which & 16 ? H5T_STD_U64LE : H5T_STD_I8LE) : H5T_STD_I64LE);
-    wt = g & 32 ? hf_h5_fixed_str_type(8) : H5Tcopy(vstr);
-    if (kt < 0 || wt < 0)
+    /* fixed-length strings: packed blocks of `size`-byte strings (the longest picked
+     * here is 32 bytes, so 40 bytes a slot suffice unless huge: then nothing is
+     * written) */
+    int wfix = (g & 32) != 0, vfix = (which & 32) != 0, variant = which >> 6;
+    size_t wsize = 0, vsize = 0;
+    static char wfixed[DIM_MAX * DIM_MAX * 40], vfixed[DIM_MAX * DIM_MAX * DIM_MAX * 40];
+    wt = wfix ? fixed_type(w, sizeof w / sizeof *w, variant, huge, &wsize) : H5Tcopy(vstr);
+    vt = vfix ? fixed_type(v, sizeof v / sizeof *v, variant, huge, &vsize) : H5Tcopy(vstr);
+    if (kt < 0 || wt < 0 || vt < 0 || (!huge && (wsize > 40 || vsize > 40)))
         goto done;
-    /* fixed-length weights: a packed block of 8-byte strings */
-    char wfixed[DIM_MAX * DIM_MAX][8];
-    for (size_t k = 0; k < sizeof w / sizeof *w; k++)
-        snprintf(wfixed[k], sizeof wfixed[k], "%s", w[k]);
+    if (wfix && !huge)
+        pack_fixed(wfixed, wsize, w, sizeof w / sizeof *w, H5Tget_strpad(wt));
+    if (vfix && !huge)
+        pack_fixed(vfixed, vsize, v, sizeof v / sizeof *v, H5Tget_strpad(vt));
     if (fuzz_h5_dataset_nd(grp, "keys", kt, H5T_NATIVE_INT64, lay, 3, kd, kw, keys) < 0 ||
-        fuzz_h5_dataset_nd(grp, "weights", wt, g & 32 ? wt : vstr, lay, 2, kd, kw,
-                           g & 32 ? (const void *)wfixed : (const void *)w) < 0 ||
-        fuzz_h5_dataset_nd(grp, "values", vstr, vstr, lay, 3, vd, vw, v) < 0)
+        fuzz_h5_dataset_nd(grp, "weights", wt, wt, lay, 2, kd, kw,
+                           wfix ? (const void *)wfixed : (const void *)w) < 0 ||
+        fuzz_h5_dataset_nd(grp, "values", vt, vt, lay, 3, vd, vw,
+                           vfix ? (const void *)vfixed : (const void *)v) < 0)
         goto done;
     rc = 0;
 done:
+    if (vt >= 0)
+        H5Tclose(vt);
     if (wt >= 0)
         H5Tclose(wt);
     if (kt >= 0)

@@ -936,6 +936,292 @@ static void test_string_attribute_charsets(void)
     scratch_done();
 }
 
+/* ---- RESULT.h5 strings: fixed-length now, variable-length in older files ---- */
+
+/* Strings found in a file: how many, and how many of them variable-length. */
+typedef struct {
+    int strings, variable;
+} str_count_t;
+
+static void count_type(hid_t t, str_count_t *c)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    if (cls == H5T_STRING) {
+        c->strings++;
+        c->variable += H5Tis_variable_str(t) != 0;
+    } else if (cls == H5T_COMPOUND) {
+        for (int i = 0; i < H5Tget_nmembers(t); i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            count_type(m, c);
+            H5Tclose(m);
+        }
+    } else if (cls == H5T_VLEN || cls == H5T_ARRAY) {
+        c->variable += cls == H5T_VLEN;
+        hid_t b = H5Tget_super(t);
+        count_type(b, c);
+        H5Tclose(b);
+    }
+}
+
+static herr_t count_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a);
+    CU_ASSERT_FATAL(a >= 0 && t >= 0);
+    count_type(t, data);
+    H5Tclose(t);
+    H5Aclose(a);
+    return 0;
+}
+
+static herr_t count_object(hid_t root, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)info;
+    hid_t o = H5Oopen(root, name, H5P_DEFAULT);
+    CU_ASSERT_FATAL(o >= 0);
+    CU_ASSERT(H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, count_attr, data) >= 0);
+    if (H5Iget_type(o) == H5I_DATASET) {
+        hid_t t = H5Dget_type(o);
+        count_type(t, data);
+        H5Tclose(t);
+    }
+    H5Oclose(o);
+    return 0;
+}
+
+/* Every string type of every attribute and dataset of the file. */
+static str_count_t count_strings(const char *path)
+{
+    str_count_t c = {0, 0};
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    CU_ASSERT(H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, count_attr, &c) >= 0);
+    CU_ASSERT(H5Lvisit(f, H5_INDEX_NAME, H5_ITER_NATIVE, count_object, &c) >= 0);
+    H5Fclose(f);
+    return c;
+}
+
+/* Size of the fixed-length string type of dataset path:name, 0 if variable-length. */
+static size_t dataset_str_size(const char *path, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(f, name, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0 && ds >= 0);
+    hid_t t = H5Dget_type(ds);
+    size_t n = H5Tis_variable_str(t) ? 0 : H5Tget_size(t);
+    H5Tclose(t);
+    H5Dclose(ds);
+    H5Fclose(f);
+    return n;
+}
+
+/* A written RESULT.h5 has no variable-length string anywhere, hence no global heap
+ * (whose damage crashes HDF5 1.10.8: 148 of 177 fuzz findings), and reads back. */
+static void test_result_fixed_strings(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    free(r.command_line);
+    r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    str_count_t c = count_strings(path);
+    /* 7 root attributes, /table's 4 string fields, 3 x (target_json, weights, values) */
+    CU_ASSERT_EQUAL(c.strings, 7 + 4 + 3 * 3);
+    CU_ASSERT_EQUAL(c.variable, 0);
+    CU_ASSERT(find_in_file(path, "GCOL") < 0); /* a global heap collection's signature */
+    /* sized by the longest string + NUL; an empty dataset has 1-byte strings */
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/0/weights"), 4);
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/0/values"), 5);
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/1/weights"), 1);
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/2/weights"),
+                    strlen("123456789012345678901234567890/7") + 1);
+    /* the non-ASCII attribute is marked UTF-8, the others ASCII */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t a = H5Aopen(f, "command_line", H5P_DEFAULT), t = H5Aget_type(a);
+    CU_ASSERT(H5Tget_cset(t) == H5T_CSET_UTF8);
+    H5Tclose(t);
+    H5Aclose(a);
+    a = H5Aopen(f, "host", H5P_DEFAULT), t = H5Aget_type(a);
+    CU_ASSERT(H5Tget_cset(t) == H5T_CSET_ASCII);
+    H5Tclose(t);
+    H5Aclose(a);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+
+    /* a target_json too long for an object header of the oldest format (64 kB) is
+     * written variable-length: the one string that may still be */
+    size_t big = HF_H5_FIXED_ATTR_MAX + 100;
+    char *json = malloc(big + 1);
+    CU_ASSERT_FATAL(json != NULL);
+    memset(json, ' ', big);
+    memcpy(json, "{\"name\": \"big\"}", 15);
+    json[big] = '\0';
+    free(r.target_json[1]);
+    r.target_json[1] = json;
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    c = count_strings(path);
+    CU_ASSERT_EQUAL(c.variable, 1);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* Replace dataset g/name by one of strings of type t (written from buf, if any). */
+static void replace_str_dataset(hid_t g, const char *name, hid_t t, int rank, const hsize_t *dims,
+                                const void *buf)
+{
+    CU_ASSERT_FATAL(H5Ldelete(g, name, H5P_DEFAULT) >= 0);
+    hid_t s = H5Screate_simple(rank, dims, NULL);
+    hid_t ds = H5Dcreate2(g, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(s >= 0 && ds >= 0);
+    hsize_t count = 1;
+    for (int i = 0; i < rank; i++)
+        count *= dims[i];
+    if (buf && count)
+        CU_ASSERT_FATAL(H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    H5Dclose(ds);
+    H5Sclose(s);
+}
+
+/* Rewrite a RESULT.h5 of r in the layout written before the strings became
+ * fixed-length: every string attribute and the weights and values datasets
+ * variable-length UTF-8 (as hf_h5_attr_write_str and hf_h5_vstr_type write them). */
+static void make_old_layout(const char *path, const hf_result_t *r)
+{
+    hid_t f = open_rw(path), vstr = hf_h5_vstr_type();
+    CU_ASSERT_FATAL(vstr >= 0);
+    const char *root[7][2] = {
+        {"format", "headfuse-result-1"},   {"version", r->version}, {"git_commit", r->git_commit},
+        {"command_line", r->command_line}, {"host", r->host},       {"start_time", r->start_time},
+        {"end_time", r->end_time}};
+    for (int i = 0; i < 7; i++)
+        CU_ASSERT_FATAL(hf_h5_attr_write_str(f, root[i][0], root[i][1]) >= 0);
+    for (long i = 0; i < r->nrows; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "rows/%ld", i);
+        hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
+        CU_ASSERT_FATAL(g >= 0);
+        CU_ASSERT_FATAL(hf_h5_attr_write_str(g, "target_json", r->target_json[i]) >= 0);
+        const hf_supports_t *s = &r->supports[i];
+        hsize_t m = s->m > 0 ? (hsize_t)s->m : 0;
+        hsize_t wd[2] = {(hsize_t)s->n, m}, vd[3] = {(hsize_t)s->n, m, (hsize_t)s->dv};
+        replace_str_dataset(g, "weights", vstr, 2, wd, s->weights);
+        replace_str_dataset(g, "values", vstr, 3, vd, s->values);
+        H5Gclose(g);
+    }
+    H5Tclose(vstr);
+    H5Fclose(f);
+}
+
+/* A file of the old layout (variable-length strings) reads exactly as the new one. */
+static void test_result_old_layout(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    make_old_layout(path, &r);
+    str_count_t c = count_strings(path);
+    CU_ASSERT_EQUAL(c.strings, 7 + 4 + 3 * 3);
+    CU_ASSERT_EQUAL(c.variable, 7 + 3 * 3); /* all but /table's fields */
+    CU_ASSERT(find_in_file(path, "GCOL") >= 0);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* A fixed-length string type of n bytes with the given padding. */
+static hid_t str_type(size_t n, H5T_str_t pad)
+{
+    hid_t t = hf_h5_fixed_str_type(n);
+    CU_ASSERT_FATAL(t >= 0 && H5Tset_strpad(t, pad) >= 0);
+    return t;
+}
+
+/* Fixed-length strings as other writers pad them (h5py: NUL-padded, possibly
+ * filling the whole size without a NUL; space-padded) read back; absurd sizes are
+ * refused before allocating, with the file and dataset named. */
+static void test_result_string_variants(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    const char *longest = "123456789012345678901234567890/7"; /* /rows/2 weight 1 */
+    size_t n = strlen(longest);
+    hsize_t wd[2] = {1, 2}, vd[3] = {1, 2, 1};
+    for (int pad = 0; pad < 2; pad++) {
+        /* the longest fills its n bytes: no NUL (NULLPAD) or no space (SPACEPAD) */
+        char buf[2][64];
+        memset(buf, pad ? ' ' : '\0', sizeof buf);
+        buf[0][0] = '1';
+        memcpy(buf[1], longest, n);
+        /* a packed block of two n-byte strings */
+        char packed[128];
+        memcpy(packed, buf[0], n);
+        memcpy(packed + n, buf[1], n);
+        CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+        hid_t f = open_rw(path), g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
+        hid_t t = str_type(n, pad ? H5T_STR_SPACEPAD : H5T_STR_NULLPAD);
+        replace_str_dataset(g, "weights", t, 2, wd, packed);
+        H5Tclose(t);
+        H5Gclose(g);
+        H5Fclose(f);
+        CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+        assert_results_equal(&r, &back);
+        hf_result_clear(&back);
+    }
+
+    /* a NUL-terminated string cut short by its writer is damage, found by syntax */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    hid_t f = open_rw(path), g = H5Gopen2(f, "rows/0", H5P_DEFAULT);
+    hid_t t = str_type(2, H5T_STR_NULLTERM);
+    char cut[6][2] = {"1", "1/", "3/", "2", "5", "1/"};
+    hsize_t d0[2] = {2, 3};
+    replace_str_dataset(g, "weights", t, 2, d0, cut);
+    H5Tclose(t);
+    H5Gclose(g);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/0/weights: element 1 is not a rational") != NULL);
+
+    /* sizes never trusted: above 16 MiB a string, or more data than the file has
+     * (declared only: nothing is written, the reader must refuse before reading) */
+    size_t sizes[2] = {((size_t)1 << 24) + 1, (size_t)1 << 20};
+    const char *why[2] = {"fixed-length strings of 16777217 bytes", "cannot be in a file of"};
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+        f = open_rw(path);
+        g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
+        t = str_type(sizes[i], H5T_STR_NULLTERM);
+        replace_str_dataset(g, "values", t, 3, vd, NULL);
+        H5Tclose(t);
+        H5Gclose(g);
+        H5Fclose(f);
+        CU_ASSERT(file_size(path) < (long)sizes[i]);
+        CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+        CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+        CU_ASSERT(strstr(hf_error_msg(), "/rows/2/values") != NULL);
+        CU_ASSERT(strstr(hf_error_msg(), why[i]) != NULL);
+        if (!strstr(hf_error_msg(), why[i]))
+            fprintf(stderr, "[%s] ", hf_error_msg());
+    }
+    hf_result_clear(&r);
+    scratch_done();
+}
+
 /* Every allocation made to fail in turn: each call fails cleanly with
  * HF_ERR_NOMEM (valgrind checks nothing leaks) until enough succeed. */
 static void test_allocation_failures(void)
@@ -1187,6 +1473,9 @@ int hf_register_tests(void)
         {"inconsistent contents are reported", test_result_inconsistent},
         {"allocation failures", test_allocation_failures},
         {"string attributes in ASCII and UTF-8", test_string_attribute_charsets},
+        {"no variable-length string in a new file", test_result_fixed_strings},
+        {"old layout (variable-length strings) reads the same", test_result_old_layout},
+        {"padded strings read; absurd string sizes refused", test_result_string_variants},
         {NULL, NULL},
     };
     static const hf_unit_case_t shard_cases[] = {

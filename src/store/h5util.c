@@ -380,12 +380,23 @@ herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value)
 herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value)
 {
     const char *v = value ? value : "";
+    H5T_cset_t cset = H5T_CSET_ASCII;
+    for (const char *p = v; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            cset = H5T_CSET_UTF8;
     hid_t t = hf_h5_fixed_str_type(strlen(v) + 1);
     if (t < 0)
         return -1;
-    herr_t rc = attr_write(obj, name, t, t, v);
+    herr_t rc = H5Tset_cset(t, cset) < 0 ? -1 : attr_write(obj, name, t, t, v);
     H5Tclose(t);
     return rc;
+}
+
+herr_t hf_h5_attr_write_text(hid_t obj, const char *name, const char *value)
+{
+    if (value && strlen(value) >= HF_H5_FIXED_ATTR_MAX)
+        return hf_h5_attr_write_str(obj, name, value);
+    return hf_h5_attr_write_fixed_str(obj, name, value);
 }
 
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value)
@@ -459,8 +470,23 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
         if (v)
             H5free_memory(v);
     } else if (var == 0) {
-        /* fixed-length (as h5py or other tools may write): read with room for a NUL */
+        /* fixed-length (written so since the global heap was dropped, or by h5py):
+         * read with room for a NUL, which the conversion to the NUL-terminated memory
+         * type always writes, whatever the padding in the file. The attribute's data
+         * is in the file: a larger size is damage, not a reason to allocate. */
         size_t n = H5Tget_size(type);
+        hsize_t fsize = 0;
+        hid_t f = H5Iget_file_id(obj);
+        if (f < 0 || H5Fget_filesize(f, &fsize) < 0 || n == 0 || n > fsize) {
+            if (f >= 0)
+                H5Fclose(f);
+            err = hf_error(HF_ERR_CORRUPT,
+                           "%s: %s: attribute '%s' claims a %zu-byte string in a file of %llu "
+                           "bytes",
+                           path, where, name, n, (unsigned long long)fsize);
+            goto done;
+        }
+        H5Fclose(f); /* only the reference H5Iget_file_id added */
         char *buf = hf_calloc(n + 1, 1);
         mtype = buf ? hf_h5_str_mem_type(type) : H5I_INVALID_HID;
         if (!buf)
@@ -474,6 +500,7 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
     } else {
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
     }
+done:
     if (mtype >= 0)
         H5Tclose(mtype);
     H5Tclose(type);

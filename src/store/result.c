@@ -15,6 +15,9 @@
 #include "store/store_impl.h"
 
 #define RESULT_FORMAT "headfuse-result-1"
+/* Largest weight or value string, NUL included: a larger fixed-length size in a file
+ * is damage (no witness of a real search comes near it). */
+#define RESULT_STR_MAX ((size_t)1 << 24)
 
 /* ---- supports ---- */
 
@@ -286,8 +289,48 @@ done:
     return rc;
 }
 
+/* The count strings of strs as one block of fixed-length strings of *size bytes each,
+ * the longest string plus its NUL (1 when there are none). NULL with HF_ERR_NOMEM
+ * recorded when out of memory. */
+static char *pack_strings(char *const *strs, size_t count, size_t *size)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t len = strlen(strs[i]);
+        if (len > w)
+            w = len;
+    }
+    *size = w + 1;
+    char *buf = hf_calloc(count, *size);
+    if (buf)
+        for (size_t i = 0; i < count; i++)
+            memcpy(buf + i * *size, strs[i], strlen(strs[i]));
+    return buf;
+}
+
+/* A dataset of rational strings, fixed-length (sized by its longest string) so that
+ * the file has no global heap: HDF5 1.10.8 crashes on a damaged one (148 of the 177
+ * libhdf5-internal findings of the second RESULT.h5 fuzz run, docs/reliability.md).
+ * HF_ERR_NOMEM, HF_ERR_IO (c->what says where) or HF_OK. */
+static hf_err_t write_str_dataset(hid_t loc, const char *name, int rank, const hsize_t *dims,
+                                  char *const *strs)
+{
+    size_t count = 1, size;
+    for (int i = 0; i < rank; i++)
+        count *= (size_t)dims[i];
+    char *buf = pack_strings(strs, count, &size);
+    if (!buf)
+        return HF_ERR_NOMEM;
+    hid_t t = hf_h5_fixed_str_type(size);
+    herr_t rc = t < 0 ? -1 : write_dataset(loc, name, t, t, rank, dims, buf);
+    if (t >= 0)
+        H5Tclose(t);
+    free(buf);
+    return rc < 0 ? HF_ERR_IO : HF_OK;
+}
+
 static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
-                                hid_t vstr, wctx_t *c)
+                                wctx_t *c)
 {
     char name[32];
     snprintf(name, sizeof name, "%ld", i);
@@ -298,7 +341,8 @@ static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, cons
     if (g < 0)
         return HF_ERR_IO;
     herr_t rc = 0;
-    if (hf_h5_attr_write_str(g, "target_json", json) < 0 ||
+    hf_err_t err = HF_OK;
+    if (hf_h5_attr_write_text(g, "target_json", json) < 0 ||
         hf_h5_attr_write_i64(g, "m", s->m) < 0 || hf_h5_attr_write_i32(g, "d", s->d) < 0 ||
         hf_h5_attr_write_i32(g, "dv", s->dv) < 0 || hf_h5_attr_write_i64(g, "n", s->n) < 0)
         rc = -1;
@@ -308,38 +352,42 @@ static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, cons
     }
     if (rc >= 0) {
         snprintf(c->what, sizeof c->what, "writing /rows/%ld/weights", i);
-        rc = write_dataset(g, "weights", vstr, vstr, 2, kd, s->weights);
+        err = write_str_dataset(g, "weights", 2, kd, s->weights);
     }
-    if (rc >= 0) {
+    if (rc >= 0 && err == HF_OK) {
         snprintf(c->what, sizeof c->what, "writing /rows/%ld/values", i);
-        rc = write_dataset(g, "values", vstr, vstr, 3, vd, s->values);
+        err = write_str_dataset(g, "values", 3, vd, s->values);
     }
-    if (rc >= 0)
+    if (rc >= 0 && err == HF_OK)
         snprintf(c->what, sizeof c->what, "closing /rows/%ld", i);
     if (HF_H5W_CLOSE(H5Gclose(g)) < 0)
         rc = -1;
+    if (err != HF_OK)
+        return err;
     return rc < 0 ? HF_ERR_IO : HF_OK;
 }
 
-/* Everything after the file is created; returns HF_ERR_IO with c->what set. */
+/* Everything after the file is created; returns HF_ERR_IO with c->what set, or
+ * HF_ERR_NOMEM (recorded). Every string is fixed-length, so that the file has no
+ * global heap (docs/hdf5-format.md). */
 static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
 {
     hf_err_t err = HF_ERR_IO;
-    hid_t vstr = hf_h5_vstr_type(), rowf = hf_h5_row_type(1), rowm = hf_h5_row_type(0);
+    hid_t rowf = hf_h5_row_type(1), rowm = hf_h5_row_type(0);
     hid_t unitf = hf_h5_unit_type(1), unitm = hf_h5_unit_type(0);
     hid_t rows = H5I_INVALID_HID, table = H5I_INVALID_HID;
     snprintf(c->what, sizeof c->what, "building datatypes");
-    if (vstr < 0 || rowf < 0 || rowm < 0 || unitf < 0 || unitm < 0)
+    if (rowf < 0 || rowm < 0 || unitf < 0 || unitm < 0)
         goto done;
 
     snprintf(c->what, sizeof c->what, "writing root attributes");
-    if (hf_h5_attr_write_str(file, "format", RESULT_FORMAT) < 0 ||
-        hf_h5_attr_write_str(file, "version", r->version) < 0 ||
-        hf_h5_attr_write_str(file, "git_commit", r->git_commit) < 0 ||
-        hf_h5_attr_write_str(file, "command_line", r->command_line) < 0 ||
-        hf_h5_attr_write_str(file, "host", r->host) < 0 ||
-        hf_h5_attr_write_str(file, "start_time", r->start_time) < 0 ||
-        hf_h5_attr_write_str(file, "end_time", r->end_time) < 0 ||
+    if (hf_h5_attr_write_text(file, "format", RESULT_FORMAT) < 0 ||
+        hf_h5_attr_write_text(file, "version", r->version) < 0 ||
+        hf_h5_attr_write_text(file, "git_commit", r->git_commit) < 0 ||
+        hf_h5_attr_write_text(file, "command_line", r->command_line) < 0 ||
+        hf_h5_attr_write_text(file, "host", r->host) < 0 ||
+        hf_h5_attr_write_text(file, "start_time", r->start_time) < 0 ||
+        hf_h5_attr_write_text(file, "end_time", r->end_time) < 0 ||
         hf_h5_attr_write_i32(file, "ranks", r->ranks) < 0)
         goto done;
 
@@ -358,8 +406,9 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
     if ((rows = HF_H5W(H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))) < 0)
         goto done;
     for (long i = 0; i < r->nrows; i++)
-        if (write_row_group(rows, i, &r->supports[i], r->target_json[i], vstr, c) != HF_OK)
+        if ((err = write_row_group(rows, i, &r->supports[i], r->target_json[i], c)) != HF_OK)
             goto done;
+    err = HF_ERR_IO;
     snprintf(c->what, sizeof c->what, "closing /rows");
     rc = HF_H5W_CLOSE(H5Gclose(rows));
     rows = H5I_INVALID_HID;
@@ -385,8 +434,6 @@ done:
         H5Tclose(rowm);
     if (rowf >= 0)
         H5Tclose(rowf);
-    if (vstr >= 0)
-        H5Tclose(vstr);
     return err;
 }
 
@@ -402,11 +449,17 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
             return hf_error(HF_ERR_INTERNAL, "%s: row %ld: supports: %s", path, i, bad);
         long mm = s->m > 0 ? s->m : 0;
         for (long j = 0; j < s->n * mm; j++)
-            if (!hf_store_rational_syntax_ok(s->weights[j]))
+            if (strlen(s->weights[j]) >= RESULT_STR_MAX)
+                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a weight of %zu bytes", path, i,
+                                strlen(s->weights[j]));
+            else if (!hf_store_rational_syntax_ok(s->weights[j]))
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: weight '%s' is not a rational", path,
                                 i, s->weights[j]);
         for (long j = 0; j < s->n * mm * s->dv; j++)
-            if (!hf_store_rational_syntax_ok(s->values[j]))
+            if (strlen(s->values[j]) >= RESULT_STR_MAX)
+                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a value of %zu bytes", path, i,
+                                strlen(s->values[j]));
+            else if (!hf_store_rational_syntax_ok(s->values[j]))
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: value '%s' is not a rational", path,
                                 i, s->values[j]);
     }
@@ -433,8 +486,9 @@ static hf_err_t build_image(const char *path, const hf_result_t *r, void **image
         err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file in memory");
         goto done;
     }
-    if (write_contents(file, r, &c) != HF_OK) {
-        err = hf_h5_fail(HF_ERR_IO, path, c.what);
+    if ((err = write_contents(file, r, &c)) != HF_OK) {
+        if (err != HF_ERR_NOMEM)
+            err = hf_h5_fail(HF_ERR_IO, path, c.what);
         goto done;
     }
     ssize_t n;
@@ -567,15 +621,37 @@ static hf_err_t check_fits(hid_t ds, size_t count, size_t elsize, const char *pa
     return HF_OK;
 }
 
-/* Read a variable-length string dataset with the given expected dims into copies. */
-static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsize_t *expect,
-                                  const char *path, const char *where, char ***out)
+/* Element i of a string dataset as read: a pointer and its length. Fixed-length
+ * strings (size bytes each) end at their first NUL or fill their size, whatever the
+ * padding says (NULLTERM, NULLPAD); space-padded ones lose their trailing spaces. */
+static const char *str_element(char *const *raw, const char *fixed, size_t size, H5T_str_t pad,
+                               size_t i, size_t *len)
+{
+    if (!fixed) {
+        *len = raw[i] ? strlen(raw[i]) : 0;
+        return raw[i];
+    }
+    const char *p = fixed + i * size, *nul = memchr(p, '\0', size);
+    size_t n = nul ? (size_t)(nul - p) : size;
+    if (pad == H5T_STR_SPACEPAD)
+        while (n > 0 && p[n - 1] == ' ')
+            n--;
+    *len = n;
+    return p;
+}
+
+/* Read a dataset of rational strings with the given expected dims into copies. Written
+ * as fixed-length strings; files written before have variable-length ones. */
+static hf_err_t read_str_dataset(hid_t g, const char *name, int rank, const hsize_t *expect,
+                                 const char *path, const char *where, char ***out)
 {
     hf_err_t err = HF_OK;
     hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
     hsize_t dims[3];
-    char **raw = NULL, **copy = NULL;
-    size_t count = 0;
+    char **raw = NULL, **copy = NULL, *fixed = NULL;
+    size_t count = 0, size = 0;
+    H5T_str_t pad = H5T_STR_NULLTERM;
+    htri_t var = -1;
     int reclaim = 0;
     *out = NULL;
     if ((ds = H5Dopen2(g, name, H5P_DEFAULT)) < 0) {
@@ -583,9 +659,27 @@ static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsi
         goto done;
     }
     if ((ft = H5Dget_type(ds)) < 0 || H5Tget_class(ft) != H5T_STRING ||
-        H5Tis_variable_str(ft) <= 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: not variable-length strings", path, where);
+        (var = H5Tis_variable_str(ft)) < 0) {
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: not strings", path, where);
         goto done;
+    }
+    if (!var) {
+        /* never trust the size: it decides the allocation below */
+        size = H5Tget_size(ft);
+        pad = H5Tget_strpad(ft);
+        H5T_cset_t cset = H5Tget_cset(ft);
+        if (size == 0 || size > RESULT_STR_MAX) {
+            err = hf_error(HF_ERR_CORRUPT,
+                           "%s: %s: fixed-length strings of %zu bytes (1 to %zu accepted)", path,
+                           where, size, RESULT_STR_MAX);
+            goto done;
+        }
+        if ((pad != H5T_STR_NULLTERM && pad != H5T_STR_NULLPAD && pad != H5T_STR_SPACEPAD) ||
+            (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8)) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: strings of an unknown padding or character set",
+                           path, where);
+            goto done;
+        }
     }
     HF_CHECK(err, hf_h5_dataset_dims(ds, rank, path, where, dims), done);
     for (int i = 0; i < rank; i++)
@@ -601,29 +695,46 @@ static hf_err_t read_vstr_dataset(hid_t g, const char *name, int rank, const hsi
         err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
         goto done;
     }
-    /* each element is a global heap ID in the file (16 bytes); 8 is a safe bound */
-    HF_CHECK(err, check_fits(ds, count, 8, path, where), done);
-    raw = hf_calloc(count, sizeof *raw);
+    /* a variable-length element is a global heap ID in the file (16 bytes; 8 is a safe
+     * bound); a fixed-length one is its size: count * size bytes stay below the file's */
+    HF_CHECK(err, check_fits(ds, count, var ? 8 : size, path, where), done);
     copy = hf_calloc(count, sizeof *copy);
-    if (!raw || !copy || (mt = hf_h5_str_mem_type(ft)) < 0) {
+    if (!copy) {
         err = HF_ERR_NOMEM;
         goto done;
     }
+    if (var) {
+        raw = hf_calloc(count, sizeof *raw);
+        mt = raw ? hf_h5_str_mem_type(ft) : H5I_INVALID_HID;
+    } else {
+        fixed = hf_malloc(count * size);
+        mt = fixed ? H5Tcopy(ft) : H5I_INVALID_HID; /* the bytes as stored, no conversion */
+    }
+    if (mt < 0) {
+        err = raw || fixed ? hf_h5_fail(HF_ERR_INTERNAL, path, where) : HF_ERR_NOMEM;
+        goto done;
+    }
     if (count) {
-        reclaim = 1;
-        if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        reclaim = var > 0;
+        if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, var ? (void *)raw : (void *)fixed) < 0) {
             err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
             goto done;
         }
     }
     for (size_t i = 0; i < count; i++) {
-        if (!raw[i] || !hf_store_rational_syntax_ok(raw[i])) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: %s: element %zu is not a rational '[-]p[/q]'", path,
-                           where, i);
+        size_t len;
+        const char *e = str_element(raw, fixed, size, pad, i, &len);
+        if (e && !(copy[i] = hf_malloc(len + 1))) {
+            err = HF_ERR_NOMEM;
             goto done;
         }
-        if (!(copy[i] = hf_strdup(raw[i]))) {
-            err = HF_ERR_NOMEM;
+        if (e) {
+            memcpy(copy[i], e, len);
+            copy[i][len] = '\0';
+        }
+        if (!e || !hf_store_rational_syntax_ok(copy[i])) {
+            err = hf_error(HF_ERR_CORRUPT, "%s: %s: element %zu is not a rational '[-]p[/q]'", path,
+                           where, i);
             goto done;
         }
     }
@@ -642,6 +753,7 @@ done:
             free(copy[i]);
     free(copy);
     free(raw);
+    free(fixed);
     if (mt >= 0)
         H5Tclose(mt);
     if (ft >= 0)
@@ -750,11 +862,11 @@ static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t
     snprintf(w2, sizeof w2, "%s/keys", where);
     HF_CHECK(err, read_keys(g, kd, path, w2, &s->keys), done);
     snprintf(w2, sizeof w2, "%s/weights", where);
-    HF_CHECK(err, read_vstr_dataset(g, "weights", 2, kd, path, w2, &s->weights), done);
+    HF_CHECK(err, read_str_dataset(g, "weights", 2, kd, path, w2, &s->weights), done);
     /* weights are owned by s from here: n must say how many to free */
     s->n = (long)n;
     snprintf(w2, sizeof w2, "%s/values", where);
-    HF_CHECK(err, read_vstr_dataset(g, "values", 3, vd, path, w2, &s->values), done);
+    HF_CHECK(err, read_str_dataset(g, "values", 3, vd, path, w2, &s->values), done);
     for (size_t j = 0; j < (size_t)n * mm * (size_t)d; j++)
         if (s->keys[j] < -HF_KEY_MAX || s->keys[j] > HF_KEY_MAX) {
             err = hf_error(HF_ERR_CORRUPT, "%s: %s/keys: element %zu out of range", path, where, j);

@@ -126,11 +126,20 @@ hid_t hf_h5_str_mem_type(hid_t file_type);
 /* Attributes on an object. Writers return < 0 on failure. Readers return HF_OK or
  * HF_ERR_CORRUPT naming "path: where@name". */
 herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value);
-/* A fixed-length string attribute (ASCII, NUL-terminated, strlen + 1 bytes): it lives
- * in the object header, which the 1.10 format checksums. A variable-length one lives
- * in a global heap collection, which nothing checksums, and HDF5 1.10.8 crashes or
- * hangs reading a damaged collection (docs/reliability.md, "Fuzzing"). */
+/* A fixed-length string attribute (NUL-terminated, strlen + 1 bytes; ASCII, or UTF-8
+ * when a byte is not ASCII): it lives in the object header (checksummed in the
+ * version-2 headers of shards; RESULT.h5's oldest-format version-1 headers are not).
+ * A variable-length one lives in a global heap collection, which no format version
+ * checksums, and HDF5 1.10.8 crashes or hangs reading a damaged collection
+ * (docs/reliability.md, "Fuzzing"). */
 herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value);
+/* Largest fixed-length string attribute written, NUL included. An object header
+ * message of the oldest format holds at most 64 kB, and such a file has no dense
+ * (out-of-header) attribute storage: HDF5 refuses a larger attribute. */
+#define HF_H5_FIXED_ATTR_MAX 64000
+/* hf_h5_attr_write_fixed_str, or for a value longer than HF_H5_FIXED_ATTR_MAX - 1
+ * bytes (a huge target's JSON) hf_h5_attr_write_str. */
+herr_t hf_h5_attr_write_text(hid_t obj, const char *name, const char *value);
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value);
 herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
