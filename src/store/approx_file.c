@@ -170,17 +170,17 @@ static herr_t dset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
 
 static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_prov_t *p)
 {
-    if (hf_h5_attr_write_str(f, "format", HF_APPROX_FORMAT) < 0 ||
-        hf_h5_attr_write_str(f, "version", p->version) < 0 ||
-        hf_h5_attr_write_str(f, "git_commit", p->git_commit) < 0 ||
-        hf_h5_attr_write_str(f, "command_line", p->command_line) < 0 ||
-        hf_h5_attr_write_str(f, "host", p->host) < 0 ||
-        hf_h5_attr_write_str(f, "start_time", p->start_time) < 0 ||
-        hf_h5_attr_write_str(f, "end_time", p->end_time) < 0 ||
+    if (hf_h5_attr_write_text(f, "format", HF_APPROX_FORMAT) < 0 ||
+        hf_h5_attr_write_text(f, "version", p->version) < 0 ||
+        hf_h5_attr_write_text(f, "git_commit", p->git_commit) < 0 ||
+        hf_h5_attr_write_text(f, "command_line", p->command_line) < 0 ||
+        hf_h5_attr_write_text(f, "host", p->host) < 0 ||
+        hf_h5_attr_write_text(f, "start_time", p->start_time) < 0 ||
+        hf_h5_attr_write_text(f, "end_time", p->end_time) < 0 ||
         hf_h5_attr_write_i32(f, "ranks", p->ranks) < 0 ||
-        hf_h5_attr_write_str(f, "target_json", p->target_json) < 0 ||
-        hf_h5_attr_write_str(f, "lower_bound", p->lower_bound) < 0 ||
-        hf_h5_attr_write_str(f, "name", r->name) < 0 || hf_h5_attr_write_i32(f, "d", r->d) < 0 ||
+        hf_h5_attr_write_text(f, "target_json", p->target_json) < 0 ||
+        hf_h5_attr_write_text(f, "lower_bound", p->lower_bound) < 0 ||
+        hf_h5_attr_write_text(f, "name", r->name) < 0 || hf_h5_attr_write_i32(f, "d", r->d) < 0 ||
         hf_h5_attr_write_i32(f, "dv", r->dv) < 0 ||
         hf_h5_attr_write_i64(f, "samples", r->samples) < 0 ||
         hf_h5_attr_write_i64(f, "test_samples", r->test_samples) < 0 ||
@@ -189,8 +189,8 @@ static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_p
         attr_f64(f, "target_rms", r->target_rms) < 0 ||
         attr_f64(f, "rounding_rms", HF_APPROX_ROUNDING_RMS) < 0 ||
         hf_h5_attr_write_i64(f, "exact_atoms", r->exact_atoms) < 0 ||
-        hf_h5_attr_write_str(f, "exact_source", r->exact_source) < 0 ||
-        hf_h5_attr_write_str(f, "tao_type", r->tao_type) < 0)
+        hf_h5_attr_write_text(f, "exact_source", r->exact_source) < 0 ||
+        hf_h5_attr_write_text(f, "tao_type", r->tao_type) < 0)
         return -1;
     return 0;
 }
