@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "headfuse/sched.h"
 
@@ -12,15 +13,32 @@ enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
 enum { REQ_FIRST = 0, REQ_DONE = 1, REQ_ABANDONED = 2 };
 
 static volatile sig_atomic_t stop_flag;
+/* Said once on SIGTERM, which may be the last thing this rank does: mpirun sends it
+ * to the surviving ranks when one dies, and kills them a moment later, before they can
+ * report anything themselves. SIGUSR1 is the orderly stop, reported by the search. */
+static char term_note[160];
+static size_t term_note_len;
 
 static void on_stop_signal(int sig)
 {
-    (void)sig;
+    if (sig == SIGTERM && !stop_flag && term_note_len > 0) {
+        ssize_t w = write(STDERR_FILENO, term_note, term_note_len);
+        (void)w;
+    }
     stop_flag = 1;
 }
 
 void hf_sched_install_signals(void)
 {
+    int rank = 0, up = 0;
+    MPI_Initialized(&up);
+    if (up)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int n = snprintf(term_note, sizeof term_note,
+                     "headfuse: rank %d: SIGTERM: stopping; finished units are saved in the "
+                     "shards (rerun with --resume)\n",
+                     rank);
+    term_note_len = n > 0 && (size_t)n < sizeof term_note ? (size_t)n : 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;

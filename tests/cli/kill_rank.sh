@@ -1,5 +1,6 @@
 # One rank SIGKILLed while it is working on a unit (not the whole job): mpirun stops the
-# job with a nonzero status naming the rank, no RESULT.h5 appears, every unit the killed
+# job with a nonzero status naming the rank, the surviving ranks say (on mpirun's
+# SIGTERM) that --resume goes on, no RESULT.h5 appears, every unit the killed
 # rank had finished is still in its shard, and --resume (on a different number of ranks)
 # gives the table of an uninterrupted run.
 . "$HF_SOURCE_DIR/tests/lib.sh"
@@ -60,6 +61,9 @@ status=$?
 set -e
 [ "$status" != 0 ] || fail "mpirun exited 0 after a rank was killed"
 grep -q "rank 1" kerr.txt || { cat kerr.txt >&2; fail "the error output does not name rank 1"; }
+# the surviving ranks get SIGTERM from mpirun and say where the finished units are
+grep -Eq "rank [02]: SIGTERM: stopping; .*--resume" kerr.txt ||
+  { cat kerr.txt >&2; fail "no surviving rank said how to go on"; }
 [ ! -e k.h5 ] || fail "a RESULT file appeared after a rank was killed"
 after=$(units_of k.h5.shards 1)
 [ "$after" -ge "$before" ] || fail "rank 1's shard lost units: $before before the kill, $after after"
