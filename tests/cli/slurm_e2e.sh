@@ -201,6 +201,10 @@ for _ in $(seq 300); do
   compgen -G "$CL/spool/*pmix.$id.*" >/dev/null || break
   sleep 0.1
 done
+# slurmd revoked the old run's job credential when it ended, and compares times in
+# whole seconds: a new run launched within the same second is refused ("Job credential
+# revoked", the job ends FAILED 1:0). Seen once in CI; wait past that second.
+sleep 2
 scontrol update JobId="$id" StartTime=now
 wait_final "$id"
 expect_completed "$id"
