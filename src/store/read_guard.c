@@ -101,7 +101,8 @@ static void limit_memory(off_t bytes)
 #endif
 }
 
-static void run_child(int out, const char *path, off_t bytes, hf_h5_probe_fn probe, const void *arg)
+static void run_child(int out, const char *path, off_t bytes, unsigned seconds,
+                      hf_h5_probe_fn probe, const void *arg)
 {
     /* quiet: HDF5 is already quiet, but a crash report or a sanitizer's would go to
      * the user's terminal for an error the parent reports itself */
@@ -125,7 +126,7 @@ static void run_child(int out, const char *path, off_t bytes, hf_h5_probe_fn pro
     sigemptyset(&set);
     sigaddset(&set, SIGALRM);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
-    alarm(time_limit(bytes));
+    alarm(seconds);
     hf_err_t err = probe(path, arg);
     if (err == HF_OK)
         _exit(0);
@@ -169,6 +170,7 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
     /* a missing or unreadable file is the in-process reader's to report */
     if (!guard_on() || stat(path, &st) != 0)
         return HF_OK;
+    unsigned seconds = time_limit(st.st_size);
     if (pipe(fds) != 0)
         return HF_OK; /* no descriptors to spare: read unguarded */
     pid_t pid = fork();
@@ -179,7 +181,7 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
     }
     if (pid == 0) {
         close(fds[0]);
-        run_child(fds[1], path, st.st_size, probe, arg);
+        run_child(fds[1], path, st.st_size, seconds, probe, arg);
     }
     close(fds[1]);
     char msg[1100];
@@ -205,7 +207,7 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
         return hf_error(HF_ERR_CORRUPT,
                         "%s: corrupt %s: the HDF5 library did not finish reading it in %u s "
                         "(HEADFUSE_READ_TIMEOUT sets the limit)",
-                        path, kind, time_limit(st.st_size));
+                        path, kind, seconds);
     if (WIFSIGNALED(status))
         return hf_error(HF_ERR_CORRUPT,
                         "%s: corrupt %s: the HDF5 library crashed reading it (signal %d: %s)", path,

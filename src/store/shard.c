@@ -263,9 +263,9 @@ static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
     hsize_t want = eoa + 2 * need + RESERVE_SLACK;
     /* fallocate(KEEP_SIZE) does not check the file size limit (ulimit -f): HDF5's
      * writes past it would fail with EFBIG inside a flush */
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-        want > (hsize_t)lim.rlim_cur)
+    struct rlimit lim = {RLIM_INFINITY, RLIM_INFINITY}; /* also if getrlimit fails */
+    getrlimit(RLIMIT_FSIZE, &lim);
+    if (lim.rlim_cur != RLIM_INFINITY && want > (hsize_t)lim.rlim_cur)
         return hf_error(HF_ERR_IO, "%s: no room for more units: %s (file size limit %llu bytes)",
                         sh->path, strerror(EFBIG), (unsigned long long)lim.rlim_cur);
     if (sh->fd < 0 || (want <= sh->reserved && !hf_shard_debug_fail_reserve))
