@@ -390,6 +390,17 @@ static void test_solve_from_perturbed_exact(void)
     hf_target_clear(&t);
 }
 
+/* Default options with budgets lo..hi, `samples` training and test queries and
+ * `restarts` random restarts: the small runs of these tests. */
+static void small_opts(hf_approx_opts_t *o, int lo, int hi, long samples, long restarts)
+{
+    hf_approx_opts_default(o);
+    o->m_lo = lo;
+    o->m_hi = hi;
+    o->samples = o->test_samples = samples;
+    o->restarts = restarts;
+}
+
 static void test_warm_truncation(void)
 {
     /* product head of W_3 truncated greedily to 4 atoms, then solved: an approximation
@@ -400,11 +411,7 @@ static void test_warm_truncation(void)
     hf_head_init(&e, 3, 1);
     CU_ASSERT_EQUAL_FATAL(hf_bounds_product_head(&t, 64, &e), HF_OK);
     hf_approx_opts_t o;
-    hf_approx_opts_default(&o);
-    o.m_lo = 4;
-    o.m_hi = 4;
-    o.samples = o.test_samples = 200;
-    o.restarts = 1;
+    small_opts(&o, 4, 4, 200, 1);
     o.product_max = 0;
     o.exact_head = &e;
     hf_approx_result_t r;
@@ -430,11 +437,7 @@ static void check_w2_table(long product_max)
     hf_target_t t;
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
-    hf_approx_opts_default(&o);
-    o.m_lo = 1;
-    o.m_hi = 5;
-    o.samples = o.test_samples = 200;
-    o.restarts = 4;
+    small_opts(&o, 1, 5, 200, 4);
     o.product_max = product_max;
     hf_approx_result_t r;
     hf_approx_result_init(&r);
@@ -496,11 +499,7 @@ static void test_run_bad_options(void)
                {1, 2, 100, 2, -1.0, "sigma"}, {1, 2, 100, 2, 0.0, "sigma"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         hf_approx_opts_t o;
-        hf_approx_opts_default(&o);
-        o.m_lo = bad[i].lo;
-        o.m_hi = bad[i].hi;
-        o.samples = o.test_samples = bad[i].samples;
-        o.restarts = bad[i].restarts;
+        small_opts(&o, bad[i].lo, bad[i].hi, bad[i].samples, bad[i].restarts);
         o.sigma = bad[i].sigma;
         hf_approx_result_t r;
         hf_approx_result_init(&r);
@@ -516,11 +515,7 @@ static void test_file_round_trip(void)
     hf_target_t t;
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
-    hf_approx_opts_default(&o);
-    o.m_lo = 2;
-    o.m_hi = 4;
-    o.samples = o.test_samples = 100;
-    o.restarts = 2;
+    small_opts(&o, 2, 4, 100, 2);
     hf_approx_result_t r, back;
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
@@ -612,11 +607,7 @@ static void test_file_write_faults(void)
     hf_target_t t;
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
-    hf_approx_opts_default(&o);
-    o.m_lo = 3;
-    o.m_hi = 4;
-    o.samples = o.test_samples = 50;
-    o.restarts = 1;
+    small_opts(&o, 3, 4, 50, 1);
     hf_approx_result_t r, back;
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
