@@ -427,6 +427,7 @@ typedef struct {
     long lp_feasible;  /* feasible with nullity >= 2 */
     long modp_decided; /* decided by the modular rank alone */
     long abstained;    /* the GLPK reference could not take the numbers */
+    long rspace;       /* also decided in R-space (applicable there) */
 } tally_t;
 
 static void print_keys(const char *what, long m, int d, const int64_t *keys)
@@ -438,6 +439,39 @@ static void print_keys(const char *what, long m, int d, const int64_t *keys)
             fprintf(stderr, a ? ",%lld" : "%lld", (long long)keys[i * d + a]);
     }
     fprintf(stderr, "}\n");
+}
+
+/* The R-space form (its own tester, so the counters of e stay as they are): the same
+ * answer and, because R -> (P R, Q R) maps its null space onto the direct one, the same
+ * nullity class of reason; a feasible answer carries a witness that passes the identity. */
+static void rspace_compare(const hf_fraction_t *f, long m, const int64_t *keys, const ref_t *ref,
+                           tally_t *tally)
+{
+    hf_exact_t *e = NULL;
+    hf_head_t w;
+    int fe = 0, applicable = 0;
+    hf_reason_t r;
+    CU_ASSERT_FATAL(hf_exact_create(f, &e) == HF_OK);
+    hf_head_init(&w, f->d, f->dv);
+    CU_ASSERT_FATAL(hf_exact_check_rspace(e, m, keys, &fe, &r, &w, &applicable) == HF_OK);
+    if (applicable) {
+        tally->rspace++;
+        CU_ASSERT(fe == ref->feasible);
+        if (fe != ref->feasible)
+            print_keys("R-space disagrees", m, f->d, keys);
+        if (fe) {
+            CU_ASSERT(r == HF_REASON_WITNESS);
+            CU_ASSERT(witness_identity_ok(f, &w));
+            CU_ASSERT(w.natoms == m && !memcmp(w.keys, keys, (size_t)m * f->d * sizeof *keys));
+        } else if (ref->nullity == 0) {
+            CU_ASSERT(r == HF_REASON_MODP_RANK || r == HF_REASON_NULLSPACE_Q ||
+                      r == HF_REASON_BAD_SUPPORT);
+        } else if (ref->nullity > 0) {
+            CU_ASSERT(r == (ref->nullity == 1 ? HF_REASON_SIGN : HF_REASON_FARKAS));
+        }
+    }
+    hf_head_clear(&w);
+    hf_exact_destroy(&e);
 }
 
 /* Decide one support every way and compare. Returns the reference decision. */
@@ -470,6 +504,7 @@ static ref_t compare_one(hf_exact_t *e, const hf_fraction_t *f, const hf_target_
 
     int agree = fe1 == ref.feasible && fe2 == ref.feasible && fe3 == ref.feasible;
     CU_ASSERT(agree);
+    rspace_compare(f, m, keys, &ref, tally);
     if (!agree) {
         print_keys(t->name, m, d, keys);
         fprintf(stderr, "  reference %d (nullity %ld), check %d (%s), nomod %d (%s), moved %d\n",
@@ -536,9 +571,9 @@ static void compare_all(const hf_target_t *t, const int64_t *pts, int npts, int 
               st->by_reason[HF_REASON_WITNESS] == st->feasible);
     fprintf(stderr,
             "\n  %s: %ld supports, %ld feasible, %ld by modular rank, %ld traps, "
-            "%ld LP-feasible, %ld without GLPK ",
+            "%ld LP-feasible, %ld without GLPK, %ld also in R-space ",
             t->name, tally->supports, tally->feasible, tally->modp_decided, tally->trap,
-            tally->lp_feasible, tally->abstained);
+            tally->lp_feasible, tally->abstained, tally->rspace);
     hf_exact_destroy(&e);
     hf_fraction_clear(&f);
     free(keys);

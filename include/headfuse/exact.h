@@ -54,6 +54,15 @@ void hf_exact_destroy(hf_exact_t **e); /* accepts NULL and *e == NULL */
 hf_err_t hf_exact_check(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
                         hf_reason_t *reason, hf_head_t *witness);
 
+/* The same decision by one formulation only (references for tests and benchmarks):
+ * direct = the linear system M in (u, c) of MATH.md section 2; rspace = the unknowns of R
+ * with C = Q R (MATH.md 7.7); *applicable = 0 when R-space cannot be used for these keys
+ * (then nothing is decided). hf_exact_check picks one of them by the size of the keys. */
+hf_err_t hf_exact_check_direct(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
+                               hf_reason_t *reason, hf_head_t *witness);
+hf_err_t hf_exact_check_rspace(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
+                               hf_reason_t *reason, hf_head_t *witness, int *applicable);
+
 /* Same decision with the modular shortcut switched off (reference for tests). */
 hf_err_t hf_exact_check_nomod(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
                               hf_reason_t *reason, hf_head_t *witness);

@@ -7,6 +7,11 @@
 #include <flint/fmpq.h>
 #include <flint/fmpz.h>
 
+#include "headfuse/exact.h"
+
+/* Supports with fewer unknowns than this in the direct form are never decided in R-space. */
+#define HF_EXACT_RSPACE_MIN_COLS 96
+
 /* The prime of the modular rank test: 2^31 - 1. */
 #define HF_MODP UINT32_C(2147483647)
 
@@ -25,5 +30,60 @@ long hf_exact_rank_modp(uint32_t **rows, long R, long n, long *nzbuf);
  * lambda[r] and y[m] must be initialised; the unused one is zeroed. Returns -1 only if the
  * simplex contradicts itself (an internal error; callers verify results anyway). */
 int hf_exact_lp_positive(const fmpz *Nc, long m, long r, fmpq *lambda, fmpq *y);
+
+/* The tester's state (exact.c): P/Q term lists and reusable workspace. */
+struct hf_exact_s {
+    int d, dv;
+    long nterms;
+    long toff[HF_DV_MAX + 2]; /* terms of Q: [toff[0], toff[1]); P_j: [toff[j+1], toff[j+2]) */
+    int64_t *texp;            /* nterms * d exponents */
+    fmpz *tcoef;              /* entry of M: Q's coefficient, or minus P_j's */
+    uint32_t *tmod;           /* tcoef mod HF_MODP */
+    int64_t emax[HF_D_MAX];   /* largest exponent of any term, per coordinate */
+    int64_t qmin[HF_D_MAX];   /* smallest exponent of Q, per coordinate */
+    int64_t qext[HF_D_MAX];   /* extent of Newt(Q) per coordinate: max - min exponent of Q */
+    hf_exact_stats_t stats;
+
+    /* packing layout of the current call: coordinate a sits in word wi[a] at bit sh[a] */
+    int W;
+    int wi[HF_D_MAX], sh[HF_D_MAX];
+
+    /* workspace, grown on demand and reused by every call */
+    long mcap;
+    int64_t *skeys;   /* mcap * d shifted keys */
+    ulong *kpack;     /* mcap * d words (W used per key) */
+    ulong *tpack;     /* nterms * d words */
+    long hcap;        /* hash slots, a power of two */
+    ulong *hkey;      /* hcap * d words */
+    long *hrow;       /* row index stored in a slot */
+    uint32_t *hstamp; /* slot is occupied iff hstamp == gen */
+    uint32_t gen;
+    long ecap;
+    long *erow, *ecol, *eterm; /* nonzero entries of M */
+    long mcells;               /* capacity of the modular matrix, in entries */
+    uint32_t *ment;
+    long rcap;
+    uint32_t **mrows;
+    long ncap;
+    long *mnz;  /* column buffer of the elimination */
+    long *rmap; /* rcap entries: row of M -> row of the pivot-row submatrix, or -1 */
+};
+
+/* The decision in R-space (rspace.c, MATH.md 7.7 applied to one support): K represents
+ * T iff some R with Newt(R) + Newt(Q) = conv(K) makes Q.R positive on K and zero off K
+ * and P.R zero off K. Unknowns: R's coefficients on the box of widths (K's widths minus
+ * Q's extents), far fewer than the (dv + 1) m of M when K is large. Same answers as
+ * exact_decide; the witness is (c, u) = (Q R, P R) on K. *applicable = 0 (nothing
+ * decided) when the box would not fit the packing used here. */
+hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int use_mod,
+                                int *feasible, hf_reason_t *reason, hf_head_t *witness,
+                                int *applicable);
+
+/* Size of the R-space unknown box for keys (0 when some width is below Q's extent, -1
+ * when it exceeds `cap`). */
+long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long cap);
+
+/* Shared by both decisions (exact.c). */
+int hf_exact_certificate_ok(const fmpq *y, const fmpz *Nc, long m, long r);
 
 #endif
