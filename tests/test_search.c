@@ -24,6 +24,7 @@ typedef struct {
     long *unit;     /* unit that reported it */
     long cur_unit;
     long bad_witness, bad_order;
+    char **wit; /* each support's witness as text (weights and values, exact) */
 } found_t;
 
 static void found_init(found_t *f, const hf_target_t *t)
@@ -35,6 +36,9 @@ static void found_init(found_t *f, const hf_target_t *t)
 
 static void found_clear(found_t *f)
 {
+    for (long i = 0; i < f->n; i++)
+        free(f->wit[i]);
+    free(f->wit);
     free(f->keys);
     free(f->msize);
     free(f->unit);
@@ -42,6 +46,29 @@ static void found_clear(found_t *f)
 }
 
 #define STRIDE 64 /* supports in these tests have at most STRIDE keys */
+
+/* A witness as text: "w:v,v;w:v,v;..." in exact rationals (NULL head: empty string). */
+static char *witness_text(const hf_head_t *w)
+{
+    size_t cap = 256, len = 0;
+    char *out = malloc(cap);
+    out[0] = 0;
+    for (long i = 0; w && i < w->natoms; i++)
+        for (int j = -1; j < w->dv; j++) {
+            char *x = hf_rational_str(j < 0 ? w->weights + i : w->values + i * w->dv + j);
+            if (!x) /* allocation failures are injected in one test */
+                x = strdup("?");
+            size_t need = len + strlen(x) + 3;
+            if (need > cap) {
+                while (cap < need)
+                    cap *= 2;
+                out = realloc(out, cap);
+            }
+            len += (size_t)sprintf(out + len, "%s%s", x, j < 0 ? ":" : j + 1 < w->dv ? "," : ";");
+            free(x);
+        }
+    return out;
+}
 
 /* Record a support; check its order and its witness. */
 static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
@@ -55,7 +82,9 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
         f->keys = realloc(f->keys, (size_t)f->cap * STRIDE * d * sizeof *f->keys);
         f->msize = realloc(f->msize, (size_t)f->cap * sizeof *f->msize);
         f->unit = realloc(f->unit, (size_t)f->cap * sizeof *f->unit);
+        f->wit = realloc(f->wit, (size_t)f->cap * sizeof *f->wit);
     }
+    f->wit[f->n] = witness_text(w);
     memcpy(f->keys + f->n * STRIDE * d, keys, (size_t)m * d * sizeof *keys);
     f->msize[f->n] = m;
     f->unit[f->n] = f->cur_unit;
@@ -116,8 +145,9 @@ static long *found_order(const found_t *f)
     return o;
 }
 
-/* 1 iff the two collections hold the same supports (as sets) and neither repeats one. */
-static int found_same(const found_t *a, const found_t *b)
+/* 1 iff the two collections hold the same supports (as sets) and neither repeats one;
+ * with_witness: and the same witness for each. */
+static int found_same_ex(const found_t *a, const found_t *b, int with_witness)
 {
     if (a->n != b->n || a->d != b->d)
         return 0;
@@ -131,10 +161,17 @@ static int found_same(const found_t *a, const found_t *b)
                            (size_t)a->msize[oa[i]] * a->d * sizeof *a->keys);
         if (same && i > 0 && support_cmp(a, oa[i - 1], oa[i]) == 0)
             same = 0;
+        if (same && with_witness && strcmp(a->wit[oa[i]], b->wit[ob[i]]))
+            same = 0;
     }
     free(ob);
     free(oa);
     return same;
+}
+
+static int found_same(const found_t *a, const found_t *b)
+{
+    return found_same_ex(a, b, 0);
 }
 
 static uint64_t rng_next(uint64_t *st)
@@ -147,9 +184,10 @@ static uint64_t rng_next(uint64_t *st)
 
 typedef struct {
     int prune, span;
-    int all_sizes;    /* 1: run every size up to max_m, do not stop at the first found */
-    long max_m;       /* all_sizes: largest size */
-    uint64_t shuffle; /* nonzero: run the units of each size in a seeded random order */
+    int all_sizes;      /* 1: run every size up to max_m, do not stop at the first found */
+    long max_m;         /* all_sizes: largest size */
+    uint64_t shuffle;   /* nonzero: run the units of each size in a seeded random order */
+    hf_engine_t engine; /* with prune: auto (0), layered or cone */
 } loop_opts_t;
 
 typedef struct {
@@ -162,7 +200,8 @@ typedef struct {
  * size; stop after the first size with a feasible support (unless all_sizes). */
 static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
 {
-    hf_search_opts_t so = {.span = o->span, .prune = o->prune, .max_atoms = 0};
+    hf_search_opts_t so = {
+        .span = o->span, .prune = o->prune, .max_atoms = 0, .engine = o->prune ? o->engine : 0};
     hf_search_t *s = NULL;
     hf_err_t err = hf_search_create(t, &so, &s);
     memset(out, 0, sizeof *out);
@@ -234,36 +273,46 @@ static void one_head(hf_target_t *t, hf_head_t *h, int d, long n, const int64_t 
     fmpq_clear(fw);
 }
 
-/* Compare pruned and plain on one target; returns the pruned m_star. */
+/* Every engine on one target: cone, layered and plain must report the same m*, the same
+ * supports and the same witnesses (every engine decides with the same exact test); returns
+ * m* (-1: none). */
 static long compare_modes(const hf_target_t *t, int span, int all_sizes, long max_m, long *count)
 {
-    found_t fp, fq;
-    loop_out_t op, oq;
-    loop_opts_t lp = {1, span, all_sizes, max_m, 0}, lq = {0, span, all_sizes, max_m, 0};
-    found_init(&fp, t);
-    found_init(&fq, t);
-    hf_err_t ep = search_loop(t, &lp, &fp, &op);
-    hf_err_t eq = search_loop(t, &lq, &fq, &oq);
-    CU_ASSERT_EQUAL(ep, HF_OK);
-    CU_ASSERT_EQUAL(eq, HF_OK);
-    if (ep != HF_OK || eq != HF_OK)
-        fprintf(stderr, "\n%s span %d: %s\n", t->name, span, hf_error_msg());
-    int same = found_same(&fp, &fq);
-    CU_ASSERT_EQUAL(op.m_star, oq.m_star);
-    CU_ASSERT(same);
-    CU_ASSERT_EQUAL(fp.bad_witness + fq.bad_witness, 0);
-    CU_ASSERT_EQUAL(fp.bad_order + fq.bad_order, 0);
-    CU_ASSERT_EQUAL(op.group, oq.group);
-    if (op.m_star != oq.m_star || !same)
-        fprintf(stderr, "\n%s span %d%s: pruned m*=%ld n=%ld, plain m*=%ld n=%ld\n", t->name, span,
-                all_sizes ? " (all sizes)" : "", op.m_star, fp.n, oq.m_star, fq.n);
-    if (getenv("HF_TEST_VERBOSE"))
-        fprintf(stderr, "\n  %s span %d: m*=%ld supports=%ld nodes pruned %ld plain %ld\n", t->name,
-                span, op.m_star, fp.n, op.nodes, oq.nodes);
-    *count = fp.n;
-    found_clear(&fq);
-    found_clear(&fp);
-    return op.m_star;
+    static const hf_engine_t engines[] = {HF_ENGINE_CONE, HF_ENGINE_LAYERED, HF_ENGINE_PLAIN};
+    found_t f[3];
+    loop_out_t o[3];
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+        loop_opts_t lo = {engines[k] != HF_ENGINE_PLAIN, span, all_sizes, max_m, 0, engines[k]};
+        found_init(&f[k], t);
+        hf_err_t e = search_loop(t, &lo, &f[k], &o[k]);
+        CU_ASSERT_EQUAL(e, HF_OK);
+        if (e != HF_OK)
+            fprintf(stderr, "\n%s span %d %s: %s\n", t->name, span, hf_engine_name(engines[k]),
+                    hf_error_msg());
+        CU_ASSERT_EQUAL(f[k].bad_witness, 0);
+        CU_ASSERT_EQUAL(f[k].bad_order, 0);
+    }
+    for (int k = 1; k < 3; k++) {
+        int same = found_same_ex(&f[0], &f[k], 1);
+        CU_ASSERT_EQUAL(o[0].m_star, o[k].m_star);
+        CU_ASSERT(same);
+        CU_ASSERT_EQUAL(o[0].group, o[k].group);
+        if (o[0].m_star != o[k].m_star || !same) {
+            bad = 1;
+            fprintf(stderr, "\n%s span %d%s: cone m*=%ld n=%ld, %s m*=%ld n=%ld\n", t->name, span,
+                    all_sizes ? " (all sizes)" : "", o[0].m_star, f[0].n,
+                    hf_engine_name(engines[k]), o[k].m_star, f[k].n);
+        }
+    }
+    if (getenv("HF_TEST_VERBOSE") || bad)
+        fprintf(stderr,
+                "\n  %s span %d: m*=%ld supports=%ld nodes cone %ld layered %ld plain %ld\n",
+                t->name, span, o[0].m_star, f[0].n, o[0].nodes, o[1].nodes, o[2].nodes);
+    *count = f[0].n;
+    for (int k = 2; k >= 0; k--)
+        found_clear(&f[k]);
+    return o[0].m_star;
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -390,7 +439,7 @@ static void test_small_units(void)
         hf_target_t t;
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0};
+        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0};
         long n = 0;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         found_init(&a, &t);
@@ -489,7 +538,7 @@ static void test_known_values(void)
     hf_target_t t;
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, 1, 0, 0, 0};
+    loop_opts_t lo = {1, 1, 0, 0, 0, 0};
     /* W_2 in span 1: m* = 4, only {0,1}^2 */
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     found_init(&f, &t);
@@ -623,7 +672,7 @@ static void test_unit_determinism(void)
         hf_target_t t;
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0};
+        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0};
         loop_opts_t lb = la;
         lb.shuffle = 12345 + i;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
@@ -650,7 +699,7 @@ static void test_planted_dropped_unit(void)
         hf_target_t t;
         found_t a, b, q;
         loop_out_t oa, ob, oq;
-        loop_opts_t lp = {1, 2, 0, 0, 0}, lq = {0, 2, 0, 0, 0};
+        loop_opts_t lp = {1, 2, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0};
         CU_ASSERT_FATAL(load(specs[i], &t));
         found_init(&a, &t);
         found_init(&b, &t);
@@ -820,7 +869,7 @@ static void test_allocation_failures(void)
     for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {
         found_t f;
         loop_out_t o;
-        loop_opts_t lo = {1, 2, 0, 0, 0};
+        loop_opts_t lo = {1, 2, 0, 0, 0, 0};
         found_init(&f, &t);
         hf_fail_after(n);
         hf_err_t err = search_loop(&t, &lo, &f, &o);

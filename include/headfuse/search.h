@@ -24,11 +24,34 @@
 
 #define HF_SPAN_MAX 16
 
+/* How candidates are generated (docs/search.md). Every engine decides each candidate with
+ * the same exact test and reports the same supports with the same witnesses. */
+#define HF_ENGINE_TABLE(X)                                                                         \
+    X(HF_ENGINE_AUTO, "auto", "cone when its unknowns are few, else layered")                      \
+    X(HF_ENGINE_LAYERED, "layered", "faces of the candidates, layer by layer (rules 1-4)")         \
+    X(HF_ENGINE_CONE, "cone", "faces of the cone {R : Q R >= 0} (MATH 7.7)")                       \
+    X(HF_ENGINE_PLAIN, "plain", "every subset of the box (the reference)")
+
+typedef enum {
+#define HF_ENGINE_ENUM(code, name, text) code,
+    HF_ENGINE_TABLE(HF_ENGINE_ENUM)
+#undef HF_ENGINE_ENUM
+} hf_engine_t;
+
+const char *hf_engine_name(hf_engine_t e); /* "cone" */
+/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown. */
+hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out);
+
 typedef struct {
     int span;       /* S >= 1: keys in {0..S}^d */
-    int prune;      /* 1: proven pruning rules; 0: plain enumerator (reference) */
+    int prune;      /* 1: proven pruning rules; 0: plain enumerator (reference, = engine plain) */
     long max_atoms; /* largest size tried; 0 = no limit (up to the upper bound) */
+    hf_engine_t engine; /* with prune = 1: auto (default), layered or cone */
 } hf_search_opts_t;
+
+/* Called every few thousand candidates; return nonzero to abandon the unit
+ * (then hf_search_run_unit returns HF_ERR_INTERRUPTED and the unit counts as not done). */
+typedef int (*hf_search_poll_fn)(void *ctx);
 
 /* Opaque search state; one per rank. */
 typedef struct hf_search_s hf_search_t;
@@ -37,6 +60,14 @@ typedef struct hf_search_s hf_search_t;
  * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
 hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
 void hf_search_destroy(hf_search_t **s);
+
+/* The engine in use (auto resolved at creation). */
+hf_engine_t hf_search_engine(const hf_search_t *s);
+
+/* One-time preparation before the first size (the cone engine's extreme rays; nothing for
+ * the others). Deterministic; calls poll now and then and stops with HF_ERR_INTERRUPTED
+ * when it answers nonzero. hf_search_level prepares on its own if this was not called. */
+hf_err_t hf_search_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx);
 
 /* Bounds computed at creation, as decimal strings (may exceed 64 bits). */
 const char *hf_search_lb(const hf_search_t *s);
@@ -56,10 +87,6 @@ hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
  * lexicographically; witness holds the exact weights/values for those keys. */
 typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,
                                        const hf_head_t *witness);
-
-/* Called every few thousand candidates; return nonzero to abandon the unit
- * (then hf_search_run_unit returns HF_ERR_INTERRUPTED and the unit counts as not done). */
-typedef int (*hf_search_poll_fn)(void *ctx);
 
 /* Run unit `unit` (0 <= unit < nunits) of the prepared size m. *nodes = candidate
  * supports examined (deterministic). found/poll may be NULL. */

@@ -314,7 +314,7 @@ static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
             if (!fs->sub)
                 HF_CHECK(
                     err,
-                    hf_search_create_internal(&fs->target, owner->span, 1, 0, owner->reg, &fs->sub),
+                    hf_search_create_internal(&fs->target, owner->span, HF_ENGINE_LAYERED, 0, owner->reg, &fs->sub),
                     done);
             long nu = 0;
             HF_CHECK(err, hf_search_level(fs->sub, sz, &nu), done);

@@ -15,6 +15,31 @@ long hf_search_test_skip_unit = -1;
 long hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
 long hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
 
+const char *hf_engine_name(hf_engine_t e)
+{
+    switch (e) {
+#define HF_ENGINE_NAME(code, name, text)                                                           \
+    case code:                                                                                     \
+        return name;
+        HF_ENGINE_TABLE(HF_ENGINE_NAME)
+#undef HF_ENGINE_NAME
+    }
+    return "unknown";
+}
+
+hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out)
+{
+#define HF_ENGINE_MATCH(code, ename, text)                                                         \
+    if (name && !strcmp(name, ename)) {                                                            \
+        *out = code;                                                                               \
+        return HF_OK;                                                                              \
+    }
+    HF_ENGINE_TABLE(HF_ENGINE_MATCH)
+#undef HF_ENGINE_MATCH
+    return hf_error(HF_ERR_INPUT, "%s: '%s': must be auto, cone, layered or plain", origin,
+                    name ? name : "");
+}
+
 long hf_search_binom(long n, long k)
 {
     if (k < 0 || n < 0 || k > n)
@@ -250,7 +275,7 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
             return HF_OK;
         }
     }
-    if (s->prune && d > 1) {
+    if (s->engine == HF_ENGINE_LAYERED && d > 1) {
         int ok;
         HF_TRY(search_faces(s, m, idx, &ok));
         if (!ok) {
@@ -309,9 +334,10 @@ static int product_fits_span(const hf_target_t *t, int span)
     return 1;
 }
 
-hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
+hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t engine, int top,
                                    hf_fs_registry_t *reg, hf_search_t **out)
 {
+    int prune = engine != HF_ENGINE_PLAIN;
     hf_err_t err = HF_OK;
     fmpz_t lb, ub;
     fmpz_init(lb);
@@ -394,6 +420,16 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
     }
     s->first = prune ? s->lb : 1;
     s->last = ubl;
+    if (prune) {
+        /* widths add under Minkowski sums (MATH 7.4): a span below an extent of Newt(Q)
+         * holds no support, whatever the engine */
+        long n = hf_search_cone_unknowns(&s->frac, span);
+        if (n == 0)
+            s->last = s->first - 1;
+        if (engine == HF_ENGINE_AUTO)
+            engine = n <= HF_SEARCH_CONE_AUTO_MAX ? HF_ENGINE_CONE : HF_ENGINE_LAYERED;
+    }
+    s->engine = engine;
 
     if (reg) {
         s->reg = reg;
@@ -405,7 +441,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, in
         }
         s->own_reg = 1;
     }
-    if (prune)
+    if (s->engine == HF_ENGINE_LAYERED)
         HF_CHECK(err, hf_search_layered_init(s), fail);
     if (top)
         HF_CHECK(err, hf_search_group_compute(s), fail);
@@ -428,12 +464,18 @@ hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf
         return hf_error(HF_ERR_INPUT, "span: %d: must be 1..%d", opts->span, HF_SPAN_MAX);
     if (opts->prune != 0 && opts->prune != 1)
         return hf_error(HF_ERR_INPUT, "prune: %d: must be 0 or 1", opts->prune);
+    if (opts->engine < HF_ENGINE_AUTO || opts->engine > HF_ENGINE_PLAIN)
+        return hf_error(HF_ERR_INPUT, "engine: %d: unknown", (int)opts->engine);
+    if (!opts->prune && opts->engine != HF_ENGINE_AUTO && opts->engine != HF_ENGINE_PLAIN)
+        return hf_error(HF_ERR_INPUT, "engine: %s: pruning is off, so the engine is plain",
+                        hf_engine_name(opts->engine));
     if (opts->max_atoms < 0)
         return hf_error(HF_ERR_INPUT, "max_atoms: %ld: must be >= 0", opts->max_atoms);
     if (t->d < 1 || t->d > HF_D_MAX || t->nheads < 1)
         return hf_error(HF_ERR_INPUT, "search: target %s: needs d in 1..%d and a head", t->name,
                         HF_D_MAX);
-    HF_TRY(hf_search_create_internal(t, opts->span, opts->prune, 1, NULL, out));
+    hf_engine_t engine = opts->prune ? opts->engine : HF_ENGINE_PLAIN;
+    HF_TRY(hf_search_create_internal(t, opts->span, engine, 1, NULL, out));
     hf_search_t *s = *out;
     s->max_atoms = opts->max_atoms;
     if (opts->max_atoms)
@@ -446,6 +488,7 @@ void hf_search_destroy(hf_search_t **sp)
     if (!sp || !*sp)
         return;
     hf_search_t *s = *sp;
+    hf_cone_destroy(&s->cone);
     free(s->combo);
     free(s->fkeys);
     free(s->keys);
@@ -475,6 +518,18 @@ void hf_search_destroy(hf_search_t **sp)
         hf_target_clear(&s->t);
     free(s);
     *sp = NULL;
+}
+
+hf_engine_t hf_search_engine(const hf_search_t *s)
+{
+    return s->engine;
+}
+
+hf_err_t hf_search_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
+{
+    if (s->engine == HF_ENGINE_CONE)
+        return hf_search_cone_prepare(s, poll, poll_ctx);
+    return HF_OK;
 }
 
 const char *hf_search_lb(const hf_search_t *s)
@@ -511,7 +566,9 @@ hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
     s->nunits = 0;
     s->nblocks = 0;
     if (m <= s->npts) {
-        hf_err_t err = s->prune ? hf_search_layered_level(s, m) : hf_search_plain_level(s, m);
+        hf_err_t err = s->engine == HF_ENGINE_CONE      ? hf_search_cone_level(s, m)
+                       : s->engine == HF_ENGINE_LAYERED ? hf_search_layered_level(s, m)
+                                                        : hf_search_plain_level(s, m);
         if (err != HF_OK) {
             s->nunits = 0;
             s->nblocks = 0;
@@ -543,7 +600,9 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
     if (s->top && found)
         run.witness = &witness;
     const hf_unit_t *u = &s->units[unit];
-    err = s->prune ? hf_search_layered_run(s, m, u, &run) : hf_search_plain_run(s, m, u, &run);
+    err = s->engine == HF_ENGINE_CONE      ? hf_search_cone_run(s, m, u, &run)
+          : s->engine == HF_ENGINE_LAYERED ? hf_search_layered_run(s, m, u, &run)
+                                           : hf_search_plain_run(s, m, u, &run);
     hf_head_clear(&witness);
     if (nodes)
         *nodes = run.nodes;

@@ -26,6 +26,7 @@
 #define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */
 #define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
 #define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
+#define HF_SEARCH_CONE_AUTO_MAX 24             /* auto picks the cone up to this many unknowns */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
@@ -102,9 +103,26 @@ typedef struct {
     long lb;
 } hf_facetest_t;
 
+/* The cone engine's rays and hyperplanes (cone.c); figures for reports. */
+typedef struct hf_cone_s hf_cone_t;
+typedef struct {
+    int empty;            /* some extent of Newt(Q) exceeds the span: no support at all */
+    long unknowns;        /* points of B_R */
+    long rows;            /* box points reached by Q + B_R */
+    long hyperplanes;     /* distinct rows */
+    long rays;            /* extreme rays with support <= bound */
+    long bound;           /* support bound of the last ray enumeration */
+    long rays_max;        /* most rays kept at one step of the double description */
+    long adjacencies;     /* adjacent pairs combined into new rays */
+    long step, step_rays; /* progress of the double description: rows done, rays kept */
+    int64_t extent[HF_D_MAX];
+} hf_cone_info_t;
+
 struct hf_search_s {
     hf_target_t t;
     int d, dv, span, prune;
+    hf_engine_t engine; /* resolved: layered, cone or plain */
+    hf_cone_t *cone;    /* cone engine state, built by hf_search_prepare */
     long max_atoms;
     int top;             /* 1: created by hf_search_create (reports, witnesses, group) */
     int has_t, has_frac; /* which of t, frac need clearing */
@@ -166,7 +184,7 @@ typedef struct {
 } hf_run_t;
 
 /* search.c */
-hf_err_t hf_search_create_internal(const hf_target_t *t, int span, int prune, int top,
+hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t engine, int top,
                                    hf_fs_registry_t *reg, hf_search_t **out);
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
@@ -197,6 +215,16 @@ hf_err_t hf_search_layered_init(hf_search_t *s);
 hf_err_t hf_search_layered_level(hf_search_t *s, long m);
 hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
 void hf_fs_registry_destroy(hf_fs_registry_t **reg);
+
+/* cone.c */
+void hf_cone_destroy(hf_cone_t **c);
+hf_err_t hf_search_cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx);
+hf_err_t hf_search_cone_level(hf_search_t *s, long m);
+hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
+/* Figures of the cone engine (NULL before preparation or for another engine). */
+const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
+/* Unknowns of the cone engine for this span (0 if some extent of Newt(Q) exceeds it). */
+long hf_search_cone_unknowns(const hf_fraction_t *f, int span);
 
 /* facememo.c */
 void hf_facememo_init(hf_facememo_t *mm);

@@ -1,0 +1,940 @@
+/* The cone engine (MATH.md 7.7; docs/search.md, "The cone engine").
+ *
+ * A support K in canonical position inside the span box is supp(Q R) for an R on the
+ * small box B_R = prod_j [0, S - e_j] (e = Newt(Q)'s extents, Q shifted to minimum 0),
+ * with Q R >= 0 coefficientwise. So the candidates are the supports of points of the
+ * polyhedral cone C = {R : (Q R)_k >= 0 for every box point k}. On the relative interior
+ * of a face F of C the support is constant: K_F, the box points whose row is not zero
+ * on F. Because every point of C has a nonnegative Q R, the support of a sum of rays is
+ * the union of their supports, and the face spanned by a set of extreme rays has the
+ * union of their supports as K_F. Hence:
+ *   the candidate supports are exactly the distinct unions of supports of extreme rays,
+ * one per face, and a face with |K_F| <= M has only rays of support <= M.
+ *
+ * Rays: a double description (incremental, exact integers) that drops every ray whose
+ * support on the rows processed so far exceeds M = the largest size searched. This is
+ * complete for the rays of support <= M: such a ray is a positive combination of rays
+ * of each intermediate cone whose partial supports are contained in its own, and every
+ * step that creates it combines two rays that were kept (docs/search.md has the proof).
+ * Adjacency is the usual combinatorial test (no other ray's zero set contains the pair's
+ * common zero set); it stays exact with dropped rays, because a ray that could block a
+ * pair has its support inside the pair's union, which is within the bound.
+ *
+ * Faces: closed sets of rays (closure = every ray whose support lies in the union) are
+ * enumerated by Close-by-One (each closed set once, in a tree where children are larger)
+ * with the size bound m; a unit is the subtree of one root ray. Every candidate of size m
+ * in canonical position goes to the exact test, as in the other engines. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpz_mat.h>
+#include <flint/fmpz_vec.h>
+#include <flint/nmod_mat.h>
+#include <flint/ulong_extras.h>
+
+#include "search/search_impl.h"
+
+/* Dense row storage limit (entries of the n x rows matrix). */
+#define CONE_CELLS_MAX (INT64_C(1) << 26)
+
+struct hf_cone_s {
+    long n;         /* unknowns: points of B_R */
+    long nh;        /* hyperplanes (rows up to a positive factor) */
+    long words;     /* 64-bit words of a hyperplane bitset */
+    fmpz *A;        /* nh x n rows, primitive */
+    long *weight;   /* box points on each hyperplane */
+    long *pstart;   /* points of hyperplane h: pts[pstart[h] .. pstart[h + 1]) */
+    uint32_t *pts;  /* box point indices, increasing per hyperplane */
+    long nrays;     /* extreme rays of support <= bound */
+    uint64_t *supp; /* nrays x words: hyperplanes where the ray's row value is > 0 */
+    long *ssize;    /* support sizes (box points) */
+    long bound;     /* the M the rays were computed for */
+    hf_cone_info_t info;
+};
+
+/* ------------------------------------------------------------------ bitsets */
+
+static inline int bit_get(const uint64_t *b, long i)
+{
+    return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
+static inline void bit_set(uint64_t *b, long i)
+{
+    b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int bits_subset(const uint64_t *a, const uint64_t *b, long words)
+{
+    for (long w = 0; w < words; w++)
+        if (a[w] & ~b[w])
+            return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ rows */
+
+/* Sum of the weights of the set bits. */
+static long bits_weight(const uint64_t *b, long words, const long *weight)
+{
+    long total = 0;
+    for (long w = 0; w < words; w++) {
+        uint64_t x = b[w];
+        while (x) {
+            int i = __builtin_ctzll(x);
+            total += weight[w * 64 + i];
+            x &= x - 1;
+        }
+    }
+    return total;
+}
+
+typedef struct {
+    long row;   /* first box point's row id */
+    uint64_t h; /* hash of the primitive row */
+} cone_hash_t;
+
+static uint64_t row_hash(const fmpz *a, long n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (long i = 0; i < n; i++) {
+        uint64_t v = fmpz_fdiv_ui(a + i, UINT64_C(0xFFFFFFFFFFFFFFC5));
+        h = (h ^ v) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* Rows of C: (Q R)_k for every box point k reached by Q + B_R, made primitive, and merged
+ * into hyperplanes when equal. Returns *empty = 1 when some extent exceeds the span. */
+static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
+{
+    int d = s->d;
+    const hf_fraction_t *f = &s->frac;
+    slong exp[HF_D_MAX];
+    int64_t qmin[HF_D_MAX], qmax[HF_D_MAX], brad[HF_D_MAX];
+    hf_err_t err = HF_OK;
+    long nq = f->Q->length;
+    *empty = 0;
+    for (int a = 0; a < d; a++) {
+        qmin[a] = INT64_MAX;
+        qmax[a] = 0;
+    }
+    int64_t *qe = hf_malloc((size_t)(nq ? nq : 1) * d * sizeof *qe);
+    if (!qe)
+        return HF_ERR_NOMEM;
+    for (long t = 0; t < nq; t++) {
+        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
+        for (int a = 0; a < d; a++) {
+            qe[t * d + a] = exp[a];
+            qmin[a] = exp[a] < qmin[a] ? exp[a] : qmin[a];
+            qmax[a] = exp[a] > qmax[a] ? exp[a] : qmax[a];
+        }
+    }
+    long n = 1;
+    for (int a = 0; a < d; a++) {
+        int64_t ext = nq ? qmax[a] - qmin[a] : 0;
+        c->info.extent[a] = ext;
+        if (ext > s->span) {
+            *empty = 1;
+            free(qe);
+            return HF_OK;
+        }
+        brad[a] = s->span - ext + 1;
+        n *= brad[a];
+    }
+    c->n = n;
+    c->info.unknowns = n;
+    if ((int64_t)n * s->npts > CONE_CELLS_MAX) {
+        free(qe);
+        return hf_error(HF_ERR_LIMIT,
+                        "cone engine: %ld unknowns x %ld box points is too large; use "
+                        "--engine layered",
+                        n, s->npts);
+    }
+
+    /* row of every box point (dense: n entries), -1 when no term reaches it */
+    long *rowof = hf_malloc((size_t)s->npts * sizeof *rowof);
+    long nrows = 0;
+    fmpz *rows = NULL;
+    long *rowpt = NULL;
+    if (!rowof) {
+        free(qe);
+        return HF_ERR_NOMEM;
+    }
+    for (long p = 0; p < s->npts; p++)
+        rowof[p] = -1;
+    for (long r = 0; r < n; r++) {
+        long rest = r, off = 0;
+        int64_t rv[HF_D_MAX];
+        for (int a = d - 1; a >= 0; a--) {
+            rv[a] = rest % brad[a];
+            rest /= brad[a];
+        }
+        for (long t = 0; t < nq; t++) {
+            off = 0;
+            for (int a = 0; a < d; a++)
+                off += (long)(rv[a] + qe[t * d + a] - qmin[a]) * s->pw[a];
+            if (rowof[off] < 0)
+                rowof[off] = nrows++;
+        }
+    }
+    rows = _fmpz_vec_init(nrows * n);
+    rowpt = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rowpt);
+    if (!rowpt) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long p = 0; p < s->npts; p++)
+        if (rowof[p] >= 0)
+            rowpt[rowof[p]] = p;
+    for (long r = 0; r < n; r++) {
+        long rest = r;
+        int64_t rv[HF_D_MAX];
+        for (int a = d - 1; a >= 0; a--) {
+            rv[a] = rest % brad[a];
+            rest /= brad[a];
+        }
+        for (long t = 0; t < nq; t++) {
+            long off = 0;
+            for (int a = 0; a < d; a++)
+                off += (long)(rv[a] + qe[t * d + a] - qmin[a]) * s->pw[a];
+            fmpz_add(rows + rowof[off] * n + r, rows + rowof[off] * n + r, f->Q->coeffs + t);
+        }
+    }
+    /* primitive rows; merge equal ones into hyperplanes (a sorted hash list) */
+    cone_hash_t *hs = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hs);
+    long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp);
+    if (!hs || !hyp) {
+        free(hs);
+        free(hyp);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    fmpz_t g;
+    fmpz_init(g);
+    for (long i = 0; i < nrows; i++) {
+        _fmpz_vec_content(g, rows + i * n, n);
+        if (!fmpz_is_one(g))
+            _fmpz_vec_scalar_divexact_fmpz(rows + i * n, rows + i * n, n, g);
+        hs[i].row = i;
+        hs[i].h = row_hash(rows + i * n, n);
+        hyp[i] = -1;
+    }
+    fmpz_clear(g);
+    /* rows are numbered in box-point order already (first reach); give each hyperplane
+     * the number of its first row, scanning rows in box-point order */
+    long *byp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *byp);
+    if (!byp) {
+        free(hs);
+        free(hyp);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    {
+        long k = 0;
+        for (long p = 0; p < s->npts; p++)
+            if (rowof[p] >= 0)
+                byp[k++] = rowof[p];
+    }
+    /* open-addressing table over hashes -> representative row */
+    long cap = 64;
+    while (cap < 2 * nrows)
+        cap *= 2;
+    long *tab = hf_malloc((size_t)cap * sizeof *tab);
+    if (!tab) {
+        free(byp);
+        free(hs);
+        free(hyp);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < cap; i++)
+        tab[i] = -1;
+    long nh = 0;
+    long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
+    if (!rep) {
+        free(tab);
+        free(byp);
+        free(hs);
+        free(hyp);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long k = 0; k < nrows; k++) {
+        long i = byp[k];
+        for (long sl = (long)(hs[i].h & (uint64_t)(cap - 1));; sl = (sl + 1) & (cap - 1)) {
+            if (tab[sl] < 0) {
+                tab[sl] = i;
+                hyp[i] = nh;
+                rep[nh++] = i;
+                break;
+            }
+            long j = tab[sl];
+            if (hs[j].h == hs[i].h && _fmpz_vec_equal(rows + j * n, rows + i * n, n)) {
+                hyp[i] = hyp[j];
+                break;
+            }
+        }
+    }
+    free(tab);
+    c->nh = nh;
+    c->words = (nh + 63) / 64;
+    c->A = _fmpz_vec_init(nh * n);
+    c->weight = hf_calloc((size_t)(nh ? nh : 1), sizeof *c->weight);
+    c->pstart = hf_calloc((size_t)nh + 1, sizeof *c->pstart);
+    c->pts = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *c->pts);
+    if (!c->weight || !c->pstart || !c->pts) {
+        free(rep);
+        free(byp);
+        free(hs);
+        free(hyp);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long h = 0; h < nh; h++)
+        _fmpz_vec_set(c->A + h * n, rows + rep[h] * n, n);
+    for (long i = 0; i < nrows; i++)
+        c->weight[hyp[i]]++;
+    for (long h = 0; h < nh; h++)
+        c->pstart[h + 1] = c->pstart[h] + c->weight[h];
+    {
+        long *fill = hf_calloc((size_t)(nh ? nh : 1), sizeof *fill);
+        if (!fill) {
+            free(rep);
+            free(byp);
+            free(hs);
+            free(hyp);
+            err = HF_ERR_NOMEM;
+            goto done;
+        }
+        for (long k = 0; k < nrows; k++) { /* box-point order: each list increasing */
+            long i = byp[k], h = hyp[i];
+            c->pts[c->pstart[h] + fill[h]++] = (uint32_t)rowpt[i];
+        }
+        free(fill);
+    }
+    c->info.rows = nrows;
+    c->info.hyperplanes = nh;
+    free(rep);
+    free(byp);
+    free(hs);
+    free(hyp);
+done:
+    if (rows)
+        _fmpz_vec_clear(rows, nrows * n);
+    free(rowpt);
+    free(rowof);
+    free(qe);
+    return err;
+}
+
+/* ------------------------------------------------------------------ double description */
+
+/* The rays of one stage: vectors (n each), zero sets over processed positions, partial
+ * support sizes. */
+typedef struct {
+    long n, words, count, cap;
+    fmpz *v;
+    uint64_t *zero;
+    long *size;
+} rayset_t;
+
+static void rayset_clear(rayset_t *R)
+{
+    if (R->v)
+        _fmpz_vec_clear(R->v, R->cap * R->n);
+    free(R->zero);
+    free(R->size);
+    memset(R, 0, sizeof *R);
+}
+
+static hf_err_t rayset_reserve(rayset_t *R, long need)
+{
+    if (need <= R->cap)
+        return HF_OK;
+    long cap = R->cap ? R->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    fmpz *v = _fmpz_vec_init(cap * R->n);
+    for (long i = 0; i < R->count * R->n; i++)
+        fmpz_swap(v + i, R->v + i);
+    if (R->v)
+        _fmpz_vec_clear(R->v, R->cap * R->n);
+    R->v = v;
+    uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->words * sizeof *z);
+    long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
+    if (!z || !sz) {
+        if (z)
+            R->zero = z;
+        if (sz)
+            R->size = sz;
+        return HF_ERR_NOMEM;
+    }
+    R->zero = z;
+    R->size = sz;
+    R->cap = cap;
+    return HF_OK;
+}
+
+/* Append a ray (copies v; zero bitset; size). */
+static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
+{
+    HF_TRY(rayset_reserve(R, R->count + 1));
+    _fmpz_vec_set(R->v + R->count * R->n, v, R->n);
+    memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
+    R->size[R->count] = size;
+    R->count++;
+    return HF_OK;
+}
+
+static void vec_primitive(fmpz *v, long n, fmpz_t g)
+{
+    _fmpz_vec_content(g, v, n);
+    if (!fmpz_is_zero(g) && !fmpz_is_one(g))
+        _fmpz_vec_scalar_divexact_fmpz(v, v, n, g);
+}
+
+/* Processing order: first n independent rows (in the order below) form the starting
+ * simplicial cone; then the others by increasing number of nonzero entries (rows of few
+ * unknowns cut early and keep the intermediate cones small), ties by hyperplane number. */
+static hf_err_t dd_order(hf_cone_t *c, long *order, nmod_t mod)
+{
+    long n = c->n, nh = c->nh;
+    long *nnz = hf_malloc((size_t)nh * sizeof *nnz);
+    long *byn = hf_malloc((size_t)nh * sizeof *byn);
+    char *used = hf_calloc((size_t)nh, 1);
+    if (!nnz || !byn || !used) {
+        free(nnz);
+        free(byn);
+        free(used);
+        return HF_ERR_NOMEM;
+    }
+    for (long h = 0; h < nh; h++) {
+        nnz[h] = 0;
+        for (long j = 0; j < n; j++)
+            nnz[h] += !fmpz_is_zero(c->A + h * n + j);
+    }
+    /* counting sort by nnz (stable: keeps hyperplane order inside a class) */
+    long *cnt = hf_calloc((size_t)n + 2, sizeof *cnt);
+    if (!cnt) {
+        free(nnz);
+        free(byn);
+        free(used);
+        return HF_ERR_NOMEM;
+    }
+    for (long h = 0; h < nh; h++)
+        cnt[nnz[h] + 1]++;
+    for (long k = 1; k <= n + 1; k++)
+        cnt[k] += cnt[k - 1];
+    for (long h = 0; h < nh; h++)
+        byn[cnt[nnz[h]]++] = h;
+    free(cnt);
+    /* basis: greedy elimination mod p in that order */
+    nmod_mat_t E;
+    nmod_mat_init(E, n, n, mod.n);
+    long rank = 0, k = 0;
+    mp_limb_t *row = hf_malloc((size_t)n * sizeof *row);
+    long *pivcol = hf_malloc((size_t)n * sizeof *pivcol);
+    if (!row || !pivcol) {
+        free(row);
+        free(pivcol);
+        nmod_mat_clear(E);
+        free(nnz);
+        free(byn);
+        free(used);
+        return HF_ERR_NOMEM;
+    }
+    for (long i = 0; i < nh && rank < n; i++) {
+        long h = byn[i];
+        for (long j = 0; j < n; j++)
+            row[j] = fmpz_fdiv_ui(c->A + h * n + j, mod.n);
+        for (long r = 0; r < rank; r++) {
+            mp_limb_t f = row[pivcol[r]];
+            if (!f)
+                continue;
+            for (long j = 0; j < n; j++)
+                row[j] = nmod_sub(row[j], nmod_mul(f, nmod_mat_entry(E, r, j), mod), mod);
+        }
+        long pc = -1;
+        for (long j = 0; j < n; j++)
+            if (row[j]) {
+                pc = j;
+                break;
+            }
+        if (pc < 0)
+            continue;
+        mp_limb_t inv = n_invmod(row[pc], mod.n);
+        for (long j = 0; j < n; j++)
+            nmod_mat_entry(E, rank, j) = nmod_mul(row[j], inv, mod);
+        pivcol[rank++] = pc;
+        order[k++] = h;
+        used[h] = 1;
+    }
+    free(row);
+    free(pivcol);
+    nmod_mat_clear(E);
+    hf_err_t err = HF_OK;
+    if (rank < n)
+        err = hf_error(HF_ERR_INTERNAL,
+                       "cone engine: the rows have rank %ld < %ld modulo p (the cone of Q R >= 0 "
+                       "is pointed)",
+                       rank, n);
+    for (long i = 0; i < nh; i++)
+        if (!used[byn[i]])
+            order[k++] = byn[i];
+    free(nnz);
+    free(byn);
+    free(used);
+    return err;
+}
+
+/* The pruned double description: every extreme ray of C with at most `bound` box points in
+ * its support, into c->supp / c->ssize (sorted canonically). poll may stop it. */
+static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx)
+{
+    long n = c->n, nh = c->nh, words = c->words;
+    hf_err_t err = HF_OK;
+    long *order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *order);
+    long *wpos = hf_malloc((size_t)(nh ? nh : 1) * sizeof *wpos); /* weight by position */
+    rayset_t cur = {.n = n, .words = words}, next = {.n = n, .words = words};
+    long adjacency = 0, slen = 0;
+    nmod_t mod;
+    fmpz *s = NULL, *v = NULL;
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    fmpz_t g;
+    fmpz_init(g);
+    nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
+    if (!order || !wpos || !Z) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    HF_CHECK(err, dd_order(c, order, mod), done);
+    for (long p = 0; p < nh; p++)
+        wpos[p] = c->weight[order[p]];
+
+    /* the simplicial start: rays = columns of B^-1 with B the first n rows */
+    {
+        fmpz_mat_t B, Binv;
+        fmpz_t den;
+        fmpz_mat_init(B, n, n);
+        fmpz_mat_init(Binv, n, n);
+        fmpz_init(den);
+        for (long i = 0; i < n; i++)
+            _fmpz_vec_set(B->rows[i], c->A + order[i] * n, n);
+        int ok = fmpz_mat_inv(Binv, den, B);
+        v = _fmpz_vec_init(n);
+        for (long j = 0; j < n && ok && err == HF_OK; j++) {
+            for (long i = 0; i < n; i++)
+                fmpz_mul_si(v + i, fmpz_mat_entry(Binv, i, j), fmpz_sgn(den));
+            vec_primitive(v, n, g);
+            memset(Z, 0, (size_t)words * sizeof *Z);
+            for (long i = 0; i < n; i++)
+                if (i != j)
+                    bit_set(Z, i);
+            if (wpos[j] <= bound)
+                err = rayset_push(&cur, v, Z, wpos[j]);
+        }
+        fmpz_clear(den);
+        fmpz_mat_clear(Binv);
+        fmpz_mat_clear(B);
+        if (!ok && err == HF_OK)
+            err = hf_error(HF_ERR_INTERNAL, "cone engine: starting rows are singular");
+        if (err != HF_OK)
+            goto done;
+    }
+
+    long maxrays = cur.count;
+    for (long p = n; p < nh; p++) {
+        if (poll && poll(poll_ctx)) {
+            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+            goto done;
+        }
+        long R = cur.count;
+        if (R + 1 > slen) {
+            if (s)
+                _fmpz_vec_clear(s, slen);
+            slen = 2 * (R + 1);
+            s = _fmpz_vec_init(slen);
+        }
+        const fmpz *a = c->A + order[p] * n;
+        for (long i = 0; i < R; i++)
+            _fmpz_vec_dot(s + i, a, cur.v + i * n, n);
+        next.count = 0;
+        /* kept rays: zero ones gain position p in their zero set, positive ones grow */
+        for (long i = 0; i < R; i++) {
+            int sg = fmpz_sgn(s + i);
+            if (sg < 0)
+                continue;
+            uint64_t *zi = cur.zero + i * words;
+            long size = cur.size[i] + (sg > 0 ? wpos[p] : 0);
+            if (size > bound)
+                continue;
+            memcpy(Z, zi, (size_t)words * sizeof *Z);
+            if (sg == 0)
+                bit_set(Z, p);
+            HF_CHECK(err, rayset_push(&next, cur.v + i * n, Z, size), done);
+        }
+        /* new rays from adjacent (positive, negative) pairs */
+        long prefix = 0; /* total weight of positions < p */
+        for (long q = 0; q < p; q++)
+            prefix += wpos[q];
+        for (long i = 0; i < R; i++) {
+            if (fmpz_sgn(s + i) <= 0)
+                continue;
+            const uint64_t *zi = cur.zero + i * words;
+            for (long j = 0; j < R; j++) {
+                if (fmpz_sgn(s + j) >= 0)
+                    continue;
+                const uint64_t *zj = cur.zero + j * words;
+                long common = 0;
+                for (long w = 0; w < words; w++) {
+                    Z[w] = zi[w] & zj[w];
+                    common += __builtin_popcountll(Z[w]);
+                }
+                if (common < n - 2)
+                    continue;
+                long size = prefix - bits_weight(Z, words, wpos);
+                if (size > bound)
+                    continue;
+                /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero
+                 * set contains Z. A ray with that property has its support inside the
+                 * union of theirs, so at most `size` <= bound points: such rays are never
+                 * dropped, and the test over the kept rays is exact. */
+                int blocked = 0;
+                for (long k = 0; k < R && !blocked; k++)
+                    if (k != i && k != j && bits_subset(Z, cur.zero + k * words, words))
+                        blocked = 1;
+                if (blocked)
+                    continue;
+                adjacency++;
+                /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+                _fmpz_vec_scalar_mul_fmpz(v, cur.v + j * n, n, s + i);
+                _fmpz_vec_scalar_submul_fmpz(v, cur.v + i * n, n, s + j);
+                vec_primitive(v, n, g);
+                bit_set(Z, p);
+                HF_CHECK(err, rayset_push(&next, v, Z, size), done);
+            }
+        }
+        rayset_t tmp = cur;
+        cur = next;
+        next = tmp;
+        if (cur.count > maxrays)
+            maxrays = cur.count;
+        c->info.step = p + 1;
+        c->info.step_rays = cur.count;
+    }
+    c->info.rays_max = maxrays;
+    c->info.adjacencies = adjacency;
+
+    /* final rays: support bitsets over hyperplane numbers, sorted (size, then bits) */
+    c->nrays = cur.count;
+    c->supp = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *c->supp);
+    c->ssize = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *c->ssize);
+    long *perm = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *perm);
+    uint64_t *tmpb = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *tmpb);
+    if (!c->supp || !c->ssize || !perm || !tmpb) {
+        free(perm);
+        free(tmpb);
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < cur.count; i++) {
+        uint64_t *b = tmpb + i * words;
+        for (long p = 0; p < nh; p++)
+            if (!bit_get(cur.zero + i * words, p))
+                bit_set(b, order[p]);
+        perm[i] = i;
+    }
+    /* insertion sort is enough: ray counts are modest; compare size then bits */
+    for (long i = 1; i < cur.count; i++) {
+        long x = perm[i], j = i - 1;
+        while (j >= 0) {
+            long y = perm[j];
+            int less = cur.size[x] < cur.size[y];
+            if (cur.size[x] == cur.size[y])
+                less = memcmp(tmpb + x * words, tmpb + y * words, (size_t)words * sizeof *tmpb) < 0;
+            if (!less)
+                break;
+            perm[j + 1] = y;
+            j--;
+        }
+        perm[j + 1] = x;
+    }
+    for (long i = 0; i < cur.count; i++) {
+        memcpy(c->supp + i * words, tmpb + perm[i] * words, (size_t)words * sizeof *tmpb);
+        c->ssize[i] = cur.size[perm[i]];
+    }
+    free(perm);
+    free(tmpb);
+    c->bound = bound;
+    c->info.rays = c->nrays;
+    c->info.bound = bound;
+
+done:
+    if (s)
+        _fmpz_vec_clear(s, slen);
+    if (v)
+        _fmpz_vec_clear(v, n);
+    fmpz_clear(g);
+    rayset_clear(&cur);
+    rayset_clear(&next);
+    free(Z);
+    free(wpos);
+    free(order);
+    return err;
+}
+
+/* ------------------------------------------------------------------ faces (Close-by-One) */
+
+/* One unit's walk: closed sets of rays as sorted index lists, their support unions. */
+typedef struct {
+    hf_search_t *s;
+    hf_cone_t *c;
+    long m;
+    hf_run_t *run;
+    char *in;      /* nrays: membership of the current closed set */
+    long closures; /* closures computed (for polling) */
+} cbo_t;
+
+/* Hand the support U (a hyperplane bitset of exactly m box points) to the candidate test:
+ * its box points, sorted. */
+static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
+{
+    hf_cone_t *c = w->c;
+    uint32_t *cand = w->s->cand;
+    long k = 0;
+    for (long x = 0; x < c->words; x++) {
+        uint64_t b = U[x];
+        while (b) {
+            long h = x * 64 + __builtin_ctzll(b);
+            for (long i = c->pstart[h]; i < c->pstart[h + 1]; i++)
+                cand[k++] = c->pts[i];
+            b &= b - 1;
+        }
+    }
+    /* insertion sort: lists are sorted runs, m is modest */
+    for (long i = 1; i < k; i++) {
+        uint32_t x = cand[i];
+        long j = i - 1;
+        while (j >= 0 && cand[j] > x) {
+            cand[j + 1] = cand[j];
+            j--;
+        }
+        cand[j + 1] = x;
+    }
+    return hf_search_candidate(w->s, w->m, cand, w->run);
+}
+
+/* Visit the closed set B (nb rays, marked in w->in) with union U of size usize, whose
+ * last generator is y; recurse into the children of Close-by-One. */
+static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, long usize, long y)
+{
+    hf_cone_t *c = w->c;
+    long words = c->words, R = c->nrays;
+    hf_err_t err = HF_OK;
+    if (usize == w->m)
+        return cbo_emit(w, U);
+    /* a child adds a ray outside U, so its support is strictly larger */
+    uint64_t *U2 = hf_malloc((size_t)words * sizeof *U2);
+    long *D = hf_malloc((size_t)(R ? R : 1) * sizeof *D);
+    if (!U2 || !D) {
+        free(U2);
+        free(D);
+        return HF_ERR_NOMEM;
+    }
+    for (long j = y + 1; j < R && err == HF_OK; j++) {
+        if (w->in[j] || c->ssize[j] > w->m)
+            continue;
+        const uint64_t *sj = c->supp + j * words;
+        for (long x = 0; x < words; x++)
+            U2[x] = U[x] | sj[x];
+        long size2 = bits_weight(U2, words, c->weight);
+        if (size2 > w->m)
+            continue;
+        if (++w->closures % 4096 == 0 && w->run->poll && w->run->poll(w->run->poll_ctx)) {
+            err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", w->m);
+            break;
+        }
+        /* closure: every ray whose support lies in U2; canonical iff it adds no ray below j
+         * (then this child is generated here and nowhere else) */
+        long nd = 0;
+        int canonical = 1;
+        for (long r = 0; r < R; r++) {
+            if (c->ssize[r] > size2)
+                break; /* rays are sorted by size */
+            if (!bits_subset(c->supp + r * words, U2, words))
+                continue;
+            if (r < j && !w->in[r]) {
+                canonical = 0;
+                break;
+            }
+            D[nd++] = r;
+        }
+        if (!canonical)
+            continue;
+        for (long i = 0; i < nd; i++)
+            w->in[D[i]] = 1;
+        err = cbo_rec(w, D, nd, U2, size2, j);
+        for (long i = 0; i < nd; i++)
+            w->in[D[i]] = 0;
+        for (long i = 0; i < nb; i++) /* D contains B: restore its marks */
+            w->in[B[i]] = 1;
+    }
+    free(D);
+    free(U2);
+    return err;
+}
+
+/* ------------------------------------------------------------------ engine entry points */
+
+void hf_cone_destroy(hf_cone_t **cp)
+{
+    if (!cp || !*cp)
+        return;
+    hf_cone_t *c = *cp;
+    if (c->A)
+        _fmpz_vec_clear(c->A, c->nh * c->n);
+    free(c->weight);
+    free(c->pstart);
+    free(c->pts);
+    free(c->supp);
+    free(c->ssize);
+    free(c);
+    *cp = NULL;
+}
+
+const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
+{
+    return s->cone ? &s->cone->info : NULL;
+}
+
+/* Rays with support <= bound (rows computed once). Level m only uses rays of support
+ * <= m, and they come first in the sorted list whatever the bound, so unit numbers and
+ * node counts of a size do not depend on the bound the rays were computed for. */
+static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn poll,
+                                   void *poll_ctx)
+{
+    hf_cone_t *c = s->cone;
+    if (c && (c->info.empty || c->bound >= bound))
+        return HF_OK;
+    if (!c) {
+        c = hf_calloc(1, sizeof *c);
+        if (!c)
+            return HF_ERR_NOMEM;
+        int empty = 0;
+        hf_err_t err = cone_rows(s, c, &empty);
+        if (err != HF_OK) {
+            hf_cone_destroy(&c);
+            return err;
+        }
+        c->info.empty = empty;
+        c->bound = -1;
+        s->cone = c;
+        if (empty)
+            return HF_OK;
+    }
+    free(c->supp);
+    free(c->ssize);
+    c->supp = NULL;
+    c->ssize = NULL;
+    c->nrays = 0;
+    c->bound = -1;
+    return cone_rays(c, bound, poll, poll_ctx);
+}
+
+/* The first bound: the largest size when it is near the first one (the usual case: UB
+ * inside the span), else twice the first size; levels beyond it double it. */
+static long cone_first_bound(const hf_search_t *s)
+{
+    long first = s->first > 1 ? s->first : 1;
+    if (s->last <= 4 * first || s->last <= first + 64)
+        return s->last > first ? s->last : first;
+    return 2 * first;
+}
+
+hf_err_t hf_search_cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
+{
+    return cone_prepare_bound(s, cone_first_bound(s), poll, poll_ctx);
+}
+
+hf_err_t hf_search_cone_level(hf_search_t *s, long m)
+{
+    long bound = s->cone && s->cone->bound > 0 ? s->cone->bound : cone_first_bound(s);
+    while (bound < m)
+        bound = bound > LONG_MAX / 2 ? m : 2 * bound;
+    HF_TRY(cone_prepare_bound(s, bound, NULL, NULL));
+    hf_cone_t *c = s->cone;
+    long words = c->words;
+    if (c->info.empty)
+        return HF_OK;
+    /* units: the roots of Close-by-One, the rays whose own closure adds no smaller ray */
+    for (long j = 0; j < c->nrays && c->ssize[j] <= m; j++) {
+        const uint64_t *sj = c->supp + j * words;
+        int root = 1;
+        for (long r = 0; r < j && root; r++)
+            if (bits_subset(c->supp + r * words, sj, words))
+                root = 0;
+        if (!root)
+            continue;
+        hf_unit_t u = {.block = j, .first = 0, .count = 1, .npre = 0, .pre = {0, 0}};
+        HF_TRY(hf_search_add_unit(s, &u));
+    }
+    return HF_OK;
+}
+
+hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
+{
+    hf_cone_t *c = s->cone;
+    long j = u->block, words = c->words, R = c->nrays;
+    hf_err_t err = HF_OK;
+    cbo_t w = {.s = s, .c = c, .m = m, .run = run};
+    w.in = hf_calloc((size_t)(R ? R : 1), 1);
+    long *D = hf_malloc((size_t)(R ? R : 1) * sizeof *D);
+    if (!w.in || !D) {
+        free(w.in);
+        free(D);
+        return HF_ERR_NOMEM;
+    }
+    /* the root's closure: j and every ray whose support lies in j's (all after j) */
+    const uint64_t *sj = c->supp + j * words;
+    long nd = 0;
+    for (long r = 0; r < R; r++)
+        if (bits_subset(c->supp + r * words, sj, words)) {
+            D[nd++] = r;
+            w.in[r] = 1;
+        }
+    err = cbo_rec(&w, D, nd, sj, c->ssize[j], j);
+    free(D);
+    free(w.in);
+    return err;
+}
+
+long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
+{
+    slong exp[HF_D_MAX];
+    int64_t lo[HF_D_MAX], hi[HF_D_MAX];
+    int d = f->d;
+    for (int a = 0; a < d; a++) {
+        lo[a] = INT64_MAX;
+        hi[a] = 0;
+    }
+    for (slong t = 0; t < f->Q->length; t++) {
+        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
+        for (int a = 0; a < d; a++) {
+            lo[a] = exp[a] < lo[a] ? exp[a] : lo[a];
+            hi[a] = exp[a] > hi[a] ? exp[a] : hi[a];
+        }
+    }
+    long n = 1;
+    for (int a = 0; a < d; a++) {
+        int64_t ext = f->Q->length ? hi[a] - lo[a] : 0;
+        if (ext > span)
+            return 0;
+        if (n > LONG_MAX / (span - ext + 1))
+            return LONG_MAX;
+        n *= span - ext + 1;
+    }
+    return n;
+}
