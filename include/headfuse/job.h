@@ -8,7 +8,8 @@
  * that the output file can be created. Messages name the file, the line and the key:
  *   "jobs/x.yaml:7: entries[1].span: must be an integer 1..16 or a range LO..HI".
  *
- * The job module sits beside the search: it uses the target module only. */
+ * The job module sits beside the search: it uses the target module, and the engine names
+ * of search.h. */
 #ifndef HEADFUSE_JOB_H
 #define HEADFUSE_JOB_H
 
@@ -26,6 +27,7 @@ typedef struct {
     int span;          /* 1..HF_JOB_SPAN_MAX */
     long max_atoms;    /* 0: no limit */
     int prune;         /* 1: proven pruning rules (default); 0: plain enumerator */
+    int engine;        /* hf_engine_t (search.h): auto (default), cone, layered or plain */
     int line;          /* line of the entry in the job file (1-based) */
     int index;         /* position in the file's entries list (before expansion) */
 } hf_job_entry_t;

@@ -19,14 +19,17 @@
 
 /* FNV-1a: a fingerprint of the job, so shards of another job are never merged. Out of
  * memory is an error: a fingerprint of no target would match other jobs' shards. */
-static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, char out[40])
+static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, hf_engine_t engine,
+                            char out[40])
 {
     char *json = hf_target_to_json(t);
     if (!json)
         return HF_ERR_NOMEM;
     uint64_t h = 1469598103934665603ULL;
-    char opts[128];
-    snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|fmt=1", o->span, o->prune, o->max_atoms);
+    char opts[160];
+    /* the engine in use (auto resolved): units of different engines are different units */
+    snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|engine=%s|fmt=2", o->span, o->prune,
+             o->max_atoms, hf_engine_name(engine));
     for (const char *s = json; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     for (const char *s = opts; *s; s++)
@@ -615,7 +618,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     merged_t g;
     memset(&g, 0, sizeof g);
     char fp[40] = "";
-    hf_err_t fe = fingerprint(t, sopts, fp);
+    hf_err_t fe = HF_OK;
     hf_supports_init(sup, 0, t->d, t->dv);
     memset(row, 0, sizeof *row);
 
@@ -641,7 +644,10 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
         goto out;
     }
 
-    e = cli_agree_all(comm, hf_search_create(t, sopts, &s));
+    e = hf_search_create(t, sopts, &s);
+    if (e == HF_OK)
+        e = fingerprint(t, sopts, hf_search_engine(s), fp);
+    e = cli_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
     int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));

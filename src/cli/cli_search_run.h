@@ -28,8 +28,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
  * the minimal supports, unless the box has more points or m* more atoms than these
  * (one exact test of a support of thousands of atoms is out of proportion): then the
  * product head is stored and the counts are left unknown. */
-#define CLI_CERTIFIED_ENUM_POINTS 4096
-#define CLI_CERTIFIED_ENUM_ATOMS 256
+#define CLI_CERTIFIED_ENUM_POINTS 65536
+#define CLI_CERTIFIED_ENUM_ATOMS 4096
 
 /* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
  * decimal strings. Not collective. */

@@ -358,7 +358,10 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
     hf_target_t t;
     HF_TRY(hf_job_entry_target(job, i, &t));
     const hf_job_entry_t *je = job->entries + i;
-    hf_search_opts_t so = {.span = je->span, .prune = je->prune, .max_atoms = je->max_atoms};
+    hf_search_opts_t so = {.span = je->span,
+                           .prune = je->prune,
+                           .max_atoms = je->max_atoms,
+                           .engine = je->prune ? (hf_engine_t)je->engine : HF_ENGINE_AUTO};
     hf_search_t *s = NULL;
     char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN];
     int shortcut = 0;
@@ -423,6 +426,7 @@ static int list_job(const char *path, const char *out, int json)
             json_object_set_new(o, "span", json_integer(en->span));
             json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
             json_object_set_new(o, "prune", json_boolean(en->prune));
+            json_object_set_new(o, "engine", json_string(hf_engine_name((hf_engine_t)en->engine)));
             json_object_set_new(o, "line", json_integer(en->line));
             json_array_append_new(arr, o);
         } else {
@@ -578,7 +582,10 @@ int cli_cmd_run(int argc, char **argv)
             goto fail;
         }
         const hf_job_entry_t *je = job.entries + i;
-        hf_search_opts_t so = {.span = je->span, .prune = je->prune, .max_atoms = je->max_atoms};
+        hf_search_opts_t so = {.span = je->span,
+                               .prune = je->prune,
+                               .max_atoms = je->max_atoms,
+                               .engine = je->prune ? (hf_engine_t)je->engine : HF_ENGINE_AUTO};
         char edir[sizeof st.file], estart[32];
         snprintf(edir, sizeof edir, "%s", entry_dir(&st, i));
         cli_iso_time(estart, sizeof estart);

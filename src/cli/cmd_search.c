@@ -16,20 +16,31 @@
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse search (FILE.json | --family NAME:d=N[,k=K]) --span S\n"
-    "                --out RESULT.h5 [--max-atoms M] [--resume] [--no-prune] [--quiet] [--json]\n"
+    "                --out RESULT.h5 [--max-atoms M] [--engine auto|cone|layered|plain]\n"
+    "                [--resume] [--no-prune] [--quiet] [--json]\n"
     "  Finds every minimal key set in {0..S}^d (canonical position) that carries one head\n"
     "  equal to the target, each with an exact witness. Shards go to RESULT.h5.shards/;\n"
-    "  after SIGTERM/SIGUSR1 or a kill, rerun with --resume to continue.\n";
+    "  after SIGTERM/SIGUSR1 or a kill, rerun with --resume to continue.\n"
+    "  --engine: how candidates are generated (docs/search.md); every engine gives the\n"
+    "  same table. auto (default) takes the cone engine when it has few unknowns, else\n"
+    "  layered; --no-prune is --engine plain.\n";
 
 int cli_cmd_search(int argc, char **argv)
 {
-    const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *pos[1];
+    const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *engine_s = NULL,
+               *pos[1];
     int resume = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL}, {"--span", 1, &span_s, NULL},
-                        {"--out", 1, &out, NULL},       {"--max-atoms", 1, &max_s, NULL},
-                        {"--resume", 0, NULL, &resume}, {"--no-prune", 0, NULL, &no_prune},
-                        {"--quiet", 0, NULL, &quiet},   {"--json", 0, NULL, &json},
-                        {"--help", 0, NULL, &help},     {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
+                        {"--span", 1, &span_s, NULL},
+                        {"--out", 1, &out, NULL},
+                        {"--max-atoms", 1, &max_s, NULL},
+                        {"--resume", 0, NULL, &resume},
+                        {"--no-prune", 0, NULL, &no_prune},
+                        {"--quiet", 0, NULL, &quiet},
+                        {"--json", 0, NULL, &json},
+                        {"--engine", 1, &engine_s, NULL},
+                        {"--help", 0, NULL, &help},
+                        {NULL, 0, NULL, NULL}};
     if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
@@ -51,6 +62,19 @@ int cli_cmd_search(int argc, char **argv)
         fprintf(stderr, "headfuse search: --out RESULT.h5 is required\n");
         return 2;
     }
+    hf_engine_t engine = HF_ENGINE_AUTO;
+    if (engine_s && hf_engine_parse(engine_s, "--engine", &engine) != HF_OK) {
+        fprintf(stderr, "headfuse search: %s\n", hf_error_msg());
+        return 2;
+    }
+    if (no_prune && engine_s && engine != HF_ENGINE_PLAIN) {
+        fprintf(stderr,
+                "headfuse search: --no-prune is the plain engine; it contradicts --engine %s\n",
+                engine_s);
+        return 2;
+    }
+    if (engine == HF_ENGINE_PLAIN)
+        no_prune = 1;
 
     int rank, size;
     char start[32];
@@ -77,7 +101,10 @@ int cli_cmd_search(int argc, char **argv)
         e = HF_ERR_NOMEM;
     if ((e = cli_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
-    hf_search_opts_t so = {.span = (int)span, .prune = !no_prune, .max_atoms = max_atoms};
+    hf_search_opts_t so = {.span = (int)span,
+                           .prune = !no_prune,
+                           .max_atoms = max_atoms,
+                           .engine = no_prune ? HF_ENGINE_AUTO : engine};
     cli_search_cfg_t cfg = {.shard_dir = shard_dir,
                             .resume = resume,
                             .quiet = quiet,

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "headfuse/job.h"
+#include "headfuse/search.h"
 
 #ifndef HF_REPO_DIR
 #define HF_REPO_DIR "."
@@ -336,7 +337,8 @@ typedef struct {
     sweep_t span;
     long max_atoms;
     int prune;
-    int has_span, has_max, has_prune;
+    hf_engine_t engine;
+    int has_span, has_max, has_prune, has_engine;
 } settings_t;
 
 static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char *where,
@@ -358,6 +360,14 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
         snprintf(key, sizeof key, "%s.prune", where);
         HF_TRY(get_bool(c, n, key, &s->prune));
         s->has_prune = 1;
+    }
+    if ((n = get(c, map, "engine"))) {
+        const char *name;
+        snprintf(key, sizeof key, "%s.engine", where);
+        HF_TRY(get_string(c, n, key, &name));
+        if (hf_engine_parse(name, key, &s->engine) != HF_OK)
+            return bad(c, n, key, "'%s': must be auto, cone, layered or plain", name);
+        s->has_engine = 1;
     }
     return HF_OK;
 }
@@ -408,8 +418,8 @@ static hf_err_t check_target(const ctx_t *c, const yaml_node_t *n, const char *k
     return *name ? HF_OK : HF_ERR_NOMEM;
 }
 
-static const char *const entry_keys[] = {"family", "target",    "d",     "k",
-                                         "span",   "max_atoms", "prune", NULL};
+static const char *const entry_keys[] = {"family",    "target", "d",      "k", "span",
+                                         "max_atoms", "prune",  "engine", NULL};
 static const char *const family_names[] = {"wd", "chain", "multi", "wdw", NULL};
 
 static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, int index,
@@ -451,8 +461,20 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
     }
     hf_job_entry_t proto = {.max_atoms = s.has_max ? s.max_atoms : 0,
                             .prune = s.has_prune ? s.prune : 1,
+                            .engine = s.has_engine ? s.engine : HF_ENGINE_AUTO,
                             .line = (int)n->start_mark.line + 1,
                             .index = index};
+    /* prune: false is the plain engine; any other engine with it is a contradiction */
+    if (!proto.prune && proto.engine != HF_ENGINE_AUTO && proto.engine != HF_ENGINE_PLAIN) {
+        snprintf(key, sizeof key, "%s.engine", where);
+        e = bad(c, n, key, "%s contradicts prune: false (the plain engine)",
+                hf_engine_name((hf_engine_t)proto.engine));
+        goto done;
+    }
+    if (!proto.prune || proto.engine == HF_ENGINE_PLAIN) {
+        proto.prune = 0;
+        proto.engine = HF_ENGINE_PLAIN;
+    }
     if (tgt) {
         const char *given;
         snprintf(key, sizeof key, "%s.target", where);
@@ -550,7 +572,7 @@ done:
 
 static const char *const top_keys[] = {"name",     "description", "output",
                                        "defaults", "entries",     NULL};
-static const char *const default_keys[] = {"span", "max_atoms", "prune", NULL};
+static const char *const default_keys[] = {"span", "max_atoms", "prune", "engine", NULL};
 
 static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
 {
@@ -727,7 +749,10 @@ char *hf_job_entry_describe(const hf_job_t *job, long i)
     char buf[512], more[64] = "";
     if (e->max_atoms)
         snprintf(more, sizeof more, " max_atoms %ld", e->max_atoms);
-    snprintf(buf, sizeof buf, "%s span %d%s%s", e->label, e->span, more,
-             e->prune ? "" : " no-prune");
+    snprintf(buf, sizeof buf, "%s span %d%s%s%s", e->label, e->span, more,
+             e->prune ? "" : " no-prune",
+             e->prune && e->engine != HF_ENGINE_AUTO
+                 ? (e->engine == HF_ENGINE_CONE ? " engine cone" : " engine layered")
+                 : "");
     return hf_strdup(buf);
 }

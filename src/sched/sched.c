@@ -244,6 +244,23 @@ static hf_err_t level_worker(level_t *L)
     return err;
 }
 
+/* Preparation (the same on every rank): answers stop requests; rank 0 reports progress. */
+static int poll_prepare(void *ctx)
+{
+    level_t *L = ctx;
+    if (L->rank == 0 && !L->opts->quiet) {
+        double now = MPI_Wtime();
+        if (now - L->last_progress >= L->opts->progress_interval) {
+            char line[256];
+            L->last_progress = now;
+            hf_search_describe(L->search, line, sizeof line);
+            fprintf(stderr, "[%s] preparing, %s, elapsed %.0fs\n",
+                    L->opts->label ? L->opts->label : "search", line, now - L->run_start);
+        }
+    }
+    return hf_sched_stop_requested();
+}
+
 hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t *opts,
                       const hf_sched_hooks_t *hooks, hf_sched_outcome_t *out)
 {
@@ -258,8 +275,35 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     memset(out, 0, sizeof *out);
     out->m_star = -1;
     out->last_m = opts->first_m - 1;
-    L.run_start = MPI_Wtime();
+    L.run_start = L.last_progress = MPI_Wtime();
     hf_err_t err = HF_OK;
+
+    if (opts->first_m <= opts->last_m) {
+        hf_err_t perr = hf_search_prepare(search, poll_prepare, &L);
+        int mine[2] = {(int)(perr == HF_ERR_INTERRUPTED ? HF_OK : perr),
+                       perr == HF_ERR_INTERRUPTED || hf_sched_stop_requested()},
+            any[2];
+        MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm);
+        if (any[0] != HF_OK) {
+            err =
+                perr != HF_OK && perr != HF_ERR_INTERRUPTED
+                    ? perr
+                    : hf_error_relay((hf_err_t)any[0], "another rank failed preparing the search");
+            out->seconds = MPI_Wtime() - L.run_start;
+            return err;
+        }
+        if (any[1]) {
+            out->interrupted = 1;
+            out->seconds = MPI_Wtime() - L.run_start;
+            return HF_OK;
+        }
+        if (L.rank == 0 && !opts->quiet) {
+            char line[256];
+            hf_search_describe(search, line, sizeof line);
+            fprintf(stderr, "[%s] %s (%.1fs)\n", opts->label ? opts->label : "search", line,
+                    MPI_Wtime() - L.run_start);
+        }
+    }
 
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         long nunits = 0;

@@ -25,6 +25,7 @@
  * with the size bound m; a unit is the subtree of one root ray. Every candidate of size m
  * in canonical position goes to the exact test, as in the other engines. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -937,4 +938,27 @@ long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
         n *= span - ext + 1;
     }
     return n;
+}
+
+void hf_search_describe(const hf_search_t *s, char *buf, size_t n)
+{
+    const hf_cone_t *c = s->cone;
+    if (s->engine != HF_ENGINE_CONE) {
+        snprintf(buf, n, "engine %s", hf_engine_name(s->engine));
+        return;
+    }
+    if (!c) {
+        snprintf(buf, n, "engine cone: not prepared");
+        return;
+    }
+    if (c->info.empty) {
+        snprintf(buf, n, "engine cone: an extent of Newt(Q) exceeds the span; no support");
+        return;
+    }
+    if (c->bound < 0)
+        snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes; rays: row %ld/%ld, %ld kept",
+                 c->n, c->nh, c->info.step, c->nh, c->info.step_rays);
+    else
+        snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes, %ld rays of support <= %ld",
+                 c->n, c->nh, c->nrays, c->bound);
 }

@@ -312,10 +312,10 @@ static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
                 HF_CHECK(err, fs_push(fs, 1, &zero), done);
         } else if (sz >= fs->lb) {
             if (!fs->sub)
-                HF_CHECK(
-                    err,
-                    hf_search_create_internal(&fs->target, owner->span, HF_ENGINE_LAYERED, 0, owner->reg, &fs->sub),
-                    done);
+                HF_CHECK(err,
+                         hf_search_create_internal(&fs->target, owner->span, HF_ENGINE_LAYERED, 0,
+                                                   owner->reg, &fs->sub),
+                         done);
             long nu = 0;
             HF_CHECK(err, hf_search_level(fs->sub, sz, &nu), done);
             for (long u = 0; u < nu; u++)

@@ -26,7 +26,7 @@
 #define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */
 #define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
 #define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
-#define HF_SEARCH_CONE_AUTO_MAX 24             /* auto picks the cone up to this many unknowns */
+#define HF_SEARCH_CONE_AUTO_MAX 64             /* auto picks the cone up to this many unknowns */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
