@@ -912,7 +912,7 @@ hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t
     return err;
 }
 
-long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
+void hf_search_extents(const hf_fraction_t *f, int64_t *ext)
 {
     slong exp[HF_D_MAX];
     int64_t lo[HF_D_MAX], hi[HF_D_MAX];
@@ -928,9 +928,18 @@ long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
             hi[a] = exp[a] > hi[a] ? exp[a] : hi[a];
         }
     }
+    for (int a = 0; a < d; a++)
+        ext[a] = f->Q->length ? hi[a] - lo[a] : 0;
+}
+
+long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
+{
+    int64_t e[HF_D_MAX];
+    int d = f->d;
+    hf_search_extents(f, e);
     long n = 1;
     for (int a = 0; a < d; a++) {
-        int64_t ext = f->Q->length ? hi[a] - lo[a] : 0;
+        int64_t ext = e[a];
         if (ext > span)
             return 0;
         if (n > LONG_MAX / (span - ext + 1))

@@ -487,7 +487,8 @@ hf_err_t hf_search_layered_level(hf_search_t *s, long m)
         long n0 = fs_count(lo, s0);
         if (n0 == 0)
             continue;
-        for (long t = 1; t <= S; t++) {
+        /* the top level is K's width along x_{d-1}, at least Newt(Q)'s (MATH 7.4) */
+        for (long t = s->qext[s->d - 1] > 1 ? s->qext[s->d - 1] : 1; t <= S; t++) {
             long nmid = (t - 1) * s->nlayer;
             for (long st = hi->lb; st <= m - s0 && st <= hi->done; st++) {
                 long r = m - s0 - st, nt = fs_count(hi, st);

@@ -217,7 +217,8 @@ static hf_err_t search_faces(hf_search_t *s, long m, const uint32_t *idx, int *o
             nlo += keys[i * d + j] == 0;
             nhi += keys[i * d + j] == top[j];
         }
-        if (nlo < s->faces[2 * j].lb || nhi < s->faces[2 * j + 1].lb)
+        /* widths (MATH 7.4), then the faces' sizes against their lower bounds */
+        if (top[j] < s->qext[j] || nlo < s->faces[2 * j].lb || nhi < s->faces[2 * j + 1].lb)
             return HF_OK;
     }
     for (int j = 0; j < d - 1; j++) {
@@ -420,6 +421,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     }
     s->first = prune ? s->lb : 1;
     s->last = ubl;
+    hf_search_extents(&s->frac, s->qext);
     if (prune) {
         /* widths add under Minkowski sums (MATH 7.4): a span below an extent of Newt(Q)
          * holds no support, whatever the engine */

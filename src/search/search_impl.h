@@ -122,6 +122,7 @@ struct hf_search_s {
     hf_target_t t;
     int d, dv, span, prune;
     hf_engine_t engine; /* resolved: layered, cone or plain */
+    int64_t qext[HF_D_MAX]; /* extents of Newt(Q): every support is at least this wide */
     hf_cone_t *cone;    /* cone engine state, built by hf_search_prepare */
     long max_atoms;
     int top;             /* 1: created by hf_search_create (reports, witnesses, group) */
@@ -223,6 +224,8 @@ hf_err_t hf_search_cone_level(hf_search_t *s, long m);
 hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
 /* Figures of the cone engine (NULL before preparation or for another engine). */
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
+/* Extents of Newt(Q) per coordinate (max - min exponent of Q). */
+void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 /* Unknowns of the cone engine for this span (0 if some extent of Newt(Q) exceeds it). */
 long hf_search_cone_unknowns(const hf_fraction_t *f, int span);
 
