@@ -53,7 +53,7 @@ void hf_lower_init(hf_lower_t *L);
 void hf_lower_clear(hf_lower_t *L);
 
 /* LB(T) as hf_bounds_lower, with its rule. On small targets (product of head sizes at
- * most 4096, at most 4096 faces) it also evaluates the disjoint-faces rule with the
+ * most 512, d <= 5, at most 4096 faces) it also evaluates the disjoint-faces rule with the
  * recursive LB of every face's limit target; it is reported only if it is larger
  * (which the proof in docs/bounds.md rules out: it equals the vertex count). out must
  * be initialised (hf_lower_init) and is filled in. */

@@ -89,8 +89,9 @@ hf_err_t hf_newton_packing_bound_ex(const hf_newton_t *N, const long *value, lon
  * forming P/Q when possible: heads on disjoint coordinates form blocks whose counts
  * multiply; a block whose non-constant heads all have their keys on lines counts as a
  * zonotope (regions of a hyperplane arrangement, docs/bounds.md); any other block
- * through hf_newton_from_fraction when the product of its head sizes is at most
- * 65536. *known = 0 (count 0) when some block is out of reach. Not collective. */
+ * through hf_newton_from_fraction when the product of its head sizes is at most 4096
+ * and it uses at most 8 coordinates (that can take seconds). *known = 0 (count 0) when
+ * some block is out of reach. Not collective. */
 hf_err_t hf_newton_vertex_count(const hf_target_t *t, fmpz_t count, int *known);
 
 #endif

@@ -112,12 +112,19 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
  * a constant head; *nblocks their number (limit.c). */
 void hf_bounds_blocks(const hf_target_t *t, uint64_t *used, int *block, int *nblocks);
 
+/* When a block of heads not on lines goes through P/Q and cddlib: the product of its
+ * head sizes at most terms_max and at most dim_max coordinates used. */
+typedef struct {
+    long terms_max;
+    int dim_max;
+} hf_bounds_cdd_limits_t;
+
 /* Vertices of Newt(Q) of t's reduced denominator (newton_count.c): blocks of heads on
  * disjoint coordinates multiply; a block whose heads lie on lines counts by the
- * arrangement; any other block through cddlib when the product of its head sizes is at
- * most cdd_terms_max (0: never). *known = 0 when some block could not be counted. */
-hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A, long cdd_terms_max,
-                                fmpz_t count, int *known);
+ * arrangement; any other block through cddlib within lim. *known = 0 when some block
+ * could not be counted. */
+hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
+                                const hf_bounds_cdd_limits_t *lim, fmpz_t count, int *known);
 
 /* |A_1 + ... + A_H| restricted to coords[nc] for the given heads, by the transfer DP
  * over the coordinates in the order given (upper_dp.c). *ok = 0 when a state or work

@@ -44,12 +44,18 @@
 #define LB_PRIMES 3           /* primes tried in a non-invariance proof */
 #define LB_POINTS 4           /* point pairs tried per prime */
 /* Newton vertex counts of blocks whose heads are not on lines go through P/Q and
- * cddlib when the product of the block's head sizes is at most this; rule (c) is
- * evaluated when the whole target's product is at most LB_PACK_TERMS and Newt(Q) has
- * at most LB_PACK_FACES proper faces. */
-#define LB_CDD_TERMS 4096L
-#define LB_PACK_TERMS 4096L
+ * cddlib when the product of the block's head sizes is at most LB_CDD_TERMS and it uses
+ * at most LB_CDD_DIM coordinates (cddlib's time grows quickly with both); rule (c) is
+ * evaluated when the whole target's product is at most LB_PACK_TERMS, d is at most
+ * LB_PACK_DIM and Newt(Q) has at most LB_PACK_FACES proper faces (chain_5 then costs
+ * 0.15 s; W_8 would cost 0.14 s for nothing: 6561 faces). */
+#define LB_CDD_TERMS 1024L
+#define LB_CDD_DIM 6
+#define LB_PACK_TERMS 512L
+#define LB_PACK_DIM 5
 #define LB_PACK_FACES 4096L
+
+static const hf_bounds_cdd_limits_t lb_cdd_limits = {LB_CDD_TERMS, LB_CDD_DIM};
 
 /* A target with sparse keys. Head h owns atoms hstart[h] .. hstart[h+1]-1; atom a's
  * key has nonzero coordinates kidx[e] (increasing) with values kval[e] for e in
@@ -628,7 +634,7 @@ static hf_err_t lb_newton(lb_ctx_t *cx, const lb_tgt_t *C, fmpz_t v, int *known)
     hf_target_t t;
     HF_TRY(lb_to_target(C, &t));
     cx->work += C->natoms;
-    hf_err_t err = hf_bounds_newton_count(&t, &cx->arr, LB_CDD_TERMS, v, known);
+    hf_err_t err = hf_bounds_newton_count(&t, &cx->arr, &lb_cdd_limits, v, known);
     hf_target_clear(&t);
     return err;
 }
@@ -837,7 +843,7 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
     *done = 0;
     for (int h = 0; h < t->nheads; h++)
         terms *= (double)t->heads[h].natoms;
-    if (terms > (double)LB_PACK_TERMS)
+    if (terms > (double)LB_PACK_TERMS || t->d > LB_PACK_DIM)
         goto cleanup;
     have_f = 1;
     HF_CHECK(err, hf_fraction_from_target(&f, t), cleanup);
@@ -901,7 +907,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
     *complete = 0;
     HF_CHECK(err, hf_bounds_check_target(t, "lower bound"), cleanup0);
     HF_CHECK(err, lb_ctx_init(&cx, 1), cleanup);
-    HF_CHECK(err, hf_bounds_newton_count(t, &cx.arr, LB_CDD_TERMS, v, &known), cleanup);
+    HF_CHECK(err, hf_bounds_newton_count(t, &cx.arr, &lb_cdd_limits, v, &known), cleanup);
     if (known) {
         /* (b); (a) and (c) cannot exceed it, so the directions are not explored */
         fmpz_set(lb, v);

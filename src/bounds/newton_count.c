@@ -13,11 +13,16 @@
 #include "bounds/bounds_impl.h"
 #include "headfuse/newton.h"
 
-#define NEWTON_COUNT_CDD_TERMS 65536L /* hf_newton_vertex_count's limit for cddlib */
+/* hf_newton_vertex_count's limits for a block through cddlib: product of head sizes and
+ * coordinates used (the double description slows down quickly with both: chain_6's 956
+ * points in 6 dimensions take 1.7 s, W_9's 512 points in 9 dimensions 0.3 s). */
+#define NEWTON_COUNT_CDD_TERMS 4096L
+#define NEWTON_COUNT_CDD_DIM 8
 
-/* Vertices of Newt(Q) for the heads heads[nh] alone, through P/Q and cddlib. */
-static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, long terms_max,
-                             fmpz_t count, int *known)
+/* Vertices of Newt(Q) for the heads heads[nh] alone (using ncoords coordinates), through
+ * P/Q and cddlib, within the limits. */
+static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int ncoords,
+                             const hf_bounds_cdd_limits_t *lim, fmpz_t count, int *known)
 {
     hf_err_t err = HF_OK;
     hf_target_t sub;
@@ -28,7 +33,7 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, lon
     hf_newton_init(&N);
     for (int k = 0; k < nh; k++)
         terms *= (double)t->heads[heads[k]].natoms;
-    if (terms > (double)terms_max) {
+    if (terms > (double)lim->terms_max || ncoords > lim->dim_max) {
         *known = 0;
         return HF_OK;
     }
@@ -49,8 +54,8 @@ cleanup:
     return err;
 }
 
-hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A, long cdd_terms_max,
-                                fmpz_t count, int *known)
+hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
+                                const hf_bounds_cdd_limits_t *lim, fmpz_t count, int *known)
 {
     hf_err_t err = HF_OK;
     int H = t->nheads, d = t->d, nb = 0;
@@ -70,9 +75,12 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A, long c
     hf_bounds_blocks(t, used, block, &nb);
     for (int b = 0; b < nb && *known; b++) {
         int nm = 0, all_lines;
+        uint64_t mask = 0;
         for (int h = 0; h < H; h++)
-            if (block[h] == b)
+            if (block[h] == b) {
                 members[nm++] = h;
+                mask |= used[h];
+            }
         HF_CHECK(err, hf_bounds_line_groups(t, members, nm, &all_lines, &gens, &lens, &m), cleanup);
         if (all_lines) { /* the zonotope's generators, counted together below */
             if (m) {
@@ -86,7 +94,8 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A, long c
                 nall += m;
             }
         } else {
-            HF_CHECK(err, count_by_cdd(t, members, nm, cdd_terms_max, c, known), cleanup);
+            HF_CHECK(err, count_by_cdd(t, members, nm, __builtin_popcountll(mask), lim, c, known),
+                     cleanup);
             if (*known)
                 fmpz_mul(count, count, c);
         }
@@ -120,7 +129,8 @@ hf_err_t hf_newton_vertex_count(const hf_target_t *t, fmpz_t count, int *known)
     *known = 0;
     HF_TRY(hf_bounds_check_target(t, "Newton vertex count"));
     HF_TRY(hf_bounds_arr_init(&A));
-    hf_err_t err = hf_bounds_newton_count(t, &A, NEWTON_COUNT_CDD_TERMS, count, known);
+    hf_bounds_cdd_limits_t lim = {NEWTON_COUNT_CDD_TERMS, NEWTON_COUNT_CDD_DIM};
+    hf_err_t err = hf_bounds_newton_count(t, &A, &lim, count, known);
     hf_bounds_arr_clear(&A);
     return err;
 }
