@@ -768,37 +768,36 @@ static void expect_fvector(const hf_newton_t *N, const long *fv, int dim)
         CU_ASSERT_EQUAL(fk[k], fv[k]);
 }
 
+/* Newt(Q) of a family member: its f-vector and the invariants of check_newton. */
+static void check_family(hf_target_t *t, const long *fv, int dim)
+{
+    hf_newton_t N;
+    newton_of(t, 100000, &N);
+    expect_fvector(&N, fv, dim);
+    check_newton(t, &N);
+    hf_newton_clear(&N);
+    hf_target_clear(t);
+}
+
 static void test_newton_families(void)
 {
     static const long cube3[] = {8, 12, 6}, cube4[] = {16, 32, 24, 8};
     static const long chain3[] = {18, 28, 12}, chain4[] = {54, 114, 80, 20};
-    static const long hexagon[] = {6, 6};
+    static const long hexagon[] = {6, 6}, square[] = {4, 4};
     hf_target_t t;
     hf_newton_t N;
     fam_wd(&t, 3);
-    newton_of(&t, 100000, &N);
-    expect_fvector(&N, cube3, 3);
-    check_newton(&t, &N);
-    hf_newton_clear(&N);
-    hf_target_clear(&t);
+    check_family(&t, cube3, 3);
     fam_wd(&t, 4);
-    newton_of(&t, 100000, &N);
-    expect_fvector(&N, cube4, 4);
-    check_newton(&t, &N);
-    hf_newton_clear(&N);
-    hf_target_clear(&t);
+    check_family(&t, cube4, 4);
     fam_chain(&t, 2);
-    newton_of(&t, 100000, &N);
-    expect_fvector(&N, hexagon, 2);
-    check_newton(&t, &N);
-    hf_newton_clear(&N);
-    hf_target_clear(&t);
+    check_family(&t, hexagon, 2);
     fam_chain(&t, 3);
-    newton_of(&t, 100000, &N);
-    expect_fvector(&N, chain3, 3);
-    check_newton(&t, &N);
-    /* a cap keeps the lowest dimensions: all 18 vertices and 2 edges */
-    hf_newton_clear(&N);
+    check_family(&t, chain3, 3);
+    fam_chain(&t, 4);
+    check_family(&t, chain4, 4);
+    /* a cap keeps the lowest dimensions: all 18 vertices of chain_3 and 2 edges */
+    fam_chain(&t, 3);
     newton_of(&t, 20, &N);
     CU_ASSERT_EQUAL(N.faces_complete, 0);
     CU_ASSERT_EQUAL(N.nfaces, 20);
@@ -810,20 +809,13 @@ static void test_newton_families(void)
     CU_ASSERT(N.nfaces == 0 && N.faces_complete == 0 && N.nverts == 18 && N.nfacets == 12);
     hf_newton_clear(&N);
     hf_target_clear(&t);
-    fam_chain(&t, 4);
-    newton_of(&t, 100000, &N);
-    expect_fvector(&N, chain4, 4);
-    check_newton(&t, &N);
-    hf_newton_clear(&N);
-    hf_target_clear(&t);
     /* multi_{2,3}: Q = (1 + x + x^2)(1 + y + y^2), the square [0,2]^2 */
     fam_multi(&t, 2, 3);
     newton_of(&t, 100000, &N);
     CU_ASSERT_EQUAL(N.nverts, 4);
     CU_ASSERT(N.verts[4] == 2 && N.verts[5] == 0 && N.verts[6] == 2 && N.verts[7] == 2);
-    check_newton(&t, &N);
     hf_newton_clear(&N);
-    hf_target_clear(&t);
+    check_family(&t, square, 2);
 }
 
 /* Lower-dimensional polytopes: directions lie in the hull's direction space. */
@@ -886,6 +878,27 @@ static void test_newton_lower_dim(void)
     hf_target_clear(&t);
 }
 
+/* A seeded random target in d <= 3 coordinates: 1..3 heads of 2..4 atoms, keys in
+ * {0,1,2}^d, weights 1..3, values -2..2 (fam_rng). */
+static void random_small_target(hf_target_t *t, int d)
+{
+    int H = (int)fam_rnd(1, 3);
+    fam_die(hf_target_init(t, "rnd", d, 1));
+    for (int k = 0; k < H; k++) {
+        hf_head_t h;
+        hf_head_init(&h, d, 1);
+        int n = (int)fam_rnd(2, 4);
+        for (int a = 0; a < n; a++) {
+            int64_t key[3];
+            for (int j = 0; j < d; j++)
+                key[j] = fam_rnd(0, 2);
+            fam_atom(&h, key, fam_rnd(1, 3), fam_rnd(-2, 2));
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
 /* Random small targets of 1..3 heads with 2..4 atoms in d = 2, 3: the invariants of
  * check_newton, and the vertex count of hf_newton_vertex_count. */
 static void test_newton_random(void)
@@ -893,22 +906,8 @@ static void test_newton_random(void)
     fam_rng_state = 77;
     long total_faces = 0;
     for (int it = 0; it < 120; it++) {
-        int d = (int)fam_rnd(2, 3), H = (int)fam_rnd(1, 3);
         hf_target_t t;
-        fam_die(hf_target_init(&t, "rnd", d, 1));
-        for (int k = 0; k < H; k++) {
-            hf_head_t h;
-            hf_head_init(&h, d, 1);
-            int n = (int)fam_rnd(2, 4);
-            for (int a = 0; a < n; a++) {
-                int64_t key[3];
-                for (int j = 0; j < d; j++)
-                    key[j] = fam_rnd(0, 2);
-                fam_atom(&h, key, fam_rnd(1, 3), fam_rnd(-2, 2));
-            }
-            fam_die(hf_target_add_head(&t, &h));
-            hf_head_clear(&h);
-        }
+        random_small_target(&t, (int)fam_rnd(2, 3));
         hf_newton_t N;
         fmpz_t c;
         int known;
@@ -1263,21 +1262,7 @@ static void test_disjoint_equals_vertices(void)
         } else if (it == 2) {
             fam_multi(&t, 2, 3);
         } else {
-            int d = (int)fam_rnd(1, 3), H = (int)fam_rnd(1, 3);
-            fam_die(hf_target_init(&t, "rnd", d, 1));
-            for (int k = 0; k < H; k++) {
-                hf_head_t h;
-                hf_head_init(&h, d, 1);
-                int na = (int)fam_rnd(2, 4);
-                for (int a = 0; a < na; a++) {
-                    int64_t key[3];
-                    for (int j = 0; j < d; j++)
-                        key[j] = fam_rnd(0, 2);
-                    fam_atom(&h, key, fam_rnd(1, 3), fam_rnd(-2, 2));
-                }
-                fam_die(hf_target_add_head(&t, &h));
-                hf_head_clear(&h);
-            }
+            random_small_target(&t, (int)fam_rnd(1, 3));
         }
         CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_disjoint(&t, c, &done), HF_OK);
         CU_ASSERT_EQUAL_FATAL(hf_newton_vertex_count(&t, v, &known), HF_OK);

@@ -32,6 +32,15 @@ long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *add
 /* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0). 0 on NOMEM. */
 int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx);
 
+/* Rows of w integers (row-major); hf_bounds_cmp_rows orders rows a and b
+ * lexicographically (ctx: an hf_bounds_rows_t), for hf_bounds_sort. */
+typedef struct {
+    const int64_t *rows;
+    int w;
+} hf_bounds_rows_t;
+
+int hf_bounds_cmp_rows(const void *ctx, long a, long b);
+
 /* Check a target passed to a bounds function: dimensions and every head valid. */
 hf_err_t hf_bounds_check_target(const hf_target_t *t, const char *who);
 

@@ -964,31 +964,36 @@ hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete)
     return lb_best(t, 0, NULL, lb, complete);
 }
 
-hf_err_t hf_bounds_lower_face_rule(const hf_target_t *t, fmpz_t lb, int *complete)
+/* One of the internal variants in a fresh context: newton = 0 for the face rule alone. */
+typedef hf_err_t (*lb_variant_t)(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out, int *flag);
+
+static hf_err_t lb_run(const hf_target_t *t, int newton, lb_variant_t fn, fmpz_t out, int *flag)
 {
     hf_err_t err = HF_OK;
     lb_ctx_t cx;
-    fmpz_one(lb);
-    *complete = 0;
+    fmpz_one(out);
+    *flag = 0;
     HF_TRY(hf_bounds_check_target(t, "lower bound"));
-    HF_CHECK(err, lb_ctx_init(&cx, 0), cleanup);
-    HF_CHECK(err, lb_of_target(&cx, t, 0, lb), cleanup);
-    *complete = !cx.truncated;
+    HF_CHECK(err, lb_ctx_init(&cx, newton), cleanup);
+    HF_CHECK(err, fn(&cx, t, out, flag), cleanup);
 cleanup:
     lb_ctx_clear(&cx);
     return err;
 }
 
+static hf_err_t lb_face_rule_only(lb_ctx_t *cx, const hf_target_t *t, fmpz_t lb, int *complete)
+{
+    HF_TRY(lb_of_target(cx, t, 0, lb));
+    *complete = !cx->truncated;
+    return HF_OK;
+}
+
+hf_err_t hf_bounds_lower_face_rule(const hf_target_t *t, fmpz_t lb, int *complete)
+{
+    return lb_run(t, 0, lb_face_rule_only, lb, complete);
+}
+
 hf_err_t hf_bounds_lower_disjoint(const hf_target_t *t, fmpz_t out, int *done)
 {
-    hf_err_t err = HF_OK;
-    lb_ctx_t cx;
-    fmpz_one(out);
-    *done = 0;
-    HF_TRY(hf_bounds_check_target(t, "lower bound"));
-    HF_CHECK(err, lb_ctx_init(&cx, 1), cleanup);
-    HF_CHECK(err, lb_disjoint_faces(&cx, t, out, done), cleanup);
-cleanup:
-    lb_ctx_clear(&cx);
-    return err;
+    return lb_run(t, 1, lb_disjoint_faces, out, done);
 }

@@ -523,22 +523,6 @@ cleanup:
 
 /* ------------------------------------------------------------------ main */
 
-typedef struct {
-    const int64_t *pts;
-    int d;
-} newton_order_t;
-
-static int newton_cmp_points(const void *ctx, long a, long b)
-{
-    const newton_order_t *o = ctx;
-    for (int j = 0; j < o->d; j++) {
-        int64_t x = o->pts[a * o->d + j], y = o->pts[b * o->d + j];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newton_t *N)
 {
     hf_err_t err = HF_OK;
@@ -642,8 +626,8 @@ hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newt
         if (any && bits_count(acc, nwp) == 1)
             vidx[nv++] = i;
     }
-    newton_order_t ord = {pts, d};
-    if (!hf_bounds_sort(vidx, nv, newton_cmp_points, &ord)) {
+    hf_bounds_rows_t ord = {pts, d};
+    if (!hf_bounds_sort(vidx, nv, hf_bounds_cmp_rows, &ord)) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }

@@ -157,23 +157,6 @@ cleanup:
     return err;
 }
 
-/* Lexicographic order of the product head's keys. */
-typedef struct {
-    const int64_t *keys;
-    int d;
-} upper_order_t;
-
-static int upper_cmp_keys(const void *ctx, long a, long b)
-{
-    const upper_order_t *o = ctx;
-    for (int j = 0; j < o->d; j++) {
-        int64_t x = o->keys[a * o->d + j], y = o->keys[b * o->d + j];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 /* The constant value of a constant head: its common value, or sum c v / sum c when all
  * keys are equal. Added into acc[dv]. */
 static void upper_add_constant(const hf_head_t *h, fmpq *acc)
@@ -302,8 +285,8 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
     }
     for (long i = 0; i < cur.n; i++)
         order[i] = i;
-    upper_order_t o = {cur.keys, d};
-    if (!hf_bounds_sort(order, cur.n, upper_cmp_keys, &o)) {
+    hf_bounds_rows_t o = {cur.keys, d};
+    if (!hf_bounds_sort(order, cur.n, hf_bounds_cmp_rows, &o)) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }

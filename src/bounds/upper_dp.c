@@ -26,22 +26,6 @@
 #define DP_MSUM_MAX (1L << 16)   /* window sums of the heads starting at one coordinate */
 #define DP_WORK_MAX (1L << 26)   /* pairs over the whole count */
 
-typedef struct {
-    const int64_t *rows;
-    int w;
-} dp_order_t;
-
-static int dp_cmp_rows(const void *ctx, long a, long b)
-{
-    const dp_order_t *o = ctx;
-    for (int j = 0; j < o->w; j++) {
-        int64_t x = o->rows[a * o->w + j], y = o->rows[b * o->w + j];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 /* M = sum of the heads hs[nhs] over window positions p..p+w-1 (pos[c] is the position
  * of coordinate coords[c]; each head shifted to minimum 0). *ok = 0 over the cap. */
 static hf_err_t dp_window_sum(const hf_target_t *t, const int *hs, int nhs, const int *coords,
@@ -179,8 +163,8 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                         y[j] = (j < wold ? X[x * wold + j] : 0) + M.keys[m * M.b + j];
                     order[x * M.n + m] = x * M.n + m;
                 }
-            dp_order_t o = {pairs, win};
-            if (!hf_bounds_sort(order, np, dp_cmp_rows, &o)) {
+            hf_bounds_rows_t o = {pairs, win};
+            if (!hf_bounds_sort(order, np, hf_bounds_cmp_rows, &o)) {
                 err = HF_ERR_NOMEM;
                 goto cleanup;
             }
@@ -191,7 +175,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                 key.n = 0;
                 long r1 = r;
                 for (; r1 < np && pairs[order[r1] * win] == sigma; r1++) {
-                    if (r1 > r && dp_cmp_rows(&o, order[r1 - 1], order[r1]) == 0)
+                    if (r1 > r && hf_bounds_cmp_rows(&o, order[r1 - 1], order[r1]) == 0)
                         continue;
                     HF_CHECK(err,
                              hf_bounds_buf_put(&key, pairs + order[r1] * win + 1,

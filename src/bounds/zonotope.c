@@ -51,22 +51,6 @@ static int64_t arr_gcd(int64_t a, int64_t b)
     return a;
 }
 
-typedef struct {
-    const int64_t *v;
-    int n;
-} arr_order_t;
-
-static int arr_cmp_vec(const void *ctx, long a, long b)
-{
-    const arr_order_t *o = ctx;
-    for (int j = 0; j < o->n; j++) {
-        int64_t x = o->v[a * o->n + j], y = o->v[b * o->n + j];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz_t count,
                           int *known);
 
@@ -234,8 +218,8 @@ static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz
     }
     for (long i = 0; i < m; i++)
         order[i] = i;
-    arr_order_t o = {vecs, n};
-    if (!hf_bounds_sort(order, m, arr_cmp_vec, &o)) {
+    hf_bounds_rows_t o = {vecs, n};
+    if (!hf_bounds_sort(order, m, hf_bounds_cmp_rows, &o)) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -271,7 +255,7 @@ static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz
                 first++;
             if (cmap[first] < 0)
                 continue;
-            if (r > 0 && arr_cmp_vec(&o, order[r - 1], order[r]) == 0)
+            if (r > 0 && hf_bounds_cmp_rows(&o, order[r - 1], order[r]) == 0)
                 continue; /* parallel to the previous one: the same hyperplane */
             for (int j = 0; j < n; j++)
                 if (cmap[j] >= 0)
