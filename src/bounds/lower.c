@@ -914,7 +914,14 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
         rule = fmpz_cmp_si(v, 1) > 0 ? "newton_vertices" : "trivial";
         *complete = 1;
         if (disjoint) {
-            HF_CHECK(err, lb_disjoint_faces(&cx, t, c, &done), cleanup);
+            err = lb_disjoint_faces(&cx, t, c, &done);
+            if (err == HF_ERR_LIMIT) { /* (c) is optional: skip it */
+                hf_error_clear();
+                err = HF_OK;
+                done = 0;
+            }
+            if (err != HF_OK)
+                goto cleanup;
             if (done && fmpz_cmp(c, lb) > 0) {
                 fmpz_set(lb, c);
                 rule = "disjoint_faces";

@@ -20,7 +20,8 @@
 #define NEWTON_COUNT_CDD_DIM 8
 
 /* Vertices of Newt(Q) for the heads heads[nh] alone (using ncoords coordinates), through
- * P/Q and cddlib, within the limits. */
+ * P/Q and cddlib, within the limits. A built-in limit met on the way (HF_ERR_LIMIT) makes
+ * the count unknown, not an error. */
 static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int ncoords,
                              const hf_bounds_cdd_limits_t *lim, fmpz_t count, int *known)
 {
@@ -46,6 +47,11 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int
     HF_CHECK(err, hf_newton_from_fraction(&f, 0, &N), cleanup);
     fmpz_set_si(count, N.nverts);
 cleanup:
+    if (err == HF_ERR_LIMIT) { /* a limit of the algebra or of cddlib: count unknown */
+        hf_error_clear();
+        err = HF_OK;
+        *known = 0;
+    }
     hf_newton_clear(&N);
     if (have_f)
         hf_fraction_clear(&f);
