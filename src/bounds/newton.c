@@ -79,14 +79,6 @@ static long bits_count(const uint64_t *s, long nw)
     return c;
 }
 
-static int bits_empty(const uint64_t *s, long nw)
-{
-    for (long i = 0; i < nw; i++)
-        if (s[i])
-            return 0;
-    return 1;
-}
-
 /* ------------------------------------------------------------------ affine hull */
 
 /* Echelon basis R[0..r) of the span of p_i - p_0 with distinct pivot columns piv[k]
@@ -521,6 +513,35 @@ cleanup:
     return err;
 }
 
+/* Affine dimension of the vertices in the set sel (-1 when it is empty). */
+static int newton_affine_dim(const int64_t *verts, const uint64_t *sel, long nv, int d)
+{
+    long first = -1, k = 0;
+    for (long v = 0; v < nv; v++)
+        if (bits_get(sel, v)) {
+            if (first < 0)
+                first = v;
+            else
+                k++;
+        }
+    if (first < 0)
+        return -1;
+    if (k == 0)
+        return 0;
+    fmpz_mat_t D;
+    fmpz_mat_init(D, k, d);
+    long row = 0;
+    for (long v = first + 1; v < nv; v++)
+        if (bits_get(sel, v)) {
+            for (int j = 0; j < d; j++)
+                fmpz_set_si(fmpz_mat_entry(D, row, j), verts[v * d + j] - verts[first * d + j]);
+            row++;
+        }
+    int rank = (int)fmpz_mat_rank(D);
+    fmpz_mat_clear(D);
+    return rank;
+}
+
 /* ------------------------------------------------------------------ main */
 
 hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newton_t *N)
@@ -682,9 +703,11 @@ hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newt
                 bits_set(fv + q * lat.nwv, v);
                 bits_set(vf + v * lat.nwf, q);
             }
+    /* every inequality must be a facet: its vertices span dimension r - 1 (cddlib's
+     * output is minimal; this guards the face lattice built on it) */
     for (long q = 0; q < nf; q++)
-        if (bits_empty(fv + q * lat.nwv, lat.nwv)) {
-            err = hf_error(HF_ERR_INTERNAL, "newton: a facet holds no vertex");
+        if (newton_affine_dim(N->verts, fv + q * lat.nwv, nv, d) != r - 1) {
+            err = hf_error(HF_ERR_INTERNAL, "newton: inequality %ld is not a facet", q);
             goto cleanup;
         }
     lat.fv = fv;
