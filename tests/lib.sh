@@ -49,3 +49,17 @@ print(json.dumps(rows, sort_keys=True))'
 json_get() {
   $PY -c 'import json,sys; o=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# png_ok FILE MIN_WIDTH MIN_HEIGHT: FILE is a PNG of at least that size and not blank
+# (needs Debian's matplotlib).
+png_ok() {
+  [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$1: not a PNG"
+  "$PY" - "$1" "$2" "$3" <<'PY' || fail "$1: the image is blank or the wrong size"
+import sys
+import matplotlib.image as mpimg
+img = mpimg.imread(sys.argv[1])
+h, w = img.shape[:2]
+assert w >= int(sys.argv[2]) and h >= int(sys.argv[3]), (w, h)
+assert img[..., :3].std() > 0.05, "blank"
+PY
+}

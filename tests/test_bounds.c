@@ -1,11 +1,19 @@
-/* Tests of the bounds: face-rule lower bound, product-construction upper bound and the
- * product head itself, on W_d, chain, wdw, multi and hand-made targets. Product heads
+/* Tests of the bounds: the lower bound (face rule, Newton vertices, disjoint faces), the
+ * Newton polytope object, the arrangement count, the packing bound, the
+ * product-construction upper bound (enumeration and transfer DP) and the product head
+ * itself, on W_d, chain, wdw, multi, hand-made and seeded random targets. Product heads
  * are checked by the independent verifier. */
 #include <math.h>
+#include <stdlib.h>
 #include <time.h>
 
+#include <flint/fmpz_mat.h>
+
+#include "bounds/bounds_impl.h"
 #include "families.h"
+#include "headfuse/algebra.h"
 #include "headfuse/bounds.h"
+#include "headfuse/newton.h"
 #include "headfuse/verify.h"
 #include "unit.h"
 
@@ -121,26 +129,30 @@ static void test_product_head_limit(void)
     hf_target_clear(&t);
 }
 
+/* chain_d: LB = 2 * 3^(d-1) (vertices of the zonotope), the face rule alone 2^d. */
 static void test_chain(void)
 {
-    static const long ub_expect[5] = {0, 0, 7, 24, 82};
+    static const long ub_expect[6] = {0, 0, 7, 24, 82, 0};
+    static const long lb_expect[6] = {0, 0, 6, 18, 54, 162};
     fmpz_t lb, ub;
     fmpz_init(lb);
     fmpz_init(ub);
     printf("\n");
-    for (int d = 2; d <= 4; d++) {
+    for (int d = 2; d <= 5; d++) {
         hf_target_t t;
-        int exact;
+        int exact, complete;
         fam_chain(&t, d);
         bounds_of(&t, lb, ub, &exact);
         printf("  chain_%d: LB = %ld, UB = %ld\n", d, fmpz_get_si(lb), fmpz_get_si(ub));
-        CU_ASSERT(fmpz_equal_si(ub, ub_expect[d]));
+        if (ub_expect[d])
+            CU_ASSERT(fmpz_equal_si(ub, ub_expect[d]));
+        CU_ASSERT(fmpz_equal_si(lb, lb_expect[d]));
         CU_ASSERT_EQUAL(exact, 1);
-        CU_ASSERT(fmpz_cmp_si(lb, 2) >= 0);
         CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
-        if (d == 2) /* faces along e_1 - e_2: sigma(q1+q2) twice, 2 + 2 */
-            CU_ASSERT(fmpz_cmp_si(lb, 4) >= 0);
-        check_product(&t, ub);
+        CU_ASSERT_EQUAL(hf_bounds_lower_face_rule(&t, lb, &complete), HF_OK);
+        CU_ASSERT(fmpz_equal_si(lb, 1L << d));
+        if (d <= 4)
+            check_product(&t, ub);
         hf_target_clear(&t);
     }
     fmpz_clear(ub);
@@ -185,7 +197,7 @@ static void test_multi(void)
             bounds_of(&t, lb, ub, &exact);
             printf("  multi_{%d,%d}: LB = %ld, UB = %ld\n", d, k, fmpz_get_si(lb), fmpz_get_si(ub));
             CU_ASSERT(fmpz_equal_si(ub, kd));
-            CU_ASSERT(fmpz_cmp_si(lb, 1L << d) >= 0);
+            CU_ASSERT(fmpz_equal_si(lb, 1L << d)); /* a box: 2^d vertices */
             CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
             if (kd <= 64)
                 check_product(&t, ub);
@@ -309,10 +321,12 @@ static long naive_lb(const hf_target_t *t)
 
 static void test_random_targets(void)
 {
-    fmpz_t lb, lb2, ub;
+    fmpz_t lb, lb2, ub, vc;
+    long face_below = 0;
     fmpz_init(lb);
     fmpz_init(lb2);
     fmpz_init(ub);
+    fmpz_init(vc);
     for (int it = 0; it < 150; it++) {
         int d = 1 + (int)rnd(3), H = 1 + (int)rnd(4), perm[3] = {0, 1, 2};
         for (int j = d - 1; j > 0; j--) {
@@ -356,13 +370,25 @@ static void test_random_targets(void)
             fam_die(hf_target_add_head(&u, &g));
             hf_head_clear(&g);
         }
-        int exact;
+        int exact, complete, known;
         bounds_of(&t, lb, ub, &exact);
         CU_ASSERT_EQUAL_FATAL(hf_bounds_lower(&u, lb2), HF_OK);
         CU_ASSERT(fmpz_equal(lb, lb2));
-        CU_ASSERT(fmpz_equal_si(lb, naive_lb(&t)));
         CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
         CU_ASSERT(fmpz_sgn(lb) > 0);
+        /* the face rule alone is the naive oracle's bound, and never above the vertex
+         * count (docs/bounds.md); the best LB is the vertex count when it is known */
+        long naive = naive_lb(&t);
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_face_rule(&t, lb2, &complete), HF_OK);
+        CU_ASSERT(fmpz_equal_si(lb2, naive));
+        CU_ASSERT(fmpz_cmp(lb, lb2) >= 0);
+        CU_ASSERT_EQUAL_FATAL(hf_newton_vertex_count(&t, vc, &known), HF_OK);
+        CU_ASSERT_EQUAL(known, 1); /* small targets: lines or cddlib */
+        if (known) {
+            CU_ASSERT(fmpz_equal(lb, vc));
+            CU_ASSERT(fmpz_cmp(lb2, vc) <= 0);
+            face_below += fmpz_cmp(lb2, vc) < 0;
+        }
         check_product(&t, ub);
         for (int h = 0; h < H; h++)
             hf_head_clear(heads + h);
@@ -370,6 +396,9 @@ static void test_random_targets(void)
         hf_target_clear(&u);
         hf_target_clear(&t);
     }
+    printf("\n  150 random targets: the face rule alone is below the vertex count on %ld\n",
+           face_below);
+    fmpz_clear(vc);
     fmpz_clear(ub);
     fmpz_clear(lb2);
     fmpz_clear(lb);
@@ -517,6 +546,7 @@ static void test_blocks(void)
     CU_ASSERT(fmpz_equal_si(ub, 24 * 4));
     CU_ASSERT_EQUAL(exact, 1);
     printf("\n  chain_3 (+) W_2: LB = %ld, UB = %ld\n", fmpz_get_si(lb), fmpz_get_si(ub));
+    CU_ASSERT(fmpz_equal_si(lb, 18 * 4)); /* the product polytope: vertex counts multiply */
     CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
     check_product(&t, ub);
     hf_target_clear(&t);
@@ -572,35 +602,850 @@ static void test_bad_input(void)
     fmpz_clear(lb);
 }
 
-/* chain_64 is too big for the recursion: the work cap stops it, the bound stays valid
- * and the call says it is incomplete (about 3 s natively; skipped under valgrind). */
+/* chain_64 is too big for the face-rule recursion: the work cap stops it, the bound
+ * stays valid and the call says it is incomplete (about 3 s natively; skipped under
+ * valgrind). The best LB is the vertex count, complete and immediate. */
 static void test_lower_capped(void)
 {
     hf_target_t t;
-    fmpz_t lb, ub;
+    fmpz_t lb, ub, expect;
     int complete = -1, exact;
     fmpz_init(lb);
     fmpz_init(ub);
+    fmpz_init(expect);
     fam_chain(&t, 4);
-    CU_ASSERT_EQUAL(hf_bounds_lower_ex(&t, lb, &complete), HF_OK);
+    CU_ASSERT_EQUAL(hf_bounds_lower_face_rule(&t, lb, &complete), HF_OK);
     CU_ASSERT_EQUAL(complete, 1);
     CU_ASSERT(fmpz_equal_si(lb, 16));
+    hf_target_clear(&t);
+    fam_chain(&t, 64);
+    CU_ASSERT_EQUAL(hf_bounds_lower_ex(&t, lb, &complete), HF_OK);
+    CU_ASSERT_EQUAL(complete, 1);
+    fmpz_set_ui(expect, 3);
+    fmpz_pow_ui(expect, expect, 63);
+    fmpz_mul_ui(expect, expect, 2);
+    CU_ASSERT(fmpz_equal(lb, expect));
     hf_target_clear(&t);
     if (!getenv("HF_QUICK")) {
         fam_chain(&t, 64);
         clock_t c0 = clock();
-        CU_ASSERT_EQUAL(hf_bounds_lower_ex(&t, lb, &complete), HF_OK);
+        CU_ASSERT_EQUAL(hf_bounds_lower_face_rule(&t, lb, &complete), HF_OK);
         double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
         CU_ASSERT_EQUAL(hf_bounds_upper(&t, ub, &exact), HF_OK);
-        printf("\n  chain_64: LB >= 2^%ld (complete = %d, %.1f s), UB <= 2^%ld\n",
+        printf("\n  chain_64, face rule alone: LB >= 2^%ld (complete = %d, %.1f s), UB <= 2^%ld\n",
                (long)fmpz_bits(lb) - 1, complete, secs, (long)fmpz_bits(ub) - 1);
         CU_ASSERT_EQUAL(complete, 0);
         CU_ASSERT(fmpz_cmp_si(lb, 2) >= 0);
-        CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
+        CU_ASSERT(fmpz_cmp(lb, expect) <= 0);
+        CU_ASSERT_EQUAL(exact, 1);
         hf_target_clear(&t);
     }
+    fmpz_clear(expect);
     fmpz_clear(ub);
     fmpz_clear(lb);
+}
+
+/* ================================================================ Newton polytopes */
+
+/* Newt(Q) of t with every face; the caller clears N. */
+static void newton_of(const hf_target_t *t, long max_faces, hf_newton_t *N)
+{
+    hf_fraction_t f;
+    hf_newton_init(N);
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_newton_from_fraction(&f, max_faces, N), HF_OK);
+    hf_fraction_clear(&f);
+}
+
+/* Invariants of an hf_newton_t against the exponent points of Q, by brute force:
+ * vertices sorted and among the points; every facet normal primitive with facet_b the
+ * maximum over all points; every face's w picks exactly the face's vertices among the
+ * vertices and its points have affine dimension dim; vertices first; Euler's relation
+ * sum (-1)^k f_k = 1 - (-1)^dim when the list is complete. */
+static void check_newton(const hf_target_t *t, const hf_newton_t *N)
+{
+    hf_fraction_t f;
+    int d = t->d;
+    slong e[HF_D_MAX];
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);
+    long n = f.Q->length;
+    int64_t *P = malloc((size_t)n * d * sizeof *P);
+    for (long i = 0; i < n; i++) {
+        fmpz_mpoly_get_term_exp_si(e, f.Q, i, f.ctx);
+        for (int j = 0; j < d; j++)
+            P[i * d + j] = e[j];
+    }
+    CU_ASSERT_EQUAL(N->d, d);
+    for (long v = 0; v < N->nverts; v++) {
+        int found = 0;
+        for (long i = 0; i < n && !found; i++)
+            found = memcmp(P + i * d, N->verts + v * d, (size_t)d * sizeof *P) == 0;
+        CU_ASSERT(found);
+        if (v > 0)
+            CU_ASSERT(memcmp(N->verts + (v - 1) * d, N->verts + v * d, 0) == 0);
+    }
+    for (long q = 0; q < N->nfacets; q++) {
+        int64_t g = 0, best = INT64_MIN;
+        for (int j = 0; j < d; j++) {
+            int64_t x = llabs(N->facet_w[q * d + j]);
+            while (x) {
+                int64_t r = g % x;
+                g = x;
+                x = r;
+            }
+        }
+        CU_ASSERT_EQUAL(g, 1);
+        for (long i = 0; i < n; i++) {
+            int64_t s = 0;
+            for (int j = 0; j < d; j++)
+                s += N->facet_w[q * d + j] * P[i * d + j];
+            if (s > best)
+                best = s;
+        }
+        CU_ASSERT_EQUAL(best, N->facet_b[q]);
+    }
+    long fk[HF_D_MAX + 1] = {0};
+    for (long i = 0; i < N->nfaces; i++) {
+        const hf_newton_face_t *F = N->faces + i;
+        int64_t best = INT64_MIN;
+        fk[F->dim]++;
+        if (i > 0)
+            CU_ASSERT(N->faces[i - 1].dim <= F->dim);
+        for (long v = 0; v < N->nverts; v++) {
+            int64_t s = 0;
+            for (int j = 0; j < d; j++)
+                s += F->w[j] * N->verts[v * d + j];
+            if (s > best)
+                best = s;
+        }
+        long m = 0;
+        for (long v = 0; v < N->nverts; v++) {
+            int64_t s = 0;
+            for (int j = 0; j < d; j++)
+                s += F->w[j] * N->verts[v * d + j];
+            if (s == best) {
+                CU_ASSERT(m < F->nverts && F->verts[m] == v);
+                m++;
+            }
+        }
+        CU_ASSERT_EQUAL(m, F->nverts);
+        /* affine dimension of the face's vertices */
+        if (F->nverts > 1) {
+            fmpz_mat_t D;
+            fmpz_mat_init(D, F->nverts - 1, d);
+            for (long a = 1; a < F->nverts; a++)
+                for (int j = 0; j < d; j++)
+                    fmpz_set_si(fmpz_mat_entry(D, a - 1, j),
+                                N->verts[F->verts[a] * d + j] - N->verts[F->verts[0] * d + j]);
+            CU_ASSERT_EQUAL(fmpz_mat_rank(D), F->dim);
+            fmpz_mat_clear(D);
+        } else {
+            CU_ASSERT_EQUAL(F->dim, 0);
+        }
+        if (i < N->nverts && N->faces_complete)
+            CU_ASSERT(F->dim == 0 && F->verts[0] == i);
+    }
+    if (N->faces_complete && N->dim > 0) {
+        long euler = 0;
+        for (int k = 0; k < N->dim; k++)
+            euler += (k % 2 ? -1 : 1) * fk[k];
+        CU_ASSERT_EQUAL(euler, N->dim % 2 ? 2 : 0);
+        CU_ASSERT_EQUAL(fk[0], N->nverts);
+        CU_ASSERT_EQUAL(fk[N->dim - 1], N->nfacets);
+    }
+    free(P);
+    hf_fraction_clear(&f);
+}
+
+static void expect_fvector(const hf_newton_t *N, const long *fv, int dim)
+{
+    long fk[HF_D_MAX + 1] = {0};
+    for (long i = 0; i < N->nfaces; i++)
+        fk[N->faces[i].dim]++;
+    CU_ASSERT_EQUAL(N->dim, dim);
+    CU_ASSERT_EQUAL(N->faces_complete, 1);
+    for (int k = 0; k < dim; k++)
+        CU_ASSERT_EQUAL(fk[k], fv[k]);
+}
+
+/* Newt(Q) of a family member: its f-vector and the invariants of check_newton. */
+static void check_family(hf_target_t *t, const long *fv, int dim)
+{
+    hf_newton_t N;
+    newton_of(t, 100000, &N);
+    expect_fvector(&N, fv, dim);
+    check_newton(t, &N);
+    hf_newton_clear(&N);
+    hf_target_clear(t);
+}
+
+static void test_newton_families(void)
+{
+    static const long cube3[] = {8, 12, 6}, cube4[] = {16, 32, 24, 8};
+    static const long chain3[] = {18, 28, 12}, chain4[] = {54, 114, 80, 20};
+    static const long hexagon[] = {6, 6}, square[] = {4, 4};
+    hf_target_t t;
+    hf_newton_t N;
+    fam_wd(&t, 3);
+    check_family(&t, cube3, 3);
+    fam_wd(&t, 4);
+    check_family(&t, cube4, 4);
+    fam_chain(&t, 2);
+    check_family(&t, hexagon, 2);
+    fam_chain(&t, 3);
+    check_family(&t, chain3, 3);
+    fam_chain(&t, 4);
+    check_family(&t, chain4, 4);
+    /* a cap keeps the lowest dimensions: all 18 vertices of chain_3 and 2 edges */
+    fam_chain(&t, 3);
+    newton_of(&t, 20, &N);
+    CU_ASSERT_EQUAL(N.faces_complete, 0);
+    CU_ASSERT_EQUAL(N.nfaces, 20);
+    CU_ASSERT_EQUAL(N.nverts, 18);
+    CU_ASSERT(N.faces[17].dim == 0 && N.faces[18].dim == 1);
+    check_newton(&t, &N);
+    hf_newton_clear(&N);
+    newton_of(&t, 0, &N);
+    CU_ASSERT(N.nfaces == 0 && N.faces_complete == 0 && N.nverts == 18 && N.nfacets == 12);
+    hf_newton_clear(&N);
+    hf_target_clear(&t);
+    /* multi_{2,3}: Q = (1 + x + x^2)(1 + y + y^2), the square [0,2]^2 */
+    fam_multi(&t, 2, 3);
+    newton_of(&t, 100000, &N);
+    CU_ASSERT_EQUAL(N.nverts, 4);
+    CU_ASSERT(N.verts[4] == 2 && N.verts[5] == 0 && N.verts[6] == 2 && N.verts[7] == 2);
+    hf_newton_clear(&N);
+    check_family(&t, square, 2);
+}
+
+/* Lower-dimensional polytopes: directions lie in the hull's direction space. */
+static void test_newton_lower_dim(void)
+{
+    hf_target_t t;
+    hf_newton_t N;
+    int64_t diag[2] = {1, 1};
+    /* sigma(q1 + q2): the segment from (0,0) to (1,1) */
+    fam_die(hf_target_init(&t, "diag", 2, 1));
+    fam_pair(&t, diag, 0, 1);
+    newton_of(&t, 100, &N);
+    CU_ASSERT(N.dim == 1 && N.nverts == 2 && N.nfacets == 2 && N.nfaces == 2);
+    for (long q = 0; q < N.nfacets; q++)
+        CU_ASSERT(N.facet_w[2 * q] == N.facet_w[2 * q + 1] && llabs(N.facet_w[2 * q]) == 1);
+    CU_ASSERT(N.faces[0].w[0] == -1 && N.faces[0].w[1] == -1);
+    CU_ASSERT(N.faces[1].w[0] == 1 && N.faces[1].w[1] == 1);
+    check_newton(&t, &N);
+    hf_newton_clear(&N);
+    hf_target_clear(&t);
+    /* W_2 in a space with an unused third coordinate: normals have no third component */
+    fam_die(hf_target_init(&t, "w2in3", 3, 1));
+    int64_t e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0};
+    fam_pair(&t, e1, 0, 1);
+    fam_pair(&t, e2, 0, 1);
+    newton_of(&t, 100, &N);
+    CU_ASSERT(N.dim == 2 && N.nverts == 4 && N.nfacets == 4 && N.nfaces == 8);
+    for (long q = 0; q < N.nfacets; q++)
+        CU_ASSERT_EQUAL(N.facet_w[3 * q + 2], 0);
+    for (long i = 0; i < N.nfaces; i++)
+        CU_ASSERT_EQUAL(N.faces[i].w[2], 0);
+    check_newton(&t, &N);
+    hf_newton_clear(&N);
+    hf_target_clear(&t);
+    /* a tilted triangle in 3-space: keys (0,0,0), (1,1,0), (0,1,1) */
+    fam_die(hf_target_init(&t, "tri", 3, 1));
+    hf_head_t h;
+    hf_head_init(&h, 3, 1);
+    int64_t k0[3] = {0, 0, 0}, k1[3] = {1, 1, 0}, k2[3] = {0, 1, 1};
+    fam_atom(&h, k0, 1, 0);
+    fam_atom(&h, k1, 1, 1);
+    fam_atom(&h, k2, 2, 3);
+    fam_die(hf_target_add_head(&t, &h));
+    hf_head_clear(&h);
+    newton_of(&t, 100, &N);
+    CU_ASSERT(N.dim == 2 && N.nverts == 3 && N.nfacets == 3 && N.nfaces == 6);
+    for (long q = 0; q < N.nfacets; q++) { /* in L = span{(1,1,0), (0,1,1)} */
+        const int64_t *w = N.facet_w + 3 * q;
+        CU_ASSERT_EQUAL(w[0] - w[1] + w[2], 0); /* orthogonal to (1,-1,1), which spans L^perp */
+    }
+    check_newton(&t, &N);
+    hf_newton_clear(&N);
+    hf_target_clear(&t);
+    /* a constant: Q = 1, one vertex, no proper face */
+    fam_die(hf_target_init(&t, "const", 2, 1));
+    newton_of(&t, 100, &N);
+    CU_ASSERT(N.dim == 0 && N.nverts == 1 && N.nfaces == 0 && N.faces_complete == 1);
+    hf_newton_clear(&N);
+    hf_newton_clear(&N); /* twice is fine */
+    hf_target_clear(&t);
+}
+
+/* A seeded random target in d <= 3 coordinates: 1..3 heads of 2..4 atoms, keys in
+ * {0,1,2}^d, weights 1..3, values -2..2 (fam_rng). */
+static void random_small_target(hf_target_t *t, int d)
+{
+    int H = (int)fam_rnd(1, 3);
+    fam_die(hf_target_init(t, "rnd", d, 1));
+    for (int k = 0; k < H; k++) {
+        hf_head_t h;
+        hf_head_init(&h, d, 1);
+        int n = (int)fam_rnd(2, 4);
+        for (int a = 0; a < n; a++) {
+            int64_t key[3];
+            for (int j = 0; j < d; j++)
+                key[j] = fam_rnd(0, 2);
+            fam_atom(&h, key, fam_rnd(1, 3), fam_rnd(-2, 2));
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
+/* Random small targets of 1..3 heads with 2..4 atoms in d = 2, 3: the invariants of
+ * check_newton, and the vertex count of hf_newton_vertex_count. */
+static void test_newton_random(void)
+{
+    fam_rng_state = 77;
+    long total_faces = 0;
+    for (int it = 0; it < 120; it++) {
+        hf_target_t t;
+        random_small_target(&t, (int)fam_rnd(2, 3));
+        hf_newton_t N;
+        fmpz_t c;
+        int known;
+        fmpz_init(c);
+        newton_of(&t, 100000, &N);
+        check_newton(&t, &N);
+        total_faces += N.nfaces;
+        CU_ASSERT_EQUAL(hf_newton_vertex_count(&t, c, &known), HF_OK);
+        CU_ASSERT(known && fmpz_equal_si(c, N.nverts));
+        hf_newton_clear(&N);
+        fmpz_clear(c);
+        hf_target_clear(&t);
+    }
+    printf("\n  120 random polytopes, %ld faces checked\n", total_faces);
+}
+
+/* ================================================================ zonotopes */
+
+/* Regions of an arrangement (the test's own memo). */
+static long regions(const int64_t *v, long m, int n)
+{
+    hf_bounds_arr_t A;
+    fmpz_t c;
+    int known;
+    fmpz_init(c);
+    fam_die(hf_bounds_arr_init(&A));
+    fam_die(hf_bounds_arr_regions(&A, v, m, n, c, &known));
+    long r = known && fmpz_fits_si(c) ? fmpz_get_si(c) : -1;
+    hf_bounds_arr_clear(&A);
+    fmpz_clear(c);
+    return r;
+}
+
+static void test_arrangements(void)
+{
+    /* coordinate hyperplanes: 2^n; the hexagon; parallel and zero vectors */
+    int64_t v1[] = {1, 0, 0, 1, 1, 1};
+    CU_ASSERT_EQUAL(regions(v1, 3, 2), 6);
+    int64_t v2[] = {1, 0, 0, 1, 1, 1, -2, -2, 0, 0, 3, 0};
+    CU_ASSERT_EQUAL(regions(v2, 6, 2), 6);
+    int64_t v3[] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    CU_ASSERT_EQUAL(regions(v3, 3, 3), 8);
+    /* braid arrangement A_3 (e_i - e_j in R^4): 4! = 24 regions */
+    int64_t braid[6 * 4];
+    long m = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++, m++) {
+            memset(braid + m * 4, 0, 4 * sizeof *braid);
+            braid[m * 4 + i] = 1;
+            braid[m * 4 + j] = -1;
+        }
+    CU_ASSERT_EQUAL(regions(braid, 6, 4), 24);
+    /* generic arrangement of 5 planes in R^3: 2 (C(4,0) + C(4,1) + C(4,2)) = 22 */
+    int64_t gen[] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 2, 3};
+    CU_ASSERT_EQUAL(regions(gen, 5, 3), 22);
+    /* chain configurations, d = 2..64: 2 * 3^(d-1) */
+    fmpz_t c, expect;
+    fmpz_init(c);
+    fmpz_init(expect);
+    hf_bounds_arr_t A;
+    fam_die(hf_bounds_arr_init(&A));
+    for (int d = 2; d <= 64; d++) {
+        int64_t *v = calloc((size_t)(2 * d - 1) * d, sizeof *v);
+        for (int i = 0; i < d; i++)
+            v[i * d + i] = 1;
+        for (int i = 0; i + 1 < d; i++)
+            v[(d + i) * d + i] = v[(d + i) * d + i + 1] = 1;
+        int known;
+        fam_die(hf_bounds_arr_regions(&A, v, 2 * d - 1, d, c, &known));
+        fmpz_set_ui(expect, 3);
+        fmpz_pow_ui(expect, expect, (ulong)d - 1);
+        fmpz_mul_ui(expect, expect, 2);
+        CU_ASSERT(known && fmpz_equal(c, expect));
+        free(v);
+    }
+    hf_bounds_arr_clear(&A);
+    /* invariance under unimodular maps: random configurations in R^3 and R^4, mapped by
+     * random elementary column operations, keep their region count */
+    fam_rng_state = 5;
+    for (int it = 0; it < 200; it++) {
+        int n = (int)fam_rnd(3, 4);
+        long mm = fam_rnd(2, 7);
+        int64_t v[7 * 4], u[7 * 4];
+        for (long i = 0; i < mm * n; i++)
+            v[i] = fam_rnd(-2, 2);
+        memcpy(u, v, sizeof v);
+        for (int op = 0; op < 4; op++) { /* column a += s * column b */
+            int a = (int)fam_rnd(0, n - 1), b = (int)fam_rnd(0, n - 1);
+            int64_t sc = fam_rnd(-1, 1);
+            if (a == b)
+                continue;
+            for (long i = 0; i < mm; i++)
+                u[i * n + a] += sc * u[i * n + b];
+        }
+        CU_ASSERT_EQUAL(regions(v, mm, n), regions(u, mm, n));
+    }
+    fmpz_clear(expect);
+    fmpz_clear(c);
+}
+
+/* Random targets whose heads lie on lines (u and -u mixed, several heads per line,
+ * cancellations): the zonotope count equals cddlib's count of Newt(Q), and
+ * Newt(Q) is the zonotope itself: its width along any direction w is
+ * sum_u deg q_u |w.u|. Includes heads that cancel exactly. */
+static void test_zonotope_vs_cdd(void)
+{
+    static const int64_t dirs[][3] = {{1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, -1, 0},
+                                      {0, 1, 1}, {1, 2, 1}, {2, 1, 0}, {0, 0, 1}};
+    fam_rng_state = 99;
+    long checked = 0, cancelled = 0;
+    for (int it = 0; it < 150; it++) {
+        int d = (int)fam_rnd(2, 3), H = (int)fam_rnd(1, 5);
+        hf_target_t t;
+        fam_die(hf_target_init(&t, "lines", d, 1));
+        for (int k = 0; k < H; k++) {
+            const int64_t *u = dirs[fam_rnd(0, d == 2 ? 3 : 7)];
+            int64_t sign = fam_rnd(0, 1) ? 1 : -1, base[3];
+            for (int j = 0; j < d; j++)
+                base[j] = fam_rnd(-1, 1);
+            hf_head_t h;
+            hf_head_init(&h, d, 1);
+            int n = (int)fam_rnd(2, 3);
+            for (int a = 0; a < n; a++) {
+                int64_t key[3], s = sign * a;
+                for (int j = 0; j < d; j++)
+                    key[j] = base[j] + s * u[j];
+                fam_atom(&h, key, fam_rnd(1, 2), fam_rnd(-1, 1));
+            }
+            fam_die(hf_target_add_head(&t, &h));
+            if (fam_rnd(0, 4) == 0) { /* the same head negated: the pair cancels */
+                for (long a = 0; a < h.natoms; a++)
+                    fmpq_neg(h.values + a, h.values + a);
+                fam_die(hf_target_add_head(&t, &h));
+                cancelled++;
+            }
+            hf_head_clear(&h);
+        }
+        int all_lines, known;
+        int64_t *gens;
+        long *lens, m;
+        fmpz_t c;
+        fmpz_init(c);
+        fam_die(hf_bounds_line_generators(&t, &all_lines, &gens, &lens, &m));
+        CU_ASSERT_EQUAL(all_lines, 1);
+        CU_ASSERT_EQUAL(hf_newton_vertex_count(&t, c, &known), HF_OK);
+        hf_newton_t N;
+        newton_of(&t, 0, &N);
+        CU_ASSERT(known && fmpz_equal_si(c, N.nverts));
+        for (int r = 0; r < 10; r++) {
+            int64_t w[3], hi = INT64_MIN, lo = INT64_MAX, width = 0;
+            for (int j = 0; j < d; j++)
+                w[j] = fam_rnd(-3, 3);
+            for (long v = 0; v < N.nverts; v++) {
+                int64_t s = 0;
+                for (int j = 0; j < d; j++)
+                    s += w[j] * N.verts[v * d + j];
+                hi = s > hi ? s : hi;
+                lo = s < lo ? s : lo;
+            }
+            for (long g = 0; g < m; g++) {
+                int64_t s = 0;
+                for (int j = 0; j < d; j++)
+                    s += w[j] * gens[g * d + j];
+                width += lens[g] * llabs(s);
+            }
+            CU_ASSERT_EQUAL(hi - lo, width);
+        }
+        checked++;
+        hf_newton_clear(&N);
+        free(gens);
+        free(lens);
+        fmpz_clear(c);
+        hf_target_clear(&t);
+    }
+    printf("\n  %ld line-head targets (%ld cancelling pairs): zonotope = Newt(Q)\n", checked,
+           cancelled);
+}
+
+/* ================================================================ packing */
+
+/* The naive reference: f(used) = best total over the vertices not in used, deciding the
+ * lowest free vertex (left alone, or covered by a face through it that avoids used),
+ * memoised on the vertex mask (at most 20 vertices). No bounds, no greedy. */
+static long pack_dp(const hf_newton_t *N, const long *value, uint32_t used, long *memo)
+{
+    if (memo[used] >= 0)
+        return memo[used];
+    long v = 0;
+    while (v < N->nverts && (used >> v & 1))
+        v++;
+    long best = 0;
+    if (v < N->nverts) {
+        best = pack_dp(N, value, used | (UINT32_C(1) << v), memo);
+        for (long i = 0; i < N->nfaces; i++) {
+            const hf_newton_face_t *F = N->faces + i;
+            uint32_t fm = 0;
+            for (long k = 0; k < F->nverts; k++)
+                fm |= UINT32_C(1) << F->verts[k];
+            if (!(fm >> v & 1) || (fm & used))
+                continue;
+            long with = value[i] + pack_dp(N, value, used | fm, memo);
+            if (with > best)
+                best = with;
+        }
+    }
+    memo[used] = best;
+    return best;
+}
+
+static long pack_brute(const hf_newton_t *N, const long *value)
+{
+    size_t n = (size_t)1 << N->nverts;
+    long *memo = malloc(n * sizeof *memo);
+    for (size_t i = 0; i < n; i++)
+        memo[i] = -1;
+    long best = pack_dp(N, value, 0, memo);
+    free(memo);
+    return best;
+}
+
+static void test_packing(void)
+{
+    fam_rng_state = 4242;
+    hf_target_t t;
+    long checked = 0;
+    for (int shape = 0; shape < 5; shape++) {
+        if (shape == 0)
+            fam_wd(&t, 2);
+        else if (shape == 1)
+            fam_chain(&t, 2);
+        else if (shape == 2)
+            fam_wd(&t, 3);
+        else if (shape == 3)
+            fam_chain(&t, 3);
+        else
+            fam_multi(&t, 1, 3);
+        hf_newton_t N;
+        newton_of(&t, 100000, &N);
+        long *value = malloc((size_t)N.nfaces * sizeof *value);
+        CU_ASSERT_FATAL(N.nverts <= 20);
+        for (int r = 0; r < 25; r++) {
+            for (long i = 0; i < N.nfaces; i++) /* values up to twice the face's vertices */
+                value[i] = N.faces[i].dim == 0 ? 1 : fam_rnd(1, 2 * N.faces[i].nverts);
+            long b, brute = pack_brute(&N, value);
+            int exact;
+            CU_ASSERT_EQUAL(hf_newton_packing_bound_ex(&N, value, 0, &b, &exact), HF_OK);
+            CU_ASSERT_EQUAL(exact, 1);
+            CU_ASSERT_EQUAL(b, brute > 1 ? brute : 1);
+            /* a node limit of 1: the greedy family, never above the maximum */
+            CU_ASSERT_EQUAL(hf_newton_packing_bound_ex(&N, value, 1, &b, &exact), HF_OK);
+            CU_ASSERT(b <= brute && b >= 1);
+            checked++;
+        }
+        /* vertices alone: the vertex count; a face worth 0 is refused */
+        for (long i = 0; i < N.nfaces; i++)
+            value[i] = 1;
+        long b;
+        CU_ASSERT_EQUAL(hf_newton_packing_bound(&N, value, &b), HF_OK);
+        CU_ASSERT_EQUAL(b, N.nverts);
+        value[N.nfaces - 1] = 0;
+        hf_error_clear();
+        CU_ASSERT_EQUAL(hf_newton_packing_bound(&N, value, &b), HF_ERR_INPUT);
+        CU_ASSERT(strstr(hf_error_msg(), "at least one atom") != NULL);
+        free(value);
+        hf_newton_clear(&N);
+        hf_target_clear(&t);
+    }
+    /* the chain_3 zonotope with the within-span values of MATH 7.3: hexagons worth 7,
+     * other faces their vertex counts -> 20 */
+    fam_chain(&t, 3);
+    hf_newton_t N;
+    newton_of(&t, 100000, &N);
+    long *value = malloc((size_t)N.nfaces * sizeof *value), b;
+    for (long i = 0; i < N.nfaces; i++)
+        value[i] = N.faces[i].dim == 2 && N.faces[i].nverts == 6 ? 7 : N.faces[i].nverts;
+    CU_ASSERT_EQUAL(hf_newton_packing_bound(&N, value, &b), HF_OK);
+    printf("\n  packing: %ld random value sets match brute force; chain_3 with hexagons "
+           "worth 7: %ld\n",
+           checked, b);
+    CU_ASSERT_EQUAL(b, 20);
+    free(value);
+    hf_newton_clear(&N);
+    hf_target_clear(&t);
+}
+
+/* ================================================================ LB rules */
+
+static void test_lower_info(void)
+{
+    hf_target_t t;
+    hf_lower_t L;
+    hf_lower_init(&L);
+    fam_chain(&t, 3);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT(fmpz_equal_si(L.lb, 18) && L.newton_known && fmpz_equal_si(L.newton_vertices, 18));
+    CU_ASSERT_STRING_EQUAL(L.rule, "newton_vertices");
+    CU_ASSERT_EQUAL(L.complete, 1);
+    hf_target_clear(&t);
+    fam_wd(&t, 64);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT(fmpz_bits(L.lb) == 65 && L.newton_known);
+    CU_ASSERT_STRING_EQUAL(L.rule, "newton_vertices");
+    hf_target_clear(&t);
+    /* a constant (sigma + (1 - sigma)): trivial */
+    int64_t one[1] = {1};
+    fam_die(hf_target_init(&t, "cancel", 1, 1));
+    fam_pair(&t, one, 0, 1);
+    fam_pair(&t, one, 1, 0);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT(fmpz_is_one(L.lb) && L.newton_known && fmpz_is_one(L.newton_vertices));
+    CU_ASSERT_STRING_EQUAL(L.rule, "trivial");
+    hf_target_clear(&t);
+    /* one head of 70 x 70 generic keys (not on a line, 4900 atoms): the vertex count is
+     * out of reach (over 4096), the face rule counts its faces */
+    fam_die(hf_target_init(&t, "big", 2, 1));
+    hf_head_t h;
+    hf_head_init(&h, 2, 1);
+    for (int i = 0; i < 70; i++)
+        for (int j = 0; j < 70; j++) {
+            int64_t key[2] = {i, j};
+            fam_atom(&h, key, 1, (i * 7 + j * 3) % 5);
+        }
+    fam_die(hf_target_add_head(&t, &h));
+    hf_head_clear(&h);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT_EQUAL(L.newton_known, 0);
+    CU_ASSERT_STRING_EQUAL(L.rule, "face_rule");
+    CU_ASSERT(fmpz_cmp_si(L.lb, 4) >= 0);
+    printf("\n  a 4900-atom square head: LB %ld by the %s\n", fmpz_get_si(L.lb), L.rule);
+    hf_target_clear(&t);
+    hf_lower_clear(&L);
+}
+
+/* The disjoint-faces rule with span-free values equals the vertex count (docs/bounds.md:
+ * it is at least the vertices' total and at most the count), on families and random
+ * small targets: a check of the faces, the limit targets, the recursion and the
+ * packing together. */
+static void test_disjoint_equals_vertices(void)
+{
+    fmpz_t c, v;
+    int done, known;
+    long n = 0;
+    fmpz_init(c);
+    fmpz_init(v);
+    fam_rng_state = 31337;
+    for (int it = 0; it < 80; it++) {
+        hf_target_t t;
+        if (it == 0) {
+            fam_chain(&t, 3);
+        } else if (it == 1) {
+            fam_wd(&t, 3);
+        } else if (it == 2) {
+            fam_multi(&t, 2, 3);
+        } else {
+            random_small_target(&t, (int)fam_rnd(1, 3));
+        }
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_disjoint(&t, c, &done), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_newton_vertex_count(&t, v, &known), HF_OK);
+        CU_ASSERT(done && known);
+        if (done && known) {
+            CU_ASSERT(fmpz_equal(c, v));
+            n++;
+        }
+        hf_target_clear(&t);
+    }
+    printf("\n  disjoint faces = vertex count on %ld targets\n", n);
+    fmpz_clear(v);
+    fmpz_clear(c);
+}
+
+/* LB <= m* on every row the project has decided (docs/search.md, tests/test_search.c,
+ * MATH 7.7), and the checker catches a planted wrong row. */
+static int lb_ok(const hf_target_t *t, long m_star)
+{
+    fmpz_t lb;
+    fmpz_init(lb);
+    fam_die(hf_bounds_lower(t, lb));
+    int ok = fmpz_cmp_si(lb, m_star) <= 0;
+    fmpz_clear(lb);
+    return ok;
+}
+
+static void test_lb_known_values(void)
+{
+    static const struct {
+        const char *family;
+        int d, k;
+        const char *file;
+        long m_star;
+    } rows[] = {{"wd", 1, 0, NULL, 2},
+                {"wd", 2, 0, NULL, 4},
+                {"wd", 3, 0, NULL, 8},
+                {"wd", 4, 0, NULL, 16},
+                {"wd", 5, 0, NULL, 32},
+                {"chain", 2, 0, NULL, 7},
+                {"chain", 3, 0, NULL, 24},
+                {"multi", 1, 3, NULL, 3},
+                {"multi", 2, 2, NULL, 4},
+                {"multi", 2, 3, NULL, 9},
+                {"wdw", 2, 0, NULL, 4},
+                {NULL, 0, 0, "data/cubic_factor.json", 3},
+                {NULL, 0, 0, "data/two_heads_shared.json", 5}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        hf_target_t t;
+        if (rows[i].file)
+            fam_die(hf_target_load_json(&t, rows[i].file));
+        else if (!strcmp(rows[i].family, "wd"))
+            fam_wd(&t, rows[i].d);
+        else if (!strcmp(rows[i].family, "chain"))
+            fam_chain(&t, rows[i].d);
+        else if (!strcmp(rows[i].family, "multi"))
+            fam_multi(&t, rows[i].d, rows[i].k);
+        else
+            fam_wdw(&t, rows[i].d);
+        CU_ASSERT(lb_ok(&t, rows[i].m_star));
+        if (rows[i].family && !strcmp(rows[i].family, "chain") && rows[i].d == 2)
+            CU_ASSERT(!lb_ok(&t, 5)); /* planted: m* = 5 would contradict LB = 6 */
+        hf_target_clear(&t);
+    }
+}
+
+/* ================================================================ UB */
+
+/* Both counts of the Minkowski sum on one block (all non-constant heads of t). */
+static void upper_both(const hf_target_t *t, fmpz_t dp, int *dp_ok, fmpz_t en, int *en_ok)
+{
+    int heads[64], nh = 0, coords[HF_D_MAX], nc = 0;
+    for (int h = 0; h < t->nheads; h++)
+        if (!hf_bounds_head_is_constant(t->heads + h))
+            heads[nh++] = h;
+    for (int j = 0; j < t->d; j++)
+        coords[nc++] = j;
+    fam_die(hf_bounds_upper_dp(t, heads, nh, coords, nc, dp, dp_ok));
+    fam_die(hf_bounds_upper_enum(t, heads, nh, coords, nc, en, en_ok));
+}
+
+static void test_upper_dp(void)
+{
+    static const long chain[] = {0, 0, 7, 24, 82, 0, 0, 0, 11144};
+    fmpz_t a, b;
+    int aok, bok, exact;
+    long checked = 0;
+    fmpz_init(a);
+    fmpz_init(b);
+    for (int d = 1; d <= 11; d++) {
+        hf_target_t t;
+        fam_chain(&t, d);
+        upper_both(&t, a, &aok, b, &bok);
+        CU_ASSERT(aok && bok && fmpz_equal(a, b));
+        if (d < 9 && chain[d])
+            CU_ASSERT(fmpz_equal_si(a, chain[d]));
+        CU_ASSERT_EQUAL(hf_bounds_upper(&t, a, &exact), HF_OK);
+        CU_ASSERT(exact && fmpz_equal(a, b));
+        checked++;
+        hf_target_clear(&t);
+    }
+    /* random banded targets: heads on windows of 1..3 consecutive coordinates, keys in
+     * {-1..2}, several atoms; and some with no band at all (d <= 4) */
+    fam_rng_state = 2718;
+    for (int it = 0; it < 300; it++) {
+        int d = (int)fam_rnd(1, 6), H = (int)fam_rnd(1, 7), wide = fam_rnd(0, 3) == 0;
+        hf_target_t t;
+        fam_die(hf_target_init(&t, "banded", d, 1));
+        for (int k = 0; k < H; k++) {
+            int w = wide ? d : (int)fam_rnd(1, d < 3 ? d : 3), s = (int)fam_rnd(0, d - w);
+            hf_head_t h;
+            hf_head_init(&h, d, 1);
+            int n = (int)fam_rnd(2, 4);
+            for (int at = 0; at < n; at++) {
+                int64_t key[6] = {0};
+                for (int j = s; j < s + w; j++)
+                    key[j] = fam_rnd(-1, 2);
+                fam_atom(&h, key, 1, at);
+            }
+            fam_die(hf_target_add_head(&t, &h));
+            hf_head_clear(&h);
+        }
+        upper_both(&t, a, &aok, b, &bok);
+        CU_ASSERT(aok && bok);
+        if (aok && bok) {
+            CU_ASSERT(fmpz_equal(a, b));
+            checked++;
+        }
+        hf_target_clear(&t);
+    }
+    printf("\n  transfer DP = enumeration on %ld targets\n", checked);
+    fmpz_clear(b);
+    fmpz_clear(a);
+}
+
+/* The large-d figures of `headfuse target`: chain_20, W_64, wdw_64, multi_{64,3} take
+ * well under a second for LB (with its rule) and UB, both exact. */
+static void test_large_d(void)
+{
+    static const struct {
+        const char *name;
+        int d;
+        const char *lb, *ub;
+    } rows[] = {
+        {"chain", 20, "2324522934", "27959497216"},
+        {"chain", 64, "2289122546861674989771899392854", "8153037068386673365197148827680768"},
+        {"wd", 64, "18446744073709551616", "18446744073709551616"},
+        {"wdw", 64, "18446744073709551616", "18446744073709551616"},
+        {"multi", 64, "18446744073709551616", "3433683820292512484657849089281"},
+    };
+    printf("\n");
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        hf_target_t t;
+        hf_lower_t L;
+        fmpz_t ub;
+        int exact;
+        if (!strcmp(rows[i].name, "chain"))
+            fam_chain(&t, rows[i].d);
+        else if (!strcmp(rows[i].name, "wd"))
+            fam_wd(&t, rows[i].d);
+        else if (!strcmp(rows[i].name, "wdw"))
+            fam_wdw(&t, rows[i].d);
+        else
+            fam_multi(&t, rows[i].d, 3);
+        hf_lower_init(&L);
+        fmpz_init(ub);
+        clock_t c0 = clock();
+        CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+        CU_ASSERT_EQUAL(hf_bounds_upper(&t, ub, &exact), HF_OK);
+        double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        char *ls = fmpz_get_str(NULL, 10, L.lb), *us = fmpz_get_str(NULL, 10, ub);
+        printf("  %s_%d: LB %s (%s), UB %s, %.3f s\n", rows[i].name, rows[i].d, ls, L.rule, us,
+               secs);
+        CU_ASSERT_STRING_EQUAL(ls, rows[i].lb);
+        CU_ASSERT_STRING_EQUAL(us, rows[i].ub);
+        CU_ASSERT(exact && L.complete && L.newton_known);
+        CU_ASSERT(secs < (getenv("HF_QUICK") ? 20.0 : 1.0));
+        flint_free(ls);
+        flint_free(us);
+        fmpz_clear(ub);
+        hf_lower_clear(&L);
+        hf_target_clear(&t);
+    }
 }
 
 int hf_register_tests(void)
@@ -620,8 +1465,19 @@ int hf_register_tests(void)
         {"repeated keys in a head", test_repeated_keys},
         {"independent blocks multiply", test_blocks},
         {"upper bound fallback over the cap", test_upper_fallback},
-        {"capped lower bound is valid and flagged", test_lower_capped},
+        {"capped face rule is valid and flagged; chain_64 LB exact", test_lower_capped},
         {"bad input", test_bad_input},
+        {"Newton polytopes of the families: f-vectors, faces, caps", test_newton_families},
+        {"Newton polytopes in lower dimension: directions in the hull", test_newton_lower_dim},
+        {"Newton polytopes of random targets: invariants", test_newton_random},
+        {"arrangement regions: known counts, unimodular invariance", test_arrangements},
+        {"line heads: zonotope count and shape = cddlib's Newt(Q)", test_zonotope_vs_cdd},
+        {"packing bound against brute force", test_packing},
+        {"LB rules reported", test_lower_info},
+        {"disjoint faces = vertex count (span-free)", test_disjoint_equals_vertices},
+        {"LB <= m* on the decided rows; a planted row is caught", test_lb_known_values},
+        {"UB: transfer DP = enumeration", test_upper_dp},
+        {"large d: exact LB and UB in well under a second", test_large_d},
         {NULL, NULL},
     };
     return hf_unit_suite("bounds", cases);

@@ -5,7 +5,7 @@
     tools/hf_plot.py APPROX.h5 [MORE.h5 ...] [-o approx.png] [--no-table] [--no-plot]
 
 Draws, per family, atoms against d on a log2 axis: the head-atom terms of the target
-(2d for W_d), the product-construction upper bound UB, the face-rule lower bound LB, and
+(2d for W_d), the product-construction upper bound UB, the lower bound LB, and
 m_star, one marker per row whose shape says the row's status (certified, exhaustive
 within the span, open). Writes a PNG (matplotlib's Agg backend: no display needed) and
 prints the table as Markdown, the same table as `headfuse table FILES --markdown`.
@@ -137,7 +137,7 @@ def plot(rows, out, title=None):
         ds = sorted(per_d)
         for key, label, style in (("head_atoms", "head-atom terms", dict(color="0.45", ls="-", marker=".")),
                                   ("ub", "UB (product construction)", dict(color="tab:red", ls="--", marker="v")),
-                                  ("lb", "LB (face rule)", dict(color="tab:blue", ls=":", marker="^", mfc="none"))):
+                                  ("lb", "LB", dict(color="tab:blue", ls=":", marker="^", mfc="none"))):
             pts = [(d, log2_safe(per_d[d][key])) for d in ds]
             pts = [(d, y) for d, y in pts if y is not None]
             if pts:
@@ -189,7 +189,7 @@ def plot(rows, out, title=None):
     # one legend for the figure: bounds, then m_star by status and by span
     handles = [Line2D([], [], color="0.45", marker=".", label="head-atom terms"),
                Line2D([], [], color="tab:red", ls="--", marker="v", label="UB (product construction)"),
-               Line2D([], [], color="tab:blue", ls=":", marker="^", mfc="none", label="LB (face rule)")]
+               Line2D([], [], color="tab:blue", ls=":", marker="^", mfc="none", label="LB")]
     for st, (m, label) in STATUS_MARKERS.items():
         if any(r["status"] == st for r in rows):
             handles.append(Line2D([], [], ls="none", marker=m, ms=9, mec="black",

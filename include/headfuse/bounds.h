@@ -1,15 +1,23 @@
-/* Bounds on m*(T), the fewest atoms of one head equal to T (MATH.md sections 4-5).
+/* Bounds on m*(T), the fewest atoms of one head equal to T (MATH.md sections 4, 5, 7).
  *
- * Lower bound: the face rule. Along a direction w a head tends to the head made of its
- * atoms maximising k.w; so any representation K has faces F_w(K), F_-w(K) representing
- * the limit targets T_w, T_-w, disjoint when T is not invariant along w. Hence
- * LB(T) = max_w LB(T_w) + LB(T_-w) over proven-non-invariant w, and 1 at the bottom.
- * Non-invariance is proven by exhibiting two points where T differs (exact arithmetic
- * modulo a prime at integer points); memoised on a canonical form of the limit
- * targets, so W_d costs polynomial time even for d = 64.
+ * Lower bound, the best of three proven rules (docs/bounds.md):
+ *   face rule: along a direction w a head tends to the head made of its atoms
+ *     maximising k.w; so any representation K has faces F_w(K), F_-w(K) representing
+ *     the limit targets T_w, T_-w, disjoint when T is not invariant along w. Hence
+ *     LB(T) >= LB(T_w) + LB(T_-w) over proven-non-invariant w (proof: two points where
+ *     T differs, exact arithmetic modulo a prime), memoised on a canonical form;
+ *   Newton vertices: |K| >= |vert Newt(Q)| for the reduced denominator Q (7.2), counted
+ *     without P/Q when the heads' keys lie on lines (a zonotope: regions of a
+ *     hyperplane arrangement), else through cddlib on small targets (newton.h);
+ *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q) (7.3).
+ * The face rule and the disjoint faces never exceed the vertex count (proof in
+ * docs/bounds.md), so they matter where the vertex count is out of reach; there the
+ * face rule runs with the vertex counts of the limit targets below it.
  *
  * Upper bound: the product construction: one head with keys the Minkowski sum of the
- * heads' key sets, weights multiplied, values added, coincident keys merged. */
+ * heads' key sets, weights multiplied, values added, coincident keys merged. Its size
+ * is counted exactly without enumeration when the heads are banded along the
+ * coordinates (a transfer DP), else by enumeration up to a cap. */
 #ifndef HEADFUSE_BOUNDS_H
 #define HEADFUSE_BOUNDS_H
 
@@ -21,16 +29,41 @@
  * k.w (a target with the same d, dv). out is initialised by the call. */
 hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_target_t *out);
 
-/* Face-rule lower bound (valid for all keys, any span). */
+/* The lower bound LB(T) (valid for all keys, any span): the best of the face rule and
+ * the Newton vertex count (the disjoint-faces rule cannot add to these; see
+ * hf_bounds_lower_info). Not collective. */
 hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb);
 
-/* The same bound; *complete = 0 when a work or depth cap cut the recursion short (lb is
- * still a valid lower bound, possibly weaker than the uncapped rule would give). */
+/* The same bound; *complete = 0 when a work or depth cap cut the face-rule recursion
+ * short (lb is still a valid lower bound, possibly weaker than the uncapped rules would
+ * give). A bound from the vertex count is complete. */
 hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete);
 
+/* LB(T) with the rule that gave it. */
+typedef struct {
+    fmpz_t lb;
+    const char *rule;       /* static string: "trivial" (LB = 1), "face_rule",
+                             * "newton_vertices" or "disjoint_faces" */
+    fmpz_t newton_vertices; /* |vert Newt(Q)| when newton_known, else 0 */
+    int newton_known;       /* 0 when the vertex count was out of reach */
+    int complete;           /* as hf_bounds_lower_ex */
+} hf_lower_t;
+
+void hf_lower_init(hf_lower_t *L);
+void hf_lower_clear(hf_lower_t *L);
+
+/* LB(T) as hf_bounds_lower, with its rule. On small targets (product of head sizes at
+ * most 512, d <= 5, at most 4096 faces) it also evaluates the disjoint-faces rule with the
+ * recursive LB of every face's limit target; it is reported only if it is larger
+ * (which the proof in docs/bounds.md rules out: it equals the vertex count). out must
+ * be initialised (hf_lower_init) and is filled in. */
+hf_err_t hf_bounds_lower_info(const hf_target_t *t, hf_lower_t *out);
+
 /* Size of the product construction's head: |A_1 + ... + A_H| with coincident keys
- * merged (exact; blocks of heads on disjoint coordinates multiply). *exact = 0 when
- * a block was too large to enumerate and ub is the product of head sizes instead. */
+ * merged (exact; blocks of heads on disjoint coordinates multiply; each block counted
+ * by the transfer DP over its coordinates when its heads are banded, else by
+ * enumeration). *exact = 0 when a block was out of reach of both and ub is the product
+ * of head sizes instead. */
 hf_err_t hf_bounds_upper(const hf_target_t *t, fmpz_t ub, int *exact);
 
 /* The product head itself, keys in canonical position (per-coordinate minimum 0),

@@ -1,9 +1,14 @@
 /* Declarations shared inside the bounds module: target checks, a hash set of integer
- * key vectors and a sort with a context. */
+ * key vectors, byte-string maps, a sort with a context, the hyperplane-arrangement
+ * counter behind the Newton vertex count, the banded Minkowski-sum count and the
+ * face-rule-only lower bound (kept for tests). */
 #ifndef HF_BOUNDS_IMPL_H
 #define HF_BOUNDS_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <flint/fmpz.h>
 
 #include "headfuse/target.h"
 
@@ -27,10 +32,126 @@ long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *add
 /* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0). 0 on NOMEM. */
 int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx);
 
+/* Rows of w integers (row-major); hf_bounds_cmp_rows orders rows a and b
+ * lexicographically (ctx: an hf_bounds_rows_t), for hf_bounds_sort. */
+typedef struct {
+    const int64_t *rows;
+    int w;
+} hf_bounds_rows_t;
+
+int hf_bounds_cmp_rows(const void *ctx, long a, long b);
+
 /* Check a target passed to a bounds function: dimensions and every head valid. */
 hf_err_t hf_bounds_check_target(const hf_target_t *t, const char *who);
 
 /* 1 if the head is a constant function: all keys equal or all value vectors equal. */
 int hf_bounds_head_is_constant(const hf_head_t *h);
+
+/* Growable byte string (serialisations of canonical forms). Zero-initialise. */
+typedef struct {
+    unsigned char *p;
+    size_t n, cap;
+} hf_bounds_buf_t;
+
+hf_err_t hf_bounds_buf_put(hf_bounds_buf_t *b, const void *x, size_t len);
+hf_err_t hf_bounds_buf_i64(hf_bounds_buf_t *b, int64_t x);
+hf_err_t hf_bounds_buf_fmpz(hf_bounds_buf_t *b, const fmpz_t x);
+void hf_bounds_buf_clear(hf_bounds_buf_t *b);
+
+/* Hash map from byte strings to integers. Entries with key == NULL are empty. */
+typedef struct {
+    unsigned char *key;
+    size_t len;
+    uint64_t hash;
+    fmpz val;
+} hf_bounds_bytemap_entry_t;
+
+typedef struct {
+    hf_bounds_bytemap_entry_t *table;
+    uint64_t mask; /* table size - 1 */
+    long n;        /* entries stored */
+    long max;      /* entries beyond this are not stored (find gives NULL) */
+} hf_bounds_bytemap_t;
+
+hf_err_t hf_bounds_bytemap_init(hf_bounds_bytemap_t *m, long max);
+void hf_bounds_bytemap_clear(hf_bounds_bytemap_t *m);
+/* The entry of key, or NULL. */
+hf_bounds_bytemap_entry_t *hf_bounds_bytemap_get(const hf_bounds_bytemap_t *m,
+                                                 const unsigned char *key, size_t len);
+/* The entry of key, inserted with value 0 if new; *out = NULL when the map is full. */
+hf_err_t hf_bounds_bytemap_find(hf_bounds_bytemap_t *m, const unsigned char *key, size_t len,
+                                hf_bounds_bytemap_entry_t **out);
+/* Remember key -> val (nothing when the map is full). */
+hf_err_t hf_bounds_bytemap_put(hf_bounds_bytemap_t *m, const unsigned char *key, size_t len,
+                               const fmpz_t val);
+
+/* Regions of central hyperplane arrangements {x : u.x = 0} (zonotope.c), by
+ * deletion-contraction with a memo on a canonical form of the vector configuration. */
+typedef struct {
+    hf_bounds_bytemap_t memo;
+    long work;     /* configurations counted (memo misses) */
+    long work_max; /* beyond this the count gives up (unknown) */
+} hf_bounds_arr_t;
+
+hf_err_t hf_bounds_arr_init(hf_bounds_arr_t *A);
+void hf_bounds_arr_clear(hf_bounds_arr_t *A);
+
+/* Regions of the arrangement with normals vecs[m][n] (row-major; zero and parallel
+ * vectors allowed: a zero vector is no hyperplane, parallel ones are one). *known = 0
+ * when the work cap or an int64 overflow stopped the count (count is then 0). */
+hf_err_t hf_bounds_arr_regions(hf_bounds_arr_t *A, const int64_t *vecs, long m, int n, fmpz_t count,
+                               int *known);
+
+/* The line decomposition of MATH 7.6 (zonotope.c). When every non-constant head of t
+ * has its keys on a line, *all_lines = 1 and the reduced denominator of t is
+ * prod_u q_u(x^u) over primitive directions u (first nonzero coordinate positive):
+ * gens[m][d] are the u with deg q_u >= 1 and lens[m] those degrees, so Newt(Q) is a
+ * translate of the zonotope sum_u [0, lens_u * u]. gens and lens are malloc'd (NULL
+ * when m = 0); the caller frees them. */
+hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t **gens,
+                                   long **lens, long *m);
+
+/* The same for the heads heads[nh] of t only. */
+hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                               int64_t **gens, long **lens, long *m);
+
+/* Blocks of the non-constant heads of t: used[h] has bit j set when head h is not
+ * constant and its keys differ in coordinate j; heads sharing a used coordinate are in
+ * one block. block[h] is the block number (0, 1, ... in order of first head) or -1 for
+ * a constant head; *nblocks their number (limit.c). */
+void hf_bounds_blocks(const hf_target_t *t, uint64_t *used, int *block, int *nblocks);
+
+/* When a block of heads not on lines goes through P/Q and cddlib: the product of its
+ * head sizes at most terms_max and at most dim_max coordinates used. */
+typedef struct {
+    long terms_max;
+    int dim_max;
+} hf_bounds_cdd_limits_t;
+
+/* Vertices of Newt(Q) of t's reduced denominator (newton_count.c): blocks of heads on
+ * disjoint coordinates multiply; a block whose heads lie on lines counts by the
+ * arrangement; any other block through cddlib within lim. *known = 0 when some block
+ * could not be counted. */
+hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
+                                const hf_bounds_cdd_limits_t *lim, fmpz_t count, int *known);
+
+/* |A_1 + ... + A_H| restricted to coords[nc] for the given heads, by the transfer DP
+ * over the coordinates in the order given (upper_dp.c). *ok = 0 when a state or work
+ * cap stopped it (n is then unchanged). */
+hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, const int *coords,
+                            int nc, fmpz_t n, int *ok);
+
+/* The same count by enumerating the sum (upper.c); *ok = 0 over the enumeration cap. */
+hf_err_t hf_bounds_upper_enum(const hf_target_t *t, const int *heads, int nh, const int *coords,
+                              int nc, fmpz_t n, int *ok);
+
+/* The face rule alone (MATH 4), without Newton polytopes anywhere in the recursion: the
+ * bound hf_bounds_lower gave before the Newton rules (tests compare the two). */
+hf_err_t hf_bounds_lower_face_rule(const hf_target_t *t, fmpz_t lb, int *complete);
+
+/* Rule (c) alone: the best total of LB(T_w) over disjoint faces of Newt(Q), on targets
+ * small enough for hf_bounds_lower_info to evaluate it (*done = 0 otherwise). Tests
+ * check that it equals the vertex count. */
+hf_err_t hf_bounds_lower_disjoint(const hf_target_t *t, fmpz_t out, int *done);
 
 #endif

@@ -1,6 +1,7 @@
 /* A hash set of integer key vectors (open addressing, linear probing), used to
- * enumerate Minkowski sums and to merge coincident keys of the product head; and a
- * merge sort with a context argument (qsort has none in C11). */
+ * enumerate Minkowski sums and to merge coincident keys of the product head; a merge
+ * sort with a context argument (qsort has none in C11) and its lexicographic order of
+ * integer rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,16 @@ long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *add
     }
     *added = 1;
     return idx;
+}
+
+int hf_bounds_cmp_rows(const void *ctx, long a, long b)
+{
+    const hf_bounds_rows_t *o = ctx;
+    const int64_t *x = o->rows + a * o->w, *y = o->rows + b * o->w;
+    for (int j = 0; j < o->w; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
 }
 
 int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx)

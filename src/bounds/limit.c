@@ -1,4 +1,5 @@
-/* Limit targets along a direction (MATH.md section 4) and checks shared by the bounds. */
+/* Limit targets along a direction (MATH.md section 4), and checks and blocks of heads
+ * shared by the bounds. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,54 @@ int hf_bounds_head_is_constant(const hf_head_t *h)
         for (int j = 0; j < dv && values_equal; j++)
             values_equal = fmpq_equal(h->values + j, h->values + i * dv + j);
     return keys_equal || values_equal;
+}
+
+static int blocks_find(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* Union-find over coordinates (at most 64): a head joins the coordinates it uses. */
+void hf_bounds_blocks(const hf_target_t *t, uint64_t *used, int *block, int *nblocks)
+{
+    int d = t->d, parent[HF_D_MAX], number[HF_D_MAX];
+    for (int j = 0; j < d; j++) {
+        parent[j] = j;
+        number[j] = -1;
+    }
+    for (int i = 0; i < t->nheads; i++) {
+        const hf_head_t *h = t->heads + i;
+        used[i] = 0;
+        if (hf_bounds_head_is_constant(h))
+            continue;
+        for (int j = 0; j < d; j++)
+            for (long a = 1; a < h->natoms; a++)
+                if (h->keys[a * d + j] != h->keys[j]) {
+                    used[i] |= UINT64_C(1) << j;
+                    break;
+                }
+        int first = __builtin_ctzll(used[i]);
+        for (int j = first + 1; j < d; j++)
+            if (used[i] >> j & 1) {
+                int a = blocks_find(parent, first), b = blocks_find(parent, j);
+                if (a != b)
+                    parent[b] = a;
+            }
+    }
+    *nblocks = 0;
+    for (int i = 0; i < t->nheads; i++) {
+        block[i] = -1;
+        if (!used[i])
+            continue;
+        int root = blocks_find(parent, __builtin_ctzll(used[i]));
+        if (number[root] < 0)
+            number[root] = (*nblocks)++;
+        block[i] = number[root];
+    }
 }
 
 /* k.w with overflow detection (keys are bounded, directions come from callers). */

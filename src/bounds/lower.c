@@ -1,7 +1,20 @@
-/* Face-rule lower bound on m*(T) (MATH.md section 4), memoised on a canonical form.
+/* Lower bound on m*(T): the face rule (MATH.md section 4) and the Newton polytope of the
+ * reduced denominator (section 7), memoised on a canonical form.
  *
- * LB(T) = max(1, max over directions w where T is PROVEN not invariant along w of
- * LB(T_w) + LB(T_-w)). Soundness: if K represents T then F_w(K) represents T_w and
+ * Rules, each proven (docs/bounds.md):
+ *   (a) face rule: LB(T_w) + LB(T_-w) for a direction w along which T is proven not
+ *       invariant;
+ *   (b) Newton vertices: |vert Newt(Q)| (7.2), counted by hf_bounds_newton_count;
+ *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q) (7.3).
+ * By induction over the recursion every value of (a) and (c) is at most (b) (a limit
+ * target's reduced denominator divides the initial form of Q, whose polytope is the
+ * face; a Minkowski summand has no more vertices than the sum). So where (b) is known
+ * it is the answer and the directions are not explored; (a) runs where (b) is out of
+ * reach, with (b) at the limit targets below. hf_bounds_lower_info evaluates (c) too on
+ * small targets (it then equals (b)).
+ *
+ * The face rule: LB(T) = max(1, max over directions w where T is PROVEN not invariant
+ * along w of LB(T_w) + LB(T_-w)). Soundness: if K represents T then F_w(K) represents T_w and
  * F_-w(K) represents T_-w, so |F_w(K)| >= m*(T_w) and the same for -w. If T is not
  * invariant along w, K does not lie in a hyperplane orthogonal to w (else the single
  * head on K would be invariant along w), so max k.w > min k.w over K and the two faces
@@ -11,6 +24,7 @@
  *
  * Targets are kept in a compact form with sparse keys (only nonzero coordinates), so
  * that W_64 and its limits cost little; docs/bounds.md explains the canonical form. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +34,7 @@
 
 #include "bounds/bounds_impl.h"
 #include "headfuse/bounds.h"
+#include "headfuse/newton.h"
 
 /* Caps. Each only stops work early and keeps the bound found so far (sound). */
 #define LB_MEMO_MAX 200000L   /* canonical targets remembered */
@@ -28,6 +43,19 @@
 #define LB_PAIR_DIRS_D_MAX 8  /* also try e_i + e_j and e_i - e_j up to this dimension */
 #define LB_PRIMES 3           /* primes tried in a non-invariance proof */
 #define LB_POINTS 4           /* point pairs tried per prime */
+/* Newton vertex counts of blocks whose heads are not on lines go through P/Q and
+ * cddlib when the product of the block's head sizes is at most LB_CDD_TERMS and it uses
+ * at most LB_CDD_DIM coordinates (cddlib's time grows quickly with both); rule (c) is
+ * evaluated when the whole target's product is at most LB_PACK_TERMS, d is at most
+ * LB_PACK_DIM and Newt(Q) has at most LB_PACK_FACES proper faces (chain_5 then costs
+ * 0.15 s; W_8 would cost 0.14 s for nothing: 6561 faces). */
+#define LB_CDD_TERMS 1024L
+#define LB_CDD_DIM 6
+#define LB_PACK_TERMS 512L
+#define LB_PACK_DIM 5
+#define LB_PACK_FACES 4096L
+
+static const hf_bounds_cdd_limits_t lb_cdd_limits = {LB_CDD_TERMS, LB_CDD_DIM};
 
 /* A target with sparse keys. Head h owns atoms hstart[h] .. hstart[h+1]-1; atom a's
  * key has nonzero coordinates kidx[e] (increasing) with values kval[e] for e in
@@ -43,23 +71,10 @@ typedef struct {
     fmpq *w, *v;
 } lb_tgt_t;
 
-/* Growable byte string: serialisations of canonical targets. */
 typedef struct {
-    unsigned char *p;
-    size_t n, cap;
-} lb_buf_t;
-
-typedef struct {
-    unsigned char *key; /* NULL: empty slot */
-    size_t len;
-    uint64_t hash;
-    fmpz val;
-} lb_entry_t;
-
-typedef struct {
-    lb_entry_t *table;
-    uint64_t mask;
-    long n;
+    hf_bounds_bytemap_t memo; /* canonical target -> LB */
+    hf_bounds_arr_t arr;      /* arrangement memo of the Newton vertex counts */
+    int newton;               /* 0: the face rule alone (hf_bounds_lower_face_rule) */
     long work;
     int truncated;
     uint64_t rng;
@@ -147,141 +162,10 @@ static hf_err_t lb_grow(void **p, long *cap, long need, size_t elem)
     return HF_OK;
 }
 
-static hf_err_t lb_buf_put(lb_buf_t *b, const void *x, size_t len)
+static hf_err_t lb_buf_fmpq(hf_bounds_buf_t *b, const fmpq_t x)
 {
-    if (b->n + len > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 256;
-        while (cap < b->n + len)
-            cap *= 2;
-        unsigned char *p = hf_realloc(b->p, cap);
-        if (!p)
-            return HF_ERR_NOMEM;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, x, len);
-    b->n += len;
-    return HF_OK;
-}
-
-static hf_err_t lb_buf_i64(lb_buf_t *b, int64_t x)
-{
-    return lb_buf_put(b, &x, sizeof x);
-}
-
-/* An integer: tag 0 and 8 bytes when it fits a word, else tag 1, length and digits. */
-static hf_err_t lb_buf_fmpz(lb_buf_t *b, const fmpz_t x)
-{
-    unsigned char tag = !fmpz_fits_si(x);
-    HF_TRY(lb_buf_put(b, &tag, 1));
-    if (!tag)
-        return lb_buf_i64(b, fmpz_get_si(x));
-    char *s = fmpz_get_str(NULL, 16, x);
-    size_t len = strlen(s);
-    hf_err_t err = lb_buf_i64(b, (int64_t)len);
-    if (err == HF_OK)
-        err = lb_buf_put(b, s, len);
-    flint_free(s);
-    return err;
-}
-
-static hf_err_t lb_buf_fmpq(lb_buf_t *b, const fmpq_t x)
-{
-    HF_TRY(lb_buf_fmpz(b, fmpq_numref(x)));
-    return lb_buf_fmpz(b, fmpq_denref(x));
-}
-
-/* ------------------------------------------------------------------ memo */
-
-static uint64_t lb_hash(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h ^ (h >> 31);
-}
-
-static lb_entry_t *lb_memo_slot(lb_ctx_t *cx, const lb_buf_t *key, uint64_t h)
-{
-    uint64_t i = h & cx->mask;
-    for (;; i = (i + 1) & cx->mask) {
-        lb_entry_t *e = cx->table + i;
-        if (!e->key)
-            return e;
-        if (e->hash == h && e->len == key->n && memcmp(e->key, key->p, key->n) == 0)
-            return e;
-    }
-}
-
-static hf_err_t lb_memo_init(lb_ctx_t *cx, uint64_t size)
-{
-    cx->table = hf_calloc(size, sizeof *cx->table);
-    if (!cx->table)
-        return HF_ERR_NOMEM;
-    cx->mask = size - 1;
-    for (uint64_t i = 0; i < size; i++)
-        fmpz_init(&cx->table[i].val);
-    return HF_OK;
-}
-
-static void lb_memo_clear(lb_ctx_t *cx)
-{
-    if (!cx->table)
-        return;
-    for (uint64_t i = 0; i <= cx->mask; i++) {
-        free(cx->table[i].key);
-        fmpz_clear(&cx->table[i].val);
-    }
-    free(cx->table);
-    cx->table = NULL;
-}
-
-/* Remember LB(key) = val. A full memo simply stops remembering. */
-static hf_err_t lb_memo_put(lb_ctx_t *cx, const lb_buf_t *key, const fmpz_t val)
-{
-    if (cx->n >= LB_MEMO_MAX)
-        return HF_OK;
-    if ((uint64_t)(cx->n + 1) * 2 > cx->mask + 1) {
-        lb_ctx_t bigger = *cx;
-        HF_TRY(lb_memo_init(&bigger, 2 * (cx->mask + 1)));
-        for (uint64_t i = 0; i <= cx->mask; i++) {
-            lb_entry_t *e = cx->table + i;
-            if (!e->key)
-                continue;
-            uint64_t j = e->hash & bigger.mask;
-            while (bigger.table[j].key)
-                j = (j + 1) & bigger.mask;
-            bigger.table[j].key = e->key;
-            bigger.table[j].len = e->len;
-            bigger.table[j].hash = e->hash;
-            fmpz_swap(&bigger.table[j].val, &e->val);
-            e->key = NULL;
-        }
-        lb_memo_clear(cx);
-        cx->table = bigger.table;
-        cx->mask = bigger.mask;
-    }
-    uint64_t h = lb_hash(key->p, key->n);
-    lb_entry_t *e = lb_memo_slot(cx, key, h);
-    if (e->key)
-        return HF_OK;
-    e->key = hf_malloc(key->n ? key->n : 1);
-    if (!e->key)
-        return HF_ERR_NOMEM;
-    memcpy(e->key, key->p, key->n);
-    e->len = key->n;
-    e->hash = h;
-    fmpz_set(&e->val, val);
-    cx->n++;
-    return HF_OK;
-}
-
-static const lb_entry_t *lb_memo_get(lb_ctx_t *cx, const lb_buf_t *key)
-{
-    lb_entry_t *e = lb_memo_slot(cx, key, lb_hash(key->p, key->n));
-    return e->key ? e : NULL;
+    HF_TRY(hf_bounds_buf_fmpz(b, fmpq_numref(x)));
+    return hf_bounds_buf_fmpz(b, fmpq_denref(x));
 }
 
 /* ------------------------------------------------------------------ canonical form */
@@ -317,15 +201,15 @@ static int lb_cmp_bytes(const void *ctx, long a, long b)
     return (la > lb) - (la < lb);
 }
 
-static hf_err_t lb_serialise_head(lb_buf_t *b, const lb_tgt_t *T, int h)
+static hf_err_t lb_serialise_head(hf_bounds_buf_t *b, const lb_tgt_t *T, int h)
 {
     long a0 = T->hstart[h], a1 = T->hstart[h + 1];
-    HF_TRY(lb_buf_i64(b, a1 - a0));
+    HF_TRY(hf_bounds_buf_i64(b, a1 - a0));
     for (long a = a0; a < a1; a++) {
-        HF_TRY(lb_buf_i64(b, T->kstart[a + 1] - T->kstart[a]));
+        HF_TRY(hf_bounds_buf_i64(b, T->kstart[a + 1] - T->kstart[a]));
         for (long e = T->kstart[a]; e < T->kstart[a + 1]; e++) {
-            HF_TRY(lb_buf_i64(b, T->kidx[e]));
-            HF_TRY(lb_buf_i64(b, T->kval[e]));
+            HF_TRY(hf_bounds_buf_i64(b, T->kidx[e]));
+            HF_TRY(hf_bounds_buf_i64(b, T->kval[e]));
         }
         HF_TRY(lb_buf_fmpq(b, T->w + a));
         for (int j = 0; j < T->dv; j++)
@@ -336,11 +220,11 @@ static hf_err_t lb_serialise_head(lb_buf_t *b, const lb_tgt_t *T, int h)
 
 /* dst = src with its heads sorted by their serialisations (a sum does not depend on
  * the order of its terms); ser = the serialisation of dst. src's numbers are moved out. */
-static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, lb_buf_t *ser)
+static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, hf_bounds_buf_t *ser)
 {
     hf_err_t err = HF_OK;
     int H = src->nheads, dv = src->dv;
-    lb_buf_t hb = {0};
+    hf_bounds_buf_t hb = {0};
     size_t *off = hf_malloc((size_t)(H + 1) * sizeof *off);
     long *order = hf_malloc((size_t)(H ? H : 1) * sizeof *order);
     lb_tgt_zero(dst);
@@ -361,9 +245,9 @@ static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, lb_buf_t *ser)
     }
     HF_CHECK(err, lb_tgt_alloc(dst, src->d, dv, H, src->natoms, src->nnz), cleanup);
     ser->n = 0;
-    HF_CHECK(err, lb_buf_i64(ser, src->d), cleanup);
-    HF_CHECK(err, lb_buf_i64(ser, dv), cleanup);
-    HF_CHECK(err, lb_buf_i64(ser, H), cleanup);
+    HF_CHECK(err, hf_bounds_buf_i64(ser, src->d), cleanup);
+    HF_CHECK(err, hf_bounds_buf_i64(ser, dv), cleanup);
+    HF_CHECK(err, hf_bounds_buf_i64(ser, H), cleanup);
     for (int k = 0; k < H; k++) {
         int h = (int)order[k];
         for (long a = src->hstart[h]; a < src->hstart[h + 1]; a++) {
@@ -378,7 +262,7 @@ static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, lb_buf_t *ser)
             dst->kstart[m + 1] = dst->nnz;
         }
         dst->hstart[++dst->nheads] = dst->natoms;
-        HF_CHECK(err, lb_buf_put(ser, hb.p + off[h], off[h + 1] - off[h]), cleanup);
+        HF_CHECK(err, hf_bounds_buf_put(ser, hb.p + off[h], off[h + 1] - off[h]), cleanup);
     }
 cleanup:
     if (err != HF_OK)
@@ -548,7 +432,7 @@ static hf_err_t lb_canon_head(lb_ctx_t *cx, const lb_tgt_t *T, int h, const unsi
 /* out = canonical form of T restricted to the selected atoms (sel == NULL: all), and
  * ser its serialisation. Equal serialisations imply equal m*: see docs/bounds.md. */
 static hf_err_t lb_canon(lb_ctx_t *cx, const lb_tgt_t *T, const unsigned char *sel, lb_tgt_t *out,
-                         lb_buf_t *ser)
+                         hf_bounds_buf_t *ser)
 {
     hf_err_t err = HF_OK;
     int dv = T->dv;
@@ -716,20 +600,67 @@ cleanup:
 
 /* ------------------------------------------------------------------ recursion */
 
-static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int depth, fmpz_t out)
+/* The compact target as an hf_target_t (dense keys), for the Newton vertex count. */
+static hf_err_t lb_to_target(const lb_tgt_t *C, hf_target_t *t)
+{
+    hf_err_t err;
+    hf_head_t h;
+    HF_TRY(hf_target_init(t, "limit", C->d, C->dv));
+    hf_head_init(&h, C->d, C->dv);
+    for (int k = 0; k < C->nheads; k++) {
+        long a0 = C->hstart[k], n = C->hstart[k + 1] - a0;
+        HF_CHECK(err, hf_head_resize(&h, n), fail);
+        memset(h.keys, 0, (size_t)n * C->d * sizeof *h.keys);
+        for (long i = 0; i < n; i++) {
+            for (long e = C->kstart[a0 + i]; e < C->kstart[a0 + i + 1]; e++)
+                h.keys[i * C->d + C->kidx[e]] = C->kval[e];
+            fmpq_set(h.weights + i, C->w + a0 + i);
+            for (int j = 0; j < C->dv; j++)
+                fmpq_set(h.values + i * C->dv + j, C->v + (a0 + i) * C->dv + j);
+        }
+        HF_CHECK(err, hf_target_add_head(t, &h), fail);
+    }
+    hf_head_clear(&h);
+    return HF_OK;
+fail:
+    hf_head_clear(&h);
+    hf_target_clear(t);
+    return err;
+}
+
+/* Rule (b) at a canonical target: *known = 0 when the count is out of reach. */
+static hf_err_t lb_newton(lb_ctx_t *cx, const lb_tgt_t *C, fmpz_t v, int *known)
+{
+    hf_target_t t;
+    HF_TRY(lb_to_target(C, &t));
+    cx->work += C->natoms;
+    hf_err_t err = hf_bounds_newton_count(&t, &cx->arr, &lb_cdd_limits, v, known);
+    hf_target_clear(&t);
+    return err;
+}
+
+static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const hf_bounds_buf_t *ser, int depth,
+                       int try_newton, fmpz_t out)
 {
     hf_err_t err = HF_OK;
-    const lb_entry_t *e = lb_memo_get(cx, ser);
+    const hf_bounds_bytemap_entry_t *e = hf_bounds_bytemap_get(&cx->memo, ser->p, ser->n);
     if (e) {
         fmpz_set(out, &e->val);
         return HF_OK;
     }
     fmpz_one(out);
-    if (C->nheads == 0)
-        return lb_memo_put(cx, ser, out); /* a constant target: one atom */
+    if (C->nheads == 0) /* a constant target: one atom */
+        return hf_bounds_bytemap_put(&cx->memo, ser->p, ser->n, out);
     if (depth >= LB_DEPTH_MAX || cx->work > LB_WORK_MAX) {
         cx->truncated = 1;
         return HF_OK; /* 1 is a lower bound; not remembered */
+    }
+    if (cx->newton && try_newton) {
+        int known;
+        HF_TRY(lb_newton(cx, C, out, &known));
+        if (known) /* (a) and (c) cannot exceed it (see the top of this file) */
+            return hf_bounds_bytemap_put(&cx->memo, ser->p, ser->n, out);
+        fmpz_one(out);
     }
 
     int d = C->d;
@@ -737,7 +668,7 @@ static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int
     unsigned char *selp = hf_malloc((size_t)C->natoms);
     unsigned char *seln = hf_malloc((size_t)C->natoms);
     lb_tgt_t A, B;
-    lb_buf_t sa = {0}, sb = {0};
+    hf_bounds_buf_t sa = {0}, sb = {0};
     fmpz_t a, b, cap;
     fmpz_init(a);
     fmpz_init(b);
@@ -793,8 +724,8 @@ static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int
             continue;
         HF_CHECK(err, lb_canon(cx, C, selp, &A, &sa), cleanup);
         HF_CHECK(err, lb_canon(cx, C, seln, &B, &sb), cleanup);
-        HF_CHECK(err, lb_rec(cx, &A, &sa, depth + 1, a), cleanup);
-        HF_CHECK(err, lb_rec(cx, &B, &sb, depth + 1, b), cleanup);
+        HF_CHECK(err, lb_rec(cx, &A, &sa, depth + 1, 1, a), cleanup);
+        HF_CHECK(err, lb_rec(cx, &B, &sb, depth + 1, 1, b), cleanup);
         lb_tgt_clear(&A);
         lb_tgt_clear(&B);
         fmpz_add(a, a, b);
@@ -809,13 +740,13 @@ static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const lb_buf_t *ser, int
             break;
         }
     }
-    HF_CHECK(err, lb_memo_put(cx, ser, out), cleanup);
+    HF_CHECK(err, hf_bounds_bytemap_put(&cx->memo, ser->p, ser->n, out), cleanup);
 cleanup:
     fmpz_clear(cap);
     fmpz_clear(b);
     fmpz_clear(a);
-    free(sb.p);
-    free(sa.p);
+    hf_bounds_buf_clear(&sb);
+    hf_bounds_buf_clear(&sa);
     lb_tgt_clear(&B);
     lb_tgt_clear(&A);
     free(seln);
@@ -854,6 +785,181 @@ static hf_err_t lb_from_target(const hf_target_t *t, lb_tgt_t *T)
     return HF_OK;
 }
 
+static hf_err_t lb_ctx_init(lb_ctx_t *cx, int newton)
+{
+    memset(cx, 0, sizeof *cx);
+    cx->newton = newton;
+    cx->rng = 0x5eed0f1a5eULL; /* fixed: the same bound on every run and machine */
+    cx->primes[0] = n_nextprime(UWORD(1) << 61, 1);
+    for (int i = 1; i < LB_PRIMES; i++)
+        cx->primes[i] = n_nextprime(cx->primes[i - 1], 1);
+    HF_TRY(hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX));
+    return hf_bounds_arr_init(&cx->arr);
+}
+
+static void lb_ctx_clear(lb_ctx_t *cx)
+{
+    hf_bounds_arr_clear(&cx->arr);
+    hf_bounds_bytemap_clear(&cx->memo);
+    free(cx->skval);
+    free(cx->skidx);
+    free(cx->skstart);
+    free(cx->ord);
+    free(cx->S);
+}
+
+/* LB of a target through the recursion (the canonical form first). try_newton = 0
+ * when the caller has already found rule (b) out of reach for t. */
+static hf_err_t lb_of_target(lb_ctx_t *cx, const hf_target_t *t, int try_newton, fmpz_t lb)
+{
+    hf_err_t err = HF_OK;
+    lb_tgt_t raw, C;
+    hf_bounds_buf_t ser = {0};
+    lb_tgt_zero(&raw);
+    lb_tgt_zero(&C);
+    HF_CHECK(err, lb_from_target(t, &raw), cleanup);
+    HF_CHECK(err, lb_canon(cx, &raw, NULL, &C, &ser), cleanup);
+    HF_CHECK(err, lb_rec(cx, &C, &ser, 0, try_newton, lb), cleanup);
+cleanup:
+    hf_bounds_buf_clear(&ser);
+    lb_tgt_clear(&C);
+    lb_tgt_clear(&raw);
+    return err;
+}
+
+/* Rule (c) on a small target: the best total of LB(T_w) over disjoint faces of
+ * Newt(Q). *done = 0 when the target is too large for it. */
+static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out, int *done)
+{
+    hf_err_t err = HF_OK;
+    hf_fraction_t f;
+    hf_newton_t N;
+    long *value = NULL, bound = 1;
+    int have_f = 0;
+    double terms = 1;
+    fmpz_t v;
+    fmpz_init(v);
+    hf_newton_init(&N);
+    *done = 0;
+    for (int h = 0; h < t->nheads; h++)
+        terms *= (double)t->heads[h].natoms;
+    if (terms > (double)LB_PACK_TERMS || t->d > LB_PACK_DIM)
+        goto cleanup;
+    have_f = 1;
+    HF_CHECK(err, hf_fraction_from_target(&f, t), cleanup);
+    HF_CHECK(err, hf_newton_from_fraction(&f, LB_PACK_FACES, &N), cleanup);
+    if (!N.faces_complete)
+        goto cleanup;
+    value = hf_malloc((size_t)(N.nfaces ? N.nfaces : 1) * sizeof *value);
+    if (!value) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (long i = 0; i < N.nfaces; i++) {
+        hf_target_t lim;
+        HF_CHECK(err, hf_bounds_limit_target(t, N.faces[i].w, &lim), cleanup);
+        err = lb_of_target(cx, &lim, 1, v);
+        hf_target_clear(&lim);
+        if (err != HF_OK)
+            goto cleanup;
+        value[i] = fmpz_fits_si(v) ? fmpz_get_si(v) : LONG_MAX;
+    }
+    HF_CHECK(err, hf_newton_packing_bound(&N, value, &bound), cleanup);
+    fmpz_set_si(out, bound);
+    *done = 1;
+cleanup:
+    free(value);
+    hf_newton_clear(&N);
+    if (have_f)
+        hf_fraction_clear(&f);
+    fmpz_clear(v);
+    return err;
+}
+
+void hf_lower_init(hf_lower_t *L)
+{
+    fmpz_init(L->lb);
+    fmpz_init(L->newton_vertices);
+    fmpz_one(L->lb);
+    L->rule = "trivial";
+    L->newton_known = 0;
+    L->complete = 0;
+}
+
+void hf_lower_clear(hf_lower_t *L)
+{
+    fmpz_clear(L->newton_vertices);
+    fmpz_clear(L->lb);
+}
+
+/* lb and complete by rules (a) and (b); info (may be NULL) gets the rule and (b). */
+static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fmpz_t lb,
+                        int *complete)
+{
+    hf_err_t err = HF_OK;
+    lb_ctx_t cx;
+    const char *rule = "trivial";
+    int known = 0, done = 0;
+    fmpz_t v, c;
+    fmpz_init(v);
+    fmpz_init(c);
+    fmpz_one(lb);
+    *complete = 0;
+    HF_CHECK(err, hf_bounds_check_target(t, "lower bound"), cleanup0);
+    HF_CHECK(err, lb_ctx_init(&cx, 1), cleanup);
+    HF_CHECK(err, hf_bounds_newton_count(t, &cx.arr, &lb_cdd_limits, v, &known), cleanup);
+    if (known) {
+        /* (b); (a) and (c) cannot exceed it, so the directions are not explored */
+        fmpz_set(lb, v);
+        rule = fmpz_cmp_si(v, 1) > 0 ? "newton_vertices" : "trivial";
+        *complete = 1;
+        if (disjoint) {
+            err = lb_disjoint_faces(&cx, t, c, &done);
+            if (err == HF_ERR_LIMIT) { /* (c) is optional: skip it */
+                hf_error_clear();
+                err = HF_OK;
+                done = 0;
+            }
+            if (err != HF_OK)
+                goto cleanup;
+            if (done && fmpz_cmp(c, lb) > 0) {
+                fmpz_set(lb, c);
+                rule = "disjoint_faces";
+            }
+        }
+    } else {
+        HF_CHECK(err, lb_of_target(&cx, t, 0, lb), cleanup);
+        rule = fmpz_cmp_si(lb, 1) > 0 ? "face_rule" : "trivial";
+        *complete = !cx.truncated;
+    }
+    if (info) {
+        fmpz_set(info->lb, lb);
+        info->rule = rule;
+        info->newton_known = known;
+        if (known)
+            fmpz_set(info->newton_vertices, v);
+        else
+            fmpz_zero(info->newton_vertices);
+        info->complete = *complete;
+    }
+cleanup:
+    lb_ctx_clear(&cx);
+cleanup0:
+    fmpz_clear(c);
+    fmpz_clear(v);
+    return err;
+}
+
+hf_err_t hf_bounds_lower_info(const hf_target_t *t, hf_lower_t *out)
+{
+    int complete;
+    fmpz_t lb;
+    fmpz_init(lb);
+    hf_err_t err = lb_best(t, 1, out, lb, &complete);
+    fmpz_clear(lb);
+    return err;
+}
+
 hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
 {
     int complete;
@@ -862,34 +968,39 @@ hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb)
 
 hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete)
 {
+    return lb_best(t, 0, NULL, lb, complete);
+}
+
+/* One of the internal variants in a fresh context: newton = 0 for the face rule alone. */
+typedef hf_err_t (*lb_variant_t)(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out, int *flag);
+
+static hf_err_t lb_run(const hf_target_t *t, int newton, lb_variant_t fn, fmpz_t out, int *flag)
+{
     hf_err_t err = HF_OK;
     lb_ctx_t cx;
-    lb_tgt_t raw, C;
-    lb_buf_t ser = {0};
-    memset(&cx, 0, sizeof cx);
-    lb_tgt_zero(&raw);
-    lb_tgt_zero(&C);
-    fmpz_one(lb);
-    *complete = 0;
+    fmpz_one(out);
+    *flag = 0;
     HF_TRY(hf_bounds_check_target(t, "lower bound"));
-    cx.rng = 0x5eed0f1a5eULL; /* fixed: the same bound on every run and machine */
-    cx.primes[0] = n_nextprime(UWORD(1) << 61, 1);
-    for (int i = 1; i < LB_PRIMES; i++)
-        cx.primes[i] = n_nextprime(cx.primes[i - 1], 1);
-    HF_CHECK(err, lb_memo_init(&cx, 1024), cleanup);
-    HF_CHECK(err, lb_from_target(t, &raw), cleanup);
-    HF_CHECK(err, lb_canon(&cx, &raw, NULL, &C, &ser), cleanup);
-    HF_CHECK(err, lb_rec(&cx, &C, &ser, 0, lb), cleanup);
-    *complete = !cx.truncated;
+    HF_CHECK(err, lb_ctx_init(&cx, newton), cleanup);
+    HF_CHECK(err, fn(&cx, t, out, flag), cleanup);
 cleanup:
-    free(ser.p);
-    lb_tgt_clear(&C);
-    lb_tgt_clear(&raw);
-    lb_memo_clear(&cx);
-    free(cx.skval);
-    free(cx.skidx);
-    free(cx.skstart);
-    free(cx.ord);
-    free(cx.S);
+    lb_ctx_clear(&cx);
     return err;
+}
+
+static hf_err_t lb_face_rule_only(lb_ctx_t *cx, const hf_target_t *t, fmpz_t lb, int *complete)
+{
+    HF_TRY(lb_of_target(cx, t, 0, lb));
+    *complete = !cx->truncated;
+    return HF_OK;
+}
+
+hf_err_t hf_bounds_lower_face_rule(const hf_target_t *t, fmpz_t lb, int *complete)
+{
+    return lb_run(t, 0, lb_face_rule_only, lb, complete);
+}
+
+hf_err_t hf_bounds_lower_disjoint(const hf_target_t *t, fmpz_t out, int *done)
+{
+    return lb_run(t, 1, lb_disjoint_faces, out, done);
 }

@@ -6,7 +6,11 @@
  * Coincident keys merge (weights add, values average by weight), so the fused head has
  * |A_1 + ... + A_H| atoms, the Minkowski sum of the key sets. Constant heads (all keys
  * equal, or all values equal) are left out and their constant added to every value:
- * that is still an exact representation and never larger. */
+ * that is still an exact representation and never larger.
+ *
+ * The size is counted per block of heads on disjoint coordinates (sizes multiply): by
+ * the transfer DP of upper_dp.c when the block's heads are banded, else by enumerating
+ * the sum with a hash set, else (over both caps) the product of head sizes, inexact. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +36,11 @@ static void upper_head_min(const hf_head_t *h, int64_t *lo)
     }
 }
 
-/* Union-find over heads, with path halving. */
-static int upper_find(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
 /* Size of the Minkowski sum of the given heads restricted to coordinates coords[nc]
- * (all other coordinates are constant within these heads). *n = -1 when over the cap. */
-static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh, const int *coords,
-                                 int nc, long *n)
+ * (all other coordinates are constant within these heads), by enumeration. *ok = 0
+ * when over the cap. */
+hf_err_t hf_bounds_upper_enum(const hf_target_t *t, const int *heads, int nh, const int *coords,
+                              int nc, fmpz_t n, int *ok)
 {
     hf_err_t err = HF_OK;
     int d = t->d, added;
@@ -56,6 +51,7 @@ static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh,
     int64_t lo[HF_D_MAX], key[HF_D_MAX];
     memset(&cur, 0, sizeof cur);
     memset(&next, 0, sizeof next);
+    *ok = 1;
     HF_CHECK(err, hf_bounds_keyset_init(&cur, nc), cleanup);
     memset(key, 0, sizeof key);
     if (hf_bounds_keyset_insert(&cur, key, &added) < 0) {
@@ -75,7 +71,7 @@ static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh,
                     goto cleanup;
                 }
                 if (next.n > cap) {
-                    *n = -1;
+                    *ok = 0;
                     goto cleanup;
                 }
             }
@@ -84,7 +80,7 @@ static hf_err_t upper_block_size(const hf_target_t *t, const int *heads, int nh,
         cur = next;
         memset(&next, 0, sizeof next);
     }
-    *n = cur.n;
+    fmpz_set_si(n, cur.n);
 cleanup:
     hf_bounds_keyset_clear(&next);
     hf_bounds_keyset_clear(&cur);
@@ -110,95 +106,55 @@ static hf_err_t upper_distinct_keys(const hf_head_t *h, long *n)
 hf_err_t hf_bounds_upper(const hf_target_t *t, fmpz_t ub, int *exact)
 {
     hf_err_t err = HF_OK;
-    int d = t->d, H = t->nheads;
-    int *parent = NULL, *members = NULL;
+    int d = t->d, H = t->nheads, nb = 0;
+    int *block = NULL, *members = NULL;
     uint64_t *used = NULL;
+    fmpz_t n;
+    fmpz_init(n);
     fmpz_one(ub);
     *exact = 1;
-    HF_TRY(hf_bounds_check_target(t, "upper bound"));
-    parent = hf_malloc((size_t)(H ? H : 1) * sizeof *parent);
+    HF_CHECK(err, hf_bounds_check_target(t, "upper bound"), cleanup);
+    block = hf_malloc((size_t)(H ? H : 1) * sizeof *block);
     members = hf_malloc((size_t)(H ? H : 1) * sizeof *members);
-    used = hf_calloc((size_t)(H ? H : 1), sizeof *used);
-    if (!parent || !members || !used) {
+    used = hf_malloc((size_t)(H ? H : 1) * sizeof *used);
+    if (!block || !members || !used) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
-    /* A head uses coordinate j when its keys are not all equal in j; constant heads
-     * take no part (used = 0). Heads sharing a used coordinate form one block. */
-    for (int i = 0; i < H; i++) {
-        const hf_head_t *h = t->heads + i;
-        parent[i] = i;
-        if (hf_bounds_head_is_constant(h))
-            continue;
-        for (int j = 0; j < d; j++)
-            for (long a = 1; a < h->natoms; a++)
-                if (h->keys[a * d + j] != h->keys[j]) {
-                    used[i] |= UINT64_C(1) << j;
-                    break;
-                }
-    }
-    for (int j = 0; j < d; j++) {
-        int first = -1;
-        for (int i = 0; i < H; i++) {
-            if (!(used[i] >> j & 1))
-                continue;
-            if (first < 0) {
-                first = i;
-                continue;
-            }
-            int a = upper_find(parent, first), b = upper_find(parent, i);
-            if (a != b)
-                parent[b] = a;
-        }
-    }
-    /* Blocks on disjoint coordinates: the Minkowski sum is their Cartesian product. */
-    for (int r = 0; r < H; r++) {
-        if (!used[r] || upper_find(parent, r) != r)
-            continue;
-        int nh = 0, nc = 0, coords[HF_D_MAX];
+    /* Constant heads take no part; blocks on disjoint coordinates: the Minkowski sum
+     * is their Cartesian product. */
+    hf_bounds_blocks(t, used, block, &nb);
+    for (int b = 0; b < nb; b++) {
+        int nh = 0, nc = 0, coords[HF_D_MAX], ok;
         uint64_t mask = 0;
         for (int i = 0; i < H; i++)
-            if (used[i] && upper_find(parent, i) == r) {
+            if (block[i] == b) {
                 members[nh++] = i;
                 mask |= used[i];
             }
         for (int j = 0; j < d; j++)
             if (mask >> j & 1)
                 coords[nc++] = j;
-        long n;
-        HF_CHECK(err, upper_block_size(t, members, nh, coords, nc, &n), cleanup);
-        if (n >= 0) {
-            fmpz_mul_ui(ub, ub, (ulong)n);
+        HF_CHECK(err, hf_bounds_upper_dp(t, members, nh, coords, nc, n, &ok), cleanup);
+        if (!ok)
+            HF_CHECK(err, hf_bounds_upper_enum(t, members, nh, coords, nc, n, &ok), cleanup);
+        if (ok) {
+            fmpz_mul(ub, ub, n);
             continue;
         }
         *exact = 0;
         for (int i = 0; i < nh; i++) {
-            HF_CHECK(err, upper_distinct_keys(t->heads + members[i], &n), cleanup);
-            fmpz_mul_ui(ub, ub, (ulong)n);
+            long k;
+            HF_CHECK(err, upper_distinct_keys(t->heads + members[i], &k), cleanup);
+            fmpz_mul_ui(ub, ub, (ulong)k);
         }
     }
 cleanup:
     free(used);
     free(members);
-    free(parent);
+    free(block);
+    fmpz_clear(n);
     return err;
-}
-
-/* Lexicographic order of the product head's keys. */
-typedef struct {
-    const int64_t *keys;
-    int d;
-} upper_order_t;
-
-static int upper_cmp_keys(const void *ctx, long a, long b)
-{
-    const upper_order_t *o = ctx;
-    for (int j = 0; j < o->d; j++) {
-        int64_t x = o->keys[a * o->d + j], y = o->keys[b * o->d + j];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
 }
 
 /* The constant value of a constant head: its common value, or sum c v / sum c when all
@@ -329,8 +285,8 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
     }
     for (long i = 0; i < cur.n; i++)
         order[i] = i;
-    upper_order_t o = {cur.keys, d};
-    if (!hf_bounds_sort(order, cur.n, upper_cmp_keys, &o)) {
+    hf_bounds_rows_t o = {cur.keys, d};
+    if (!hf_bounds_sort(order, cur.n, hf_bounds_cmp_rows, &o)) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }

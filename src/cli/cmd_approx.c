@@ -157,7 +157,7 @@ static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_p
     else
         fprintf(out, "no exact head known to the run");
     if (p->lower_bound && p->lower_bound[0])
-        fprintf(out, ";  lower bound %s (face rule)", p->lower_bound);
+        fprintf(out, ";  lower bound %s", p->lower_bound);
     fprintf(out, ";  target RMS %.3g\n", r->target_rms);
     fprintf(out, "%5s  %-10s %-10s %8s %5s  %-8s %6s  %-22s %8s\n", "m", "train RMS", "test RMS",
             "restarts", "best", "start", "iters", "reason", "seconds");
