@@ -32,7 +32,7 @@ static double now(void)
 }
 
 typedef struct {
-    long m_star, found, nodes, units;
+    long m_star, found, nodes, units, first;
     hf_search_stats_t st;
     long face_tests;
     double prep, seconds;
@@ -56,6 +56,7 @@ static hf_err_t run(const hf_target_t *t, int span, hf_engine_t engine, result_t
     r->m_star = -1;
     HF_TRY(hf_search_create(t, &so, &s));
     r->used = hf_search_engine(s);
+    r->first = hf_search_first_size(s);
     hf_err_t err = hf_search_prepare(s, NULL, NULL);
     r->prep = now() - t0;
     int verbose = getenv("HF_BENCH_VERBOSE") != NULL;
@@ -92,10 +93,12 @@ static hf_err_t run(const hf_target_t *t, int span, hf_engine_t engine, result_t
 
 static void print(const result_t *r)
 {
-    printf("%-7s m*=%ld supports=%ld units=%ld nodes=%ld exact_tests=%ld face_exact_tests=%ld "
-           "face_rejections=%ld canonical_rejections=%ld prepare=%.3f seconds=%.3f\n",
-           hf_engine_name(r->used), r->m_star, r->found, r->units, r->nodes, r->st.exact_tests,
-           r->face_tests, r->st.face_rejections, r->st.canonical_rejections, r->prep, r->seconds);
+    printf("%-7s first=%ld m*=%ld supports=%ld units=%ld nodes=%ld exact_tests=%ld "
+           "face_exact_tests=%ld face_rejections=%ld canonical_rejections=%ld prepare=%.3f "
+           "seconds=%.3f\n",
+           hf_engine_name(r->used), r->first, r->m_star, r->found, r->units, r->nodes,
+           r->st.exact_tests, r->face_tests, r->st.face_rejections, r->st.canonical_rejections,
+           r->prep, r->seconds);
     if (r->have_cone)
         printf("        cone: unknowns=%ld rows=%ld hyperplanes=%ld rays=%ld rays_max=%ld "
                "adjacencies=%ld\n",

@@ -80,32 +80,10 @@ static hf_fs_t *fs_new(int dim)
  * head's function unchanged. */
 static hf_err_t fs_drop_last(const hf_target_t *lim, hf_target_t *out)
 {
-    hf_err_t err = HF_OK;
-    int d = lim->d, dv = lim->dv;
-    hf_head_t h;
-    HF_TRY(hf_target_init(out, lim->name, d - 1, dv));
-    hf_head_init(&h, d - 1, dv);
-    for (int k = 0; k < lim->nheads; k++) {
-        const hf_head_t *src = &lim->heads[k];
-        HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
-        for (long a = 0; a < src->natoms; a++) {
-            if (src->keys[a * d + d - 1] != src->keys[d - 1]) {
-                err = hf_error(HF_ERR_INTERNAL, "search: limit target head %d is not one layer", k);
-                goto fail;
-            }
-            memcpy(h.keys + a * (d - 1), src->keys + a * d, (size_t)(d - 1) * sizeof *h.keys);
-            fmpq_set(h.weights + a, src->weights + a);
-            for (int j = 0; j < dv; j++)
-                fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
-        }
-        HF_CHECK(err, hf_target_add_head(out, &h), fail);
-    }
-    hf_head_clear(&h);
-    return HF_OK;
-fail:
-    hf_head_clear(&h);
-    hf_target_clear(out);
-    return err;
+    int keep[HF_D_MAX];
+    for (int j = 0; j < lim->d - 1; j++)
+        keep[j] = j;
+    return hf_search_target_drop(lim, keep, lim->d - 1, out);
 }
 
 /* The FS table of T_{sign e_{d-1}} (found in the registry or added to it). */

@@ -149,6 +149,10 @@ hf_err_t hf_search_scratch(hf_search_t *s, long m)
     if (!combo)
         return HF_ERR_NOMEM;
     s->combo = combo;
+    int64_t *dots = hf_realloc(s->dots, (size_t)m * sizeof *dots);
+    if (!dots)
+        return HF_ERR_NOMEM;
+    s->dots = dots;
     s->scratch_m = m;
     return HF_OK;
 }
@@ -279,6 +283,8 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
     if (s->engine == HF_ENGINE_LAYERED && d > 1) {
         int ok;
         HF_TRY(search_faces(s, m, idx, &ok));
+        if (ok && s->nx > 0)
+            HF_TRY(hf_search_shape_check(s, m, idx, &ok));
         if (!ok) {
             s->stats.face_rejections++;
             return HF_OK;
@@ -291,6 +297,42 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
     if (feasible && run->found)
         HF_TRY(run->found(run->found_ctx, m, s->keys, run->witness));
     return HF_OK;
+}
+
+hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out)
+{
+    hf_err_t err = HF_OK;
+    int d = t->d, dv = t->dv;
+    char kept[HF_D_MAX] = {0};
+    hf_head_t h;
+    for (int j = 0; j < dkeep; j++)
+        kept[keep[j]] = 1;
+    HF_TRY(hf_target_init(out, t->name, dkeep, dv));
+    hf_head_init(&h, dkeep, dv);
+    for (int k = 0; k < t->nheads; k++) {
+        const hf_head_t *src = &t->heads[k];
+        HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
+        for (long a = 0; a < src->natoms; a++) {
+            for (int j = 0; j < d; j++)
+                if (!kept[j] && src->keys[a * d + j] != src->keys[j]) {
+                    err = hf_error(HF_ERR_INTERNAL, "search: head %d is not flat in coordinate %d",
+                                   k, j);
+                    goto fail;
+                }
+            for (int j = 0; j < dkeep; j++)
+                h.keys[a * dkeep + j] = src->keys[a * d + keep[j]];
+            fmpq_set(h.weights + a, src->weights + a);
+            for (int j = 0; j < dv; j++)
+                fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
+        }
+        HF_CHECK(err, hf_target_add_head(out, &h), fail);
+    }
+    hf_head_clear(&h);
+    return HF_OK;
+fail:
+    hf_head_clear(&h);
+    hf_target_clear(out);
+    return err;
 }
 
 /* (S + 1)^d, or -1 above HF_SEARCH_BOX_MAX. */
@@ -445,6 +487,8 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     }
     if (s->engine == HF_ENGINE_LAYERED)
         HF_CHECK(err, hf_search_layered_init(s), fail);
+    if (prune)
+        HF_CHECK(err, hf_search_shape_init(s, top), fail);
     if (top)
         HF_CHECK(err, hf_search_group_compute(s), fail);
     *out = s;
@@ -502,10 +546,13 @@ void hf_search_destroy(hf_search_t **sp)
     free(s->gperm);
     hf_facememo_clear(&s->memo);
     if (s->faces) {
-        for (int i = 0; i < 2 * (s->d - 1); i++)
+        for (long i = 0; i < 2 * (s->d - 1) + s->nx; i++)
             hf_exact_destroy(&s->faces[i].exact);
         free(s->faces);
     }
+    free(s->xw);
+    free(s->xwidth);
+    free(s->dots);
     if (s->own_reg)
         hf_fs_registry_destroy(&s->reg);
     free(s->ub_str);

@@ -121,9 +121,13 @@ typedef struct {
 struct hf_search_s {
     hf_target_t t;
     int d, dv, span, prune;
-    hf_engine_t engine; /* resolved: layered, cone or plain */
+    hf_engine_t engine;     /* resolved: layered, cone or plain */
     int64_t qext[HF_D_MAX]; /* extents of Newt(Q): every support is at least this wide */
-    hf_cone_t *cone;    /* cone engine state, built by hf_search_prepare */
+    long nx;                /* facet normals of Newt(Q) checked besides +-e_j (shape.c) */
+    int64_t *xw;            /* nx x d normals; their testers follow the coordinate faces */
+    int64_t *xwidth;        /* width of Newt(Q) along each */
+    long span_lb;           /* within-span bound (0: not computed) */
+    hf_cone_t *cone;        /* cone engine state, built by hf_search_prepare */
     long max_atoms;
     int top;             /* 1: created by hf_search_create (reports, witnesses, group) */
     int has_t, has_frac; /* which of t, frac need clearing */
@@ -167,6 +171,7 @@ struct hf_search_s {
     int64_t *keys;  /* candidate keys (m d) */
     int64_t *fkeys; /* face keys (m d) */
     long *combo;    /* middle combination (m) */
+    int64_t *dots;  /* k.w of the candidate's keys (m) */
     long scratch_m;
 
     hf_search_stats_t stats;
@@ -188,6 +193,10 @@ typedef struct {
 hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t engine, int top,
                                    hf_fs_registry_t *reg, hf_search_t **out);
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
+/* The target with only the coordinates keep[0..dkeep) (increasing); every head must be
+ * flat (one layer) in the others, so each head is the same function of the rest. out is
+ * initialised by the call. */
+hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out);
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
 /* Is the face (2 j + side) made of the n sorted points pts (indices in the d-box, n >= 1)
  * feasible for its limit target? Memoised exact test; m = current scratch row size. */
@@ -228,6 +237,12 @@ const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
 void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 /* Unknowns of the cone engine for this span (0 if some extent of Newt(Q) exceeds it). */
 long hf_search_cone_unknowns(const hf_fraction_t *f, int span);
+
+/* shape.c */
+/* Facet directions of Newt(Q) for the layered engine's candidates and, with span_bound,
+ * the within-span lower bound (raises s->first). Skipped for large Q (cost). */
+hf_err_t hf_search_shape_init(hf_search_t *s, int span_bound);
+hf_err_t hf_search_shape_check(hf_search_t *s, long m, const uint32_t *idx, int *ok);
 
 /* facememo.c */
 void hf_facememo_init(hf_facememo_t *mm);
