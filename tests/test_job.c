@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "headfuse/job.h"
+#include "headfuse/search.h"
 #include "unit.h"
 
 #define GOOD "tests/fixtures/jobs/good"
@@ -100,6 +101,31 @@ static void test_minimal_defaults(void)
     CU_ASSERT_STRING_EQUAL(job.entries[0].family, "wdw:d=2");
     hf_job_clear(&job);
     hf_job_clear(&job); /* clear twice is harmless */
+}
+
+/* engine: from the defaults, per entry, auto, and prune: false as the plain engine. */
+static void test_engines(void)
+{
+    static const int want[] = {HF_ENGINE_LAYERED, HF_ENGINE_CONE, HF_ENGINE_AUTO, HF_ENGINE_PLAIN,
+                               HF_ENGINE_PLAIN};
+    static const int prune[] = {1, 1, 1, 0, 0};
+    hf_job_t job;
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/engines.yaml", "/tmp/hf-engines.h5"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(job.nentries, 5);
+    for (long i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(job.entries[i].engine, want[i]);
+        CU_ASSERT_EQUAL(job.entries[i].prune, prune[i]);
+    }
+    char *s = hf_job_entry_describe(&job, 1);
+    CU_ASSERT_STRING_EQUAL(s, "chain:d=2 span 2 engine cone");
+    free(s);
+    s = hf_job_entry_describe(&job, 2);
+    CU_ASSERT_STRING_EQUAL(s, "wdw:d=2 span 2");
+    free(s);
+    s = hf_job_entry_describe(&job, 4);
+    CU_ASSERT_STRING_EQUAL(s, "wd:d=1 span 2 no-prune");
+    free(s);
+    hf_job_clear(&job);
 }
 
 /* Entries repeated by an alias and the same target with k given expand in full, with
@@ -225,6 +251,7 @@ int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
         {"sweeps expand in order with defaults", test_sweeps_expand},
+        {"engine key: defaults, entries, prune false", test_engines},
         {"minimal file and defaults", test_minimal_defaults},
         {"aliases and repeated targets", test_aliases_and_memo},
         {"--out overrides the file and is checked", test_output_override},

@@ -368,8 +368,32 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
         if (hf_engine_parse(name, key, &s->engine) != HF_OK)
             return bad(c, n, key, "'%s': must be auto, cone, layered or plain", name);
         s->has_engine = 1;
+        /* prune: false is the plain engine; another engine beside it is a contradiction */
+        if (s->has_prune && !s->prune && s->engine != HF_ENGINE_AUTO &&
+            s->engine != HF_ENGINE_PLAIN)
+            return bad(c, n, key, "%s contradicts prune: false (the plain engine)",
+                       hf_engine_name(s->engine));
     }
     return HF_OK;
+}
+
+/* The engine of an entry: its own engine or prune key first, then the defaults'. prune:
+ * true keeps a pruning engine from the defaults; prune: false is the plain engine. */
+static hf_engine_t resolve_engine(const settings_t *entry, const settings_t *defaults)
+{
+    const settings_t *lv[2] = {entry, defaults};
+    for (int i = 0; i < 2; i++) {
+        const settings_t *x = lv[i];
+        if (x->has_prune && !x->prune)
+            return HF_ENGINE_PLAIN;
+        if (x->has_engine)
+            return x->engine;
+        if (x->has_prune) /* prune: true */
+            return i == 0 && defaults->has_engine && defaults->engine != HF_ENGINE_PLAIN
+                       ? defaults->engine
+                       : HF_ENGINE_AUTO;
+    }
+    return HF_ENGINE_AUTO;
 }
 
 static hf_err_t push_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n,
@@ -429,10 +453,11 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
     snprintf(where, sizeof where, "entries[%d]", index);
     HF_TRY(check_mapping(c, n, where, entry_keys));
 
-    settings_t s = *defaults; /* max_atoms and prune inherit; the span sweep is copied below */
+    settings_t s = *defaults; /* max_atoms inherits; the span sweep is copied below */
     s.span.v = NULL;
     s.span.n = 0;
     s.has_span = 0;
+    s.has_prune = s.has_engine = 0; /* resolved with the defaults' below */
     sweep_t ds = {0, NULL, NULL}, ks = {0, NULL, NULL};
     char *path = NULL, *name = NULL;
     hf_err_t e = HF_OK;
@@ -459,22 +484,12 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
                 "JSON target file)");
         goto done;
     }
+    hf_engine_t engine = resolve_engine(&s, defaults);
     hf_job_entry_t proto = {.max_atoms = s.has_max ? s.max_atoms : 0,
-                            .prune = s.has_prune ? s.prune : 1,
-                            .engine = s.has_engine ? s.engine : HF_ENGINE_AUTO,
+                            .prune = engine != HF_ENGINE_PLAIN,
+                            .engine = engine,
                             .line = (int)n->start_mark.line + 1,
                             .index = index};
-    /* prune: false is the plain engine; any other engine with it is a contradiction */
-    if (!proto.prune && proto.engine != HF_ENGINE_AUTO && proto.engine != HF_ENGINE_PLAIN) {
-        snprintf(key, sizeof key, "%s.engine", where);
-        e = bad(c, n, key, "%s contradicts prune: false (the plain engine)",
-                hf_engine_name((hf_engine_t)proto.engine));
-        goto done;
-    }
-    if (!proto.prune || proto.engine == HF_ENGINE_PLAIN) {
-        proto.prune = 0;
-        proto.engine = HF_ENGINE_PLAIN;
-    }
     if (tgt) {
         const char *given;
         snprintf(key, sizeof key, "%s.target", where);
