@@ -439,6 +439,87 @@ static void test_engines_random(void)
     }
 }
 
+/* Minima certified over all keys (two-dimensional Newton argument): the known cases, and
+ * the theorem held against the search on every certified target of a random battery:
+ * within every span that holds supp(Q), m* is the certified value and, when the
+ * certificate says unique, supp(Q) is the only minimal support. */
+static void check_certificate_against_search(const hf_target_t *t, const hf_certificate_t *c,
+                                             int span)
+{
+    found_t f;
+    loop_out_t o;
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE};
+    found_init(&f, t);
+    CU_ASSERT_EQUAL(search_loop(t, &lo, &f, &o), HF_OK);
+    CU_ASSERT_EQUAL(o.m_star, c->m_star);
+    if (c->unique)
+        CU_ASSERT_EQUAL(f.n, 1);
+    if (o.m_star != c->m_star || (c->unique && f.n != 1))
+        fprintf(stderr, "\n%s span %d: certified %ld (unique %d), search m*=%ld n=%ld\n", t->name,
+                span, c->m_star, c->unique, o.m_star, f.n);
+    found_clear(&f);
+}
+
+static void test_certify_2d(void)
+{
+    static const struct {
+        const char *spec;
+        int certified;
+        long m_star;
+    } cases[] = {{"chain:d=2", 1, 7},
+                 {"wd:d=2", 1, 4},
+                 {"wdw:d=2", 1, 4},
+                 {"multi:d=2,k=2", 1, 4},
+                 {"multi:d=2,k=3", 0, -1},
+                 {"wd:d=3", 0, -1},
+                 {"data/two_heads_shared.json", 0, -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        hf_certificate_t c;
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        CU_ASSERT_EQUAL(hf_search_certify(&t, &c), HF_OK);
+        CU_ASSERT_EQUAL(c.certified, cases[i].certified);
+        CU_ASSERT_EQUAL(c.m_star, cases[i].m_star);
+        if (c.certified) {
+            CU_ASSERT_STRING_EQUAL(c.rule, "newton_2d");
+            for (int span = 2; span <= 5; span++)
+                check_certificate_against_search(&t, &c, span);
+        }
+        hf_target_clear(&t);
+    }
+    /* random sums of two-atom heads on small primitive directions in d = 2 */
+    static const int64_t dirs[][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}, {2, 1}, {1, 2}};
+    uint64_t st = 7;
+    long certified = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        hf_target_t t;
+        hf_head_t h;
+        hf_certificate_t c;
+        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, "random_2d", 2, 1), HF_OK);
+        int nh = 1 + (int)(rng_next(&st) % 4);
+        for (int k = 0; k < nh; k++) {
+            const int64_t *u = dirs[rng_next(&st) % 6];
+            int64_t keys[4] = {0, 0, u[0], u[1]};
+            if (u[1] < 0) { /* keep keys nonnegative: shift the head */
+                keys[1] = -u[1];
+                keys[3] = 0;
+            }
+            long w[2] = {1 + (long)(rng_next(&st) % 3), 1 + (long)(rng_next(&st) % 3)};
+            long v[2] = {0, 1 + (long)(rng_next(&st) % 3)};
+            one_head(&t, &h, 2, 2, keys, w, v);
+        }
+        CU_ASSERT_EQUAL(hf_search_certify(&t, &c), HF_OK);
+        if (c.certified) {
+            certified++;
+            check_certificate_against_search(&t, &c, 4);
+        }
+        hf_target_clear(&t);
+    }
+    CU_ASSERT(certified >= 10);
+    if (getenv("HF_TEST_VERBOSE"))
+        fprintf(stderr, "\n  random 2d: %ld of 60 certified\n", certified);
+}
+
 /* Every feasible support of every size up to a bound: the FS tables of the recursion
  * rely on all sizes, not only the minimal one. */
 static void test_pruned_equals_plain_all_sizes(void)
@@ -985,6 +1066,7 @@ int hf_register_tests(void)
         {"pruned equals plain: every size", test_pruned_equals_plain_all_sizes},
         {"engines agree: families at small d and span", test_engines_families},
         {"engines agree: random small targets", test_engines_random},
+        {"minima certified over all keys (2-D Newton argument)", test_certify_2d},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
         {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},
         {"small units: splitting by first and second points", test_small_units},

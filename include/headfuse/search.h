@@ -107,6 +107,21 @@ long hf_search_group_order(const hf_search_t *s);
  * image (canonical position, keys sorted). out[m*d]. */
 hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
 
+/* A minimum proven over all integer keys, not only within a span (docs/search.md,
+ * "Certified over all keys"): for two-dimensional targets whose Newton polygon has only
+ * sigmoid-type edges of lattice length <= 2, every support other than supp(Q) has at
+ * least boundary + 2 keys, so a feasible supp(Q) no larger than that is the minimum. */
+typedef struct {
+    int certified;    /* 1: m_star is m*(T) over all integer keys */
+    long m_star;      /* -1 when not certified */
+    int unique;       /* 1: supp(Q) is the only minimal support, up to translation */
+    long boundary;    /* the bound B0 on supports with a point for P (0: not reached) */
+    const char *rule; /* "newton_2d" when certified, else NULL */
+} hf_certificate_t;
+
+/* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */
+hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out);
+
 /* Counters for reports: exact tests run, by reason, face-rule rejections. */
 typedef struct {
     long exact_tests;
