@@ -20,7 +20,7 @@
 
 /* Newt(Q) is computed (cddlib) only for denominators up to these sizes: larger ones cost
  * seconds per search, and the rules below are refinements. */
-#define SHAPE_Q_TERMS_MAX 4096
+#define SHAPE_Q_TERMS_MAX 1024
 #define SHAPE_D_MAX 6
 #define SHAPE_FACES_MAX 4096
 /* Faces valued by a search of their limit target: dimensions 1..this, at most this many
