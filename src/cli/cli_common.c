@@ -9,6 +9,8 @@
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos)
 {
+    /* which value options were given: a second one would silently replace the first */
+    unsigned char seen[64] = {0};
     *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -32,6 +34,14 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
             return 2;
         }
         if (o->has_value) {
+            size_t k = (size_t)(o - opts);
+            if (k < sizeof seen && seen[k]) {
+                fprintf(stderr, "headfuse %s: option %s given twice (give it once)\n", cmd,
+                        o->name);
+                return 2;
+            }
+            if (k < sizeof seen)
+                seen[k] = 1;
             if (eq)
                 *o->value = eq + 1;
             else if (i + 1 < argc)

@@ -18,7 +18,10 @@ typedef struct {
 } cli_opt_t;
 
 /* Scan argv[1..]: options from the table, positionals into pos[] (at most maxpos).
- * Prints a message naming the command and returns 2 on a bad argument, else 0. */
+ * Prints a message naming the command and returns 2 on a bad argument (an unknown
+ * option, a missing value, or an option with a value given twice: `--span 2 --span 3`
+ * would otherwise keep only the last), else 0. A repeated flag (`--quiet --quiet`)
+ * changes nothing and is accepted. */
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
 
