@@ -28,11 +28,11 @@ import h5py
 # The table exactly as `headfuse table FILES --markdown` prints it (src/cli/cmd_table.c):
 # these fields under these headers, numbers right-aligned, '-' for null, seconds with
 # three decimals, and a file column when there are several files.
-FIELDS = ["name", "d", "span", "m_star", "lb", "ub", "status", "n_min_raw", "n_min_sym",
-          "group_order", "nodes", "units", "seconds"]
-HEADERS = ["name", "d", "span", "m*", "LB", "UB", "status", "n_min", "n_sym", "group",
-           "nodes", "units", "seconds"]
-TEXT_FIELDS = ("name", "status")
+FIELDS = ["name", "d", "span", "m_star", "lb", "ub", "status", "engine", "max_atoms",
+          "n_min_raw", "n_min_sym", "group_order", "nodes", "units", "seconds"]
+HEADERS = ["name", "d", "span", "m*", "LB", "UB", "status", "engine", "max_atoms", "n_min",
+           "n_sym", "group", "nodes", "units", "seconds"]
+TEXT_FIELDS = ("name", "status", "engine")
 STATUS_MARKERS = {"certified": ("o", "certified (LB = UB)"),
                   "exhaustive": ("s", "exhaustive within span"),
                   "open": ("^", "open (bar: LB..UB)")}
@@ -63,10 +63,13 @@ def read_rows(path):
         table = f["table"][()]
         for i, r in enumerate(table):
             row = {c: r[c] for c in table.dtype.names}
-            for c in ("name", "lb", "ub", "status"):
+            # files of format 1 do not say how their rows were searched
+            row.setdefault("engine", b"unknown")
+            row.setdefault("max_atoms", -1)
+            for c in ("name", "lb", "ub", "status", "engine"):
                 row[c] = text(row[c])
             for c in ("d", "span", "m_star", "n_min_raw", "n_min_sym", "group_order",
-                      "nodes", "units"):
+                      "nodes", "units", "max_atoms"):
                 row[c] = int(row[c]) if int(row[c]) >= 0 else None
             row["seconds"] = float(row["seconds"]) if row["seconds"] >= 0 else None
             # decimal strings: may exceed 64 bits; "-1" is null
@@ -83,6 +86,8 @@ def read_rows(path):
 
 def cell(row, field):
     v = row[field]
+    if field == "max_atoms" and v == 0:
+        return "none"  # no limit: the search went up to UB
     if v is None:
         return "-"
     if field == "seconds":

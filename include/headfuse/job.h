@@ -35,6 +35,7 @@ typedef struct {
     char *name;        /* `name:` or the file name without directory and extension */
     char *description; /* `description:` or NULL */
     char *output;      /* the RESULT.h5 path (option override, `output:`, or NAME.h5) */
+    char *text;        /* the job file's text as read (RESULT.h5 keeps it: job_text) */
     long nentries;
     hf_job_entry_t *entries;
 } hf_job_t;

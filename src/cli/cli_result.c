@@ -74,6 +74,9 @@ json_t *cli_row_json(const hf_row_t *r)
     json_object_set_new(o, "ub", cli_json_bigint(x));
     fmpz_clear(x);
     json_object_set_new(o, "status", json_string(r->status));
+    json_object_set_new(o, "engine", json_string(r->engine));
+    json_object_set_new(o, "max_atoms",
+                        r->max_atoms < 0 ? json_null() : json_integer(r->max_atoms));
     json_object_set_new(o, "n_min_raw",
                         r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
     json_object_set_new(o, "n_min_sym",
@@ -122,8 +125,10 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     const char *mstar = row->m_star >= 0                    ? count_text(row->m_star, a, sizeof a)
                         : !strcmp(row->status, "certified") ? row->lb /* beyond 64 bits */
                                                             : "none";
-    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s", row->name, row->span, mstar, row->status,
-            row->lb, row->ub);
+    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s  engine %s", row->name, row->span, mstar,
+            row->status, row->lb, row->ub, row->engine);
+    if (row->max_atoms > 0)
+        fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0)
         fprintf(f, "  minimal supports %s (%s up to symmetry, group order %s)",
                 count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),

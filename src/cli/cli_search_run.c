@@ -486,6 +486,11 @@ static hf_err_t product_support(const hf_target_t *t, hf_supports_t *sup)
 
 /* ------------------------------------------------------------------ the entry */
 
+const char *cli_search_engine(const hf_search_opts_t *o)
+{
+    return o->prune ? "layered" : "plain";
+}
+
 static long box_points(int d, int span)
 {
     long p = 1;
@@ -623,6 +628,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->d = t->d;
     row->span = sopts->span;
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
+    row->max_atoms = sopts->max_atoms;
+    snprintf(row->engine, sizeof row->engine, "%s", cli_search_engine(sopts));
 
     int shortcut = 0;
     if (fe == HF_OK)

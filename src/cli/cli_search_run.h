@@ -24,6 +24,11 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                           const cli_search_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                           hf_unit_record_t **units, long *nunits);
 
+/* The name of the search engine that options select, as a row records it
+ * (hf_row_t.engine): "layered" (the pruned search), "plain" (--no-prune, the reference
+ * enumerator). The one place that names them: a new engine adds its name here. */
+const char *cli_search_engine(const hf_search_opts_t *o);
+
 /* When LB = UB already certifies a row, its one size m* is still enumerated to count
  * the minimal supports, unless the box has more points or m* more atoms than these
  * (one exact test of a support of thousands of atoms is out of proportion): then the

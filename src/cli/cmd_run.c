@@ -321,6 +321,10 @@ static hf_err_t assemble(state_t *st, const char *out, const char *cmdline, cons
             return e;
     }
     HF_TRY(cli_result_provenance(res, cmdline, first, ranks));
+    /* the job as it was when its rows were put together: what the rows mean */
+    free(res->job_text);
+    if (!(res->job_text = hf_strdup(st->job->text)))
+        return HF_ERR_NOMEM;
     return hf_result_write(out, res);
 }
 

@@ -313,8 +313,40 @@ hid_t hf_h5_row_type(int file)
         {"nodes", offsetof(hf_row_t, nodes), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"units", offsetof(hf_row_t, units), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"seconds", offsetof(hf_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+        {"max_atoms", offsetof(hf_row_t, max_atoms), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"engine", offsetof(hf_row_t, engine), 0, 0, HF_ENGINE_LEN, 0},
     };
     return build_compound(m, NMEM(m), sizeof(hf_row_t), file);
+}
+
+hid_t hf_h5_row_type_v1(int file)
+{
+    hid_t all = hf_h5_row_type(file), t = H5I_INVALID_HID;
+    if (all < 0)
+        return H5I_INVALID_HID;
+    /* the same members up to seconds: a file type packed to their size */
+    size_t size = file ? 0 : sizeof(hf_row_t);
+    for (unsigned i = 0; file && i < HF_H5_ROW_V1_FIELDS; i++) {
+        hid_t mt = H5Tget_member_type(all, i);
+        size += mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    t = H5Tcreate(H5T_COMPOUND, size);
+    for (unsigned i = 0; t >= 0 && i < HF_H5_ROW_V1_FIELDS; i++) {
+        char *name = H5Tget_member_name(all, i);
+        hid_t mt = H5Tget_member_type(all, i);
+        if (!name || mt < 0 || H5Tinsert(t, name, H5Tget_member_offset(all, i), mt) < 0) {
+            H5Tclose(t);
+            t = H5I_INVALID_HID;
+        }
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (name)
+            H5free_memory(name);
+    }
+    H5Tclose(all);
+    return t;
 }
 
 hid_t hf_h5_unit_type(int file)

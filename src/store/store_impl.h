@@ -95,6 +95,11 @@ void hf_h5_abandon(void);
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
 hid_t hf_h5_row_type(int file);
+/* The /table row of files written before the rows recorded max_atoms and engine: the
+ * first HF_H5_ROW_V1_FIELDS members of hf_h5_row_type (a memory type of hf_row_t, or a
+ * packed file type), for reading those files. */
+#define HF_H5_ROW_V1_FIELDS 13
+hid_t hf_h5_row_type_v1(int file);
 hid_t hf_h5_unit_type(int file);
 
 /* In-memory layout of one entry of a shard's /found index: the record's text is
