@@ -75,6 +75,9 @@ def read_rows(path):
             # decimal strings: may exceed 64 bits; "-1" is null
             row["lb"] = int(row["lb"]) if row["lb"] not in ("", "-1") else None
             row["ub"] = int(row["ub"]) if row["ub"] not in ("", "-1") else None
+            # format 1 said "exhaustive" for a row without a support in its span
+            if row["status"] == "exhaustive" and row["m_star"] is None:
+                row["status"] = "infeasible"
             g = f.get(f"rows/{i}")
             tj = g.attrs.get("target_json") if g is not None else None
             row["head_atoms"] = head_atoms(text(tj)) if tj is not None else None

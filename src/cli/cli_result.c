@@ -122,9 +122,10 @@ static const char *count_text(int64_t v, char *buf, size_t n)
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
 {
     char a[32], b[32], c[32];
-    const char *mstar = row->m_star >= 0                    ? count_text(row->m_star, a, sizeof a)
-                        : !strcmp(row->status, "certified") ? row->lb /* beyond 64 bits */
-                                                            : "none";
+    const char *mstar = row->m_star >= 0                     ? count_text(row->m_star, a, sizeof a)
+                        : !strcmp(row->status, "certified")  ? row->lb /* beyond 64 bits */
+                        : !strcmp(row->status, "infeasible") ? "none in this span"
+                                                             : "none found";
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s  engine %s", row->name, row->span, mstar,
             row->status, row->lb, row->ub, row->engine);
     if (row->max_atoms > 0)

@@ -700,11 +700,14 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->m_star = oc.m_star;
     row->nodes = oc.nodes;
     row->units = oc.units;
-    int complete = oc.m_star >= 0 || (oc.last_m >= so.last_m && sopts->max_atoms == 0);
+    /* every size up to UB decided without a support: no head with keys in the span
+     * represents the target (a result, with its own status: there is no m* here) */
+    int none = oc.m_star < 0 && oc.last_m >= so.last_m && sopts->max_atoms == 0;
     snprintf(row->status, sizeof row->status, "%s",
-             certified  ? "certified"
-             : complete ? "exhaustive"
-                        : "open");
+             certified        ? "certified"
+             : oc.m_star >= 0 ? "exhaustive"
+             : none           ? "infeasible"
+                              : "open");
     if (rank == 0) {
         e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
         if (e == HF_OK && oc.m_star >= 0) {
