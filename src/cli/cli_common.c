@@ -1,10 +1,12 @@
 /* Argument scanning, target loading and JSON output shared by the subcommands. */
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_common.h"
+#include "headfuse/job.h"
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos)
@@ -59,6 +61,20 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
         }
     }
     return 0;
+}
+
+hf_err_t cli_check_output(const char *what, const char *path, int force, const char *keep)
+{
+    char why[1024];
+    int p = hf_job_output_problem(path, why, sizeof why);
+    if (p < 0)
+        return HF_ERR_NOMEM;
+    if (p > 0)
+        return hf_error(HF_ERR_INPUT, "%s: %s", what, why);
+    if (!force && access(path, F_OK) == 0)
+        return hf_error(HF_ERR_INPUT, "%s: exists; give --force to overwrite it%s%s", what,
+                        keep ? ", or " : "", keep ? keep : "");
+    return HF_OK;
 }
 
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)

@@ -491,6 +491,13 @@ const char *cli_search_engine(const hf_search_opts_t *o)
     return o->prune ? "layered" : "plain";
 }
 
+int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_search_opts_t *o)
+{
+    const hf_row_t *w = r->rows + i;
+    return w->span == o->span && w->max_atoms == o->max_atoms &&
+           !strcmp(w->engine, cli_search_engine(o)) && !strcmp(r->target_json[i], t_json);
+}
+
 static long box_points(int d, int span)
 {
     long p = 1;

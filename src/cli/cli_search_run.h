@@ -29,6 +29,11 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
  * enumerator). The one place that names them: a new engine adds its name here. */
 const char *cli_search_engine(const hf_search_opts_t *o);
 
+/* Whether row i of a result is the search of the target whose JSON is t_json with
+ * options o: the same target, span, max_atoms and engine (a row of a format-1 file,
+ * whose settings are unknown, never matches). Not collective. */
+int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_search_opts_t *o);
+
 /* When LB = UB already certifies a row, its one size m* is still enumerated to count
  * the minimal supports, unless the box has more points or m* more atoms than these
  * (one exact test of a support of thousands of atoms is out of proportion): then the

@@ -27,13 +27,14 @@
 _Static_assert(HF_JOB_SPAN_MAX == HF_SPAN_MAX, "job and search must agree on the span range");
 
 static const char *usage_text =
-    "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--quiet] [--json]\n"
-    "                [--list] [--entry I] [--collect]\n"
+    "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
+    "                [--json] [--list] [--entry I] [--collect]\n"
     "  Runs every entry of the job file (a target at a span; docs/jobs.md) and writes one\n"
     "  RESULT.h5 with one table row per entry. State goes to RESULT.h5.shards/; after\n"
     "  SIGTERM/SIGUSR1 (exit status 75) or a kill, rerun the same command with --resume:\n"
     "  finished entries and finished units are skipped.\n"
-    "  --out F     the result file (default: the job's `output:`, else JOBNAME.h5)\n"
+    "  --out F     the result file (default: the job's `output:`, else JOBNAME.h5); an\n"
+    "              existing one is kept: --resume keeps its rows, --force overwrites it\n"
     "  --list      check the job and print its entries and output (no MPI needed)\n"
     "  --entry I   run only entry I (0-based), keeping its row in the state directory\n"
     "              (one Slurm array task per entry); then --collect writes RESULT.h5\n"
@@ -450,12 +451,12 @@ static int list_job(const char *path, const char *out, int json)
 int cli_cmd_run(int argc, char **argv)
 {
     const char *out_opt = NULL, *entry_s = NULL, *pos[1];
-    int resume = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
-    cli_opt_t opts[] = {{"--out", 1, &out_opt, NULL},   {"--entry", 1, &entry_s, NULL},
-                        {"--resume", 0, NULL, &resume}, {"--collect", 0, NULL, &collect},
-                        {"--list", 0, NULL, &list},     {"--quiet", 0, NULL, &quiet},
-                        {"--json", 0, NULL, &json},     {"--help", 0, NULL, &help},
-                        {NULL, 0, NULL, NULL}};
+    int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
+    cli_opt_t opts[] = {{"--out", 1, &out_opt, NULL},     {"--entry", 1, &entry_s, NULL},
+                        {"--resume", 0, NULL, &resume},   {"--force", 0, NULL, &force},
+                        {"--collect", 0, NULL, &collect}, {"--list", 0, NULL, &list},
+                        {"--quiet", 0, NULL, &quiet},     {"--json", 0, NULL, &json},
+                        {"--help", 0, NULL, &help},       {NULL, 0, NULL, NULL}};
     if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
@@ -530,6 +531,12 @@ int cli_cmd_run(int argc, char **argv)
         goto report;
     }
 
+    /* a finished RESULT.h5 (hours of work) is never replaced silently */
+    if (!entry_s && !resume && !force && rank == 0 && path_exists(job.output))
+        e = hf_error(HF_ERR_INPUT,
+                     "%s: exists; rerun with --resume to keep its rows (entries not in it are "
+                     "run), or with --force to overwrite it",
+                     job.output);
     if (collect && rank == 0 && !path_exists(st.dir))
         e = hf_error(HF_ERR_INPUT,
                      "--collect: %s does not exist: no entry of this job has finished (run them "

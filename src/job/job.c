@@ -299,9 +299,7 @@ static hf_err_t resolve_target(const ctx_t *c, const yaml_node_t *n, const char 
                given, c->dir, HF_REPO_DIR);
 }
 
-/* Why the output cannot be created (into why, returns 1), 0 when it can (its directory
- * exists and is writable, and the path itself is not a directory), -1 on no memory. */
-static int output_problem(const char *out, char *why, size_t n)
+int hf_job_output_problem(const char *out, char *why, size_t n)
 {
     size_t len = strlen(out);
     struct stat st;
@@ -645,7 +643,7 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     if (output) {
         if (!(job->output = hf_strdup(output)))
             return HF_ERR_NOMEM;
-        int p = output_problem(output, why, sizeof why);
+        int p = hf_job_output_problem(output, why, sizeof why);
         return p < 0 ? HF_ERR_NOMEM : p ? hf_error(HF_ERR_INPUT, "--out: %s", why) : HF_OK;
     }
     if (n) {
@@ -659,7 +657,7 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     }
     if (!job->output)
         return HF_ERR_NOMEM;
-    int p = output_problem(job->output, why, sizeof why);
+    int p = hf_job_output_problem(job->output, why, sizeof why);
     return p < 0 ? HF_ERR_NOMEM : p ? bad(c, n ? n : root, "output", "%s", why) : HF_OK;
 }
 
