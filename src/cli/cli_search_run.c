@@ -205,7 +205,11 @@ static hf_err_t grow(void **p, long n, long *cap, size_t sz)
     return HF_OK;
 }
 
-static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t *g)
+/* A shard directory holds the shards of one search (one entry of a job), which the
+ * fingerprint checks: every record in it is merged, whatever row it names. (The row is
+ * the entry's index when the unit ran; `headfuse run --resume` moves an entry's shard
+ * directory when the job gained entries before it, and its units stay valid.) */
+static hf_err_t merge_shards(const char *dir, const char *fp, merged_t *g)
 {
     char **paths;
     long n, ucap = 0, fcap[3] = {0, 0, 0};
@@ -224,8 +228,6 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
         /* keep the first completion of each unit; drop the rest with their records */
         for (long i = 0; i < d.nunits && e == HF_OK; i++) {
             int added = 0;
-            if (d.units[i].row != row)
-                continue;
             e = umap_claim(&owners, d.units[i].m, d.units[i].unit, s, &added);
             if (e == HF_OK && added)
                 e = grow((void **)&g->units, g->nunits, &ucap, sizeof *g->units);
@@ -233,7 +235,7 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
                 g->units[g->nunits++] = d.units[i];
         }
         for (long i = 0; i < d.nfound && e == HF_OK; i++) {
-            if (d.found_row[i] != row || umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
+            if (umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
                 continue;
             long k = g->nfound;
             e = grow((void **)&g->found_m, k, &fcap[0], sizeof *g->found_m);
@@ -534,7 +536,7 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     long n = 0;
     *done = NULL;
     if (rank == 0 && cfg->resume)
-        e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
+        e = merge_shards(cfg->shard_dir, fp, &g);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
     HF_TRY(cli_agree_root(comm, e));
@@ -716,7 +718,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
              : none           ? "infeasible"
                               : "open");
     if (rank == 0) {
-        e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
+        e = merge_shards(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
             long nsym = 0;
             hf_supports_clear(sup);
@@ -738,6 +740,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                 e = HF_ERR_NOMEM;
             else {
                 memcpy(u + *nunits, g.units, (size_t)g.nunits * sizeof *u);
+                for (long k = 0; k < g.nunits; k++)
+                    u[*nunits + k].row = cfg->row; /* a moved entry's units named its old row */
                 *units = u;
                 *nunits += g.nunits;
             }
