@@ -395,8 +395,15 @@ static void test_result_truncated_and_garbage(void)
     CU_ASSERT_FATAL(f != NULL);
     fputs("this is not HDF5\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    /* no HDF5 signature at all: a file given by mistake, bad input (not damage) */
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "not an HDF5 file") != NULL);
+    CU_ASSERT_EQUAL(hf_h5_signature(path), 0);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_INPUT); /* empty */
 
     scratch_path(path, sizeof path, "missing.h5");
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_IO);
@@ -527,7 +534,7 @@ static void test_shard_roundtrip(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.0.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     hf_shard_data_t d;
     /* an empty shard is readable at once */
     CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
@@ -553,7 +560,7 @@ static void test_shard_roundtrip(void)
     hf_shard_data_clear(&d);
 
     /* never clobber an existing shard */
-    CU_ASSERT_EQUAL(hf_shard_create(path, FP, &sh), HF_ERR_IO);
+    CU_ASSERT_EQUAL(hf_shard_create(path, FP, NULL, &sh), HF_ERR_IO);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT_PTR_NULL(sh);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK); /* and it is intact */
@@ -568,7 +575,7 @@ static void test_shard_mismatched_unit(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, "{}"), HF_OK);
     hf_unit_record_t u = unit_rec(1, 4, 8, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_INTERNAL);
@@ -582,7 +589,7 @@ static void test_shard_fingerprint(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.1.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 3);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
     hf_shard_data_t d;
@@ -601,8 +608,19 @@ static void test_shard_fingerprint(void)
     H5Fclose(f);
     CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "written by an older headfuse") != NULL); /* no about */
     CU_ASSERT_EQUAL(d.nunits, 0);
     CU_ASSERT_PTR_NULL(d.units);
+    /* a shard that says what it holds is named by it when refused */
+    scratch_path(path, sizeof path, "shard.2.h5");
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, "wd:d=3 span 2, engine plain", &sh), HF_OK);
+    write_units(sh, 0, 1);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
+    hf_shard_data_clear(&d);
+    CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "shard of another search: it holds 'wd:d=3 span 2, engine "
+                                     "plain'") != NULL);
     /* a result file is not a shard */
     hf_result_t r;
     make_result(&r);
@@ -624,7 +642,7 @@ static void test_shard_killed_writer(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         hf_shard_t *sh;
-        if (hf_shard_create(path, FP, &sh) != HF_OK)
+        if (hf_shard_create(path, FP, NULL, &sh) != HF_OK)
             _exit(3);
         write_units(sh, 0, 70);
         /* found records of unit 70 reach the file, its completion record never does */
@@ -662,7 +680,7 @@ static void test_shard_live(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         hf_shard_t *sh;
-        int ok = hf_shard_create(path, FP, &sh) == HF_OK;
+        int ok = hf_shard_create(path, FP, NULL, &sh) == HF_OK;
         if (ok)
             write_units(sh, 0, 5);
         if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
@@ -699,7 +717,7 @@ static void test_shard_disk_full(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.full.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 6);
     hf_shard_debug_fail_reserve = 1;
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, "{\"lost\": 1}"), HF_OK);
@@ -721,7 +739,7 @@ static void test_shard_disk_full(void)
 static void make_shard(const char *path, long n)
 {
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, n);
     CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
 }
@@ -1393,7 +1411,7 @@ static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
     char rec[128];
     for (int u = 0; u < SWEEP_UNITS; u++)
         ok[u] = 0;
-    *created = hf_shard_create(path, FP, &sh) == HF_OK;
+    *created = hf_shard_create(path, FP, NULL, &sh) == HF_OK;
     if (!*created) {
         CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
         CU_ASSERT_PTR_NULL(sh);

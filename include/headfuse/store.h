@@ -98,15 +98,20 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
 /* Write atomically (PATH.tmp then rename). Errors name the path. */
 hf_err_t hf_result_write(const char *path, const hf_result_t *r);
 /* Read a result file; a missing, truncated or malformed file -> HF_ERR_CORRUPT or
- * HF_ERR_IO with a message naming the path and what is wrong. */
+ * HF_ERR_IO with a message naming the path and what is wrong; a file that is not HDF5
+ * at all (no HDF5 signature: a JSON file given by mistake) -> HF_ERR_INPUT
+ * "PATH: not an HDF5 file ...". */
 hf_err_t hf_result_read(const char *path, hf_result_t *r);
 
 /* ---- shards ---- */
 typedef struct hf_shard_s hf_shard_t;
 
 /* Create a new shard file (fails if it exists). fingerprint identifies the job: a
- * reader refuses shards with another fingerprint. */
-hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t **out);
+ * reader refuses shards with another fingerprint. about (may be NULL) describes the job
+ * for people ("wd:d=3 span 2, engine layered, max_atoms none"); a reader that refuses
+ * the shard quotes it, so the message can say which search the shard belongs to. */
+hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *about,
+                         hf_shard_t **out);
 /* Buffer one found support of the unit in progress (record: opaque text, JSON). */
 hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit,
                             const char *record);
@@ -126,7 +131,9 @@ typedef struct {
 } hf_shard_data_t;
 
 /* Read a shard. Unreadable/truncated/inconsistent -> HF_ERR_CORRUPT naming the path;
- * another job's fingerprint -> HF_ERR_INPUT. out is initialised by the call. */
+ * another job's fingerprint -> HF_ERR_INPUT "PATH: shard of another search: it holds
+ * 'ABOUT' (fingerprint F, expected G)" ("... written by an older headfuse ..." when it
+ * has no description). out is initialised by the call. */
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
 void hf_shard_data_clear(hf_shard_data_t *d);
 

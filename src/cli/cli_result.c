@@ -1,10 +1,12 @@
 /* Shared by the commands that write result files (search, run): provenance, the shard
  * clean-up, a table row as JSON and as one printed line. */
 #include <dirent.h>
+#include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +59,22 @@ void cli_remove_shards(const char *dir)
         }
     closedir(d);
     rmdir(dir);
+}
+
+hf_err_t cli_result_read(const char *path, hf_result_t *r)
+{
+    hf_err_t e = hf_result_read(path, r);
+    struct stat st;
+    char shards[4200];
+    snprintf(shards, sizeof shards, "%s.shards", path);
+    if (e == HF_ERR_IO && access(path, F_OK) != 0 && errno == ENOENT && stat(shards, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        e = hf_error(HF_ERR_IO,
+                     "%s: no such file, but %s/ holds the saved work of a search or run that was "
+                     "stopped before writing it: rerun that command with --resume to finish it "
+                     "and write %s",
+                     path, shards, path);
+    return e;
 }
 
 json_t *cli_row_json(const hf_row_t *r)

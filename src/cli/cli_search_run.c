@@ -526,9 +526,36 @@ static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
     free(idle);
 }
 
+/* A search in words, as its shards record it (hf_shard_create's about):
+ * "wd:d=3 span 2, engine layered, max_atoms none". */
+static void search_about(const hf_target_t *t, const hf_search_opts_t *o, char *buf, size_t n)
+{
+    char max[32] = "none";
+    if (o->max_atoms > 0)
+        snprintf(max, sizeof max, "%ld", o->max_atoms);
+    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span, cli_search_engine(o),
+             max);
+}
+
+/* The shards in the directory belong to another search (hf_shard_read's HF_ERR_INPUT):
+ * say which this one is and the two ways on. */
+static hf_err_t another_search(const cli_search_cfg_t *cfg, const char *about)
+{
+    char shard[2048], quoted[640];
+    snprintf(shard, sizeof shard, "%s", hf_error_msg());
+    snprintf(quoted, sizeof quoted, "'%s'", about);
+    return hf_error(HF_ERR_INPUT,
+                    "%s; this search is %s%s: rerun the command of the search that wrote the "
+                    "shards with --resume to finish it, or remove %s to start this one over",
+                    shard, quoted,
+                    strstr(shard, quoted) ? " too, but its target differs (was its file changed?)"
+                                          : "",
+                    cfg->shard_dir);
+}
+
 /* Rank 0: read earlier shards into the done list; broadcast it to every rank. */
 static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, const char *fp,
-                          hf_sched_done_t **done, long *ndone)
+                          const char *about, hf_sched_done_t **done, long *ndone)
 {
     merged_t g;
     memset(&g, 0, sizeof g);
@@ -537,6 +564,8 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     *done = NULL;
     if (rank == 0 && cfg->resume)
         e = merge_shards(cfg->shard_dir, fp, &g);
+    if (e == HF_ERR_INPUT)
+        e = another_search(cfg, about);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
     HF_TRY(cli_agree_root(comm, e));
@@ -565,9 +594,11 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     return e;
 }
 
-hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
-                                char *ub_out, size_t n)
+hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
+                                const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                                size_t n)
 {
+    int span = o->span;
     fmpz_t lb, ub;
     fmpz_init(lb);
     fmpz_init(ub);
@@ -582,6 +613,12 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, c
         snprintf(ub_out, n, "%s", us);
         flint_free(ls);
         flint_free(us);
+        if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0)
+            e = hf_error(HF_ERR_INPUT,
+                         "%s %ld: below the lower bound LB = %s of %s (face rule, valid for any "
+                         "keys): no head of at most %ld atoms equals it, so nothing can be "
+                         "searched; give %s %s or more, or no limit",
+                         max_name, o->max_atoms, lb_out, t->name, o->max_atoms, max_name, lb_out);
         long points = box_points(t->d, span);
         *shortcut = exact && fmpz_equal(lb, ub) &&
                     (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||
@@ -642,7 +679,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
 
     int shortcut = 0;
     if (fe == HF_OK)
-        fe = cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
+        fe = cli_certified_shortcut(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms",
+                                    &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
     hf_err_t e = cli_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
@@ -668,7 +706,9 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     e = cli_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;
-    HF_CHECK(e, load_done(comm, rank, cfg, fp, &done, &ndone), out);
+    char about[600];
+    search_about(t, sopts, about, sizeof about);
+    HF_CHECK(e, load_done(comm, rank, cfg, fp, about, &done, &ndone), out);
 
     /* each rank its own shard, named by rank 0's clock and pid for this run */
     long long stamp[2] = {(long long)time(NULL), (long long)getpid()};
@@ -676,7 +716,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     char path[4096];
     snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],
              rank);
-    e = cli_agree_all(comm, hf_shard_create(path, fp, &shard));
+    e = cli_agree_all(comm, hf_shard_create(path, fp, about, &shard));
     if (e != HF_OK)
         goto out;
 

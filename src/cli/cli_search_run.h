@@ -15,6 +15,7 @@ typedef struct {
     int quiet;
     int row;                  /* row index in the result (unit log) */
     const char *command_line; /* provenance */
+    const char *max_name;     /* how the user gave max_atoms, for messages ("--max-atoms") */
 } cli_search_cfg_t;
 
 /* Collective. On rank 0, fills row, supports (initialised by the call) and appends the
@@ -42,8 +43,11 @@ int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_s
 #define CLI_CERTIFIED_ENUM_ATOMS 256
 
 /* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
- * decimal strings. Not collective. */
-hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
-                                char *ub_out, size_t n);
+ * decimal strings. A max_atoms below LB is HF_ERR_INPUT naming it as max_name: no head
+ * of fewer atoms than LB equals the target, for any keys, so nothing would be searched.
+ * Not collective. */
+hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
+                                const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                                size_t n);
 
 #endif

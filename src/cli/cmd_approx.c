@@ -288,7 +288,7 @@ static hf_err_t load_from(const char *path, const hf_target_t *t, hf_head_t *hea
     fmpq *v = NULL;
     fmpq_init(w);
     hf_result_init(&res);
-    HF_CHECK(err, hf_result_read(path, &res), done);
+    HF_CHECK(err, cli_result_read(path, &res), done);
     const hf_supports_t *s = NULL;
     for (long i = 0; i < res.nrows && !s; i++)
         if (!strcmp(res.rows[i].name, t->name) && res.supports[i].n >= 1 && res.supports[i].m >= 1)

@@ -790,7 +790,7 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
     char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN];
     int shortcut = 0;
     /* rows certified by the bounds alone never build a search */
-    hf_err_t e = cli_certified_shortcut(&t, je->span, &shortcut, lb, ub, sizeof lb);
+    hf_err_t e = cli_certified_shortcut(&t, &so, "max_atoms", &shortcut, lb, ub, sizeof lb);
     if (e == HF_OK && !shortcut)
         e = hf_search_create(&t, &so, &s);
     hf_search_destroy(&s);
@@ -1028,7 +1028,8 @@ int cli_cmd_run(int argc, char **argv)
                                 .resume = resume,
                                 .quiet = quiet,
                                 .row = (int)i,
-                                .command_line = cmdline};
+                                .command_line = cmdline,
+                                .max_name = "max_atoms"};
         hf_row_t row;
         hf_supports_t sup;
         hf_unit_record_t *units = NULL;

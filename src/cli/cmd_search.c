@@ -151,7 +151,8 @@ int cli_cmd_search(int argc, char **argv)
                             .resume = resume,
                             .quiet = quiet,
                             .row = 0,
-                            .command_line = cmdline};
+                            .command_line = cmdline,
+                            .max_name = "--max-atoms"};
     e = cli_search_entry(MPI_COMM_WORLD, &t, &so, &cfg, &row, &sup, &units, &nunits);
     have_sup = 1;
     if (e != HF_OK)

@@ -160,6 +160,23 @@ void hf_h5_abandon(void)
     H5_libinit_g = 0;
 }
 
+int hf_h5_signature(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int found = 0;
+    if (fstat(fd, &st) == 0)
+        for (off_t at = 0; !found && at + 8 <= st.st_size; at = at ? 2 * at : 512) {
+            unsigned char buf[8];
+            found = pread(fd, buf, 8, at) == 8 && !memcmp(buf, sig, 8);
+        }
+    close(fd);
+    return found;
+}
+
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file)
 {
     *file = H5I_INVALID_HID;

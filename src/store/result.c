@@ -1098,6 +1098,12 @@ static hf_err_t probe_result(const char *path, const void *arg)
 hf_err_t hf_result_read(const char *path, hf_result_t *r)
 {
     hf_result_init(r);
+    /* a file given by mistake (a JSON target, a plot) is bad input, not a damaged result */
+    if (hf_h5_signature(path) == 0)
+        return hf_error(HF_ERR_INPUT,
+                        "%s: not an HDF5 file (a result file is the RESULT.h5 that headfuse "
+                        "search or run writes)",
+                        path);
     hf_err_t err = hf_h5_read_guard(path, "result file", probe_result, NULL, NULL);
     return err != HF_OK ? err : result_read(path, r);
 }

@@ -64,6 +64,12 @@ hid_t hf_h5_fapl(int latest);
  * kind names the file in messages ("shard", "result"). */
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file);
 
+/* Whether path starts like an HDF5 file: the 8-byte signature at offset 0 or at 512,
+ * 1024, 2048, ... (where HDF5 looks for a superblock). 1 yes, 0 no (a JSON file, a PNG,
+ * an empty file: "not an HDF5 file", a user's mistake rather than damage), -1 when it
+ * cannot be opened (errno says why). */
+int hf_h5_signature(const char *path);
+
 /* Run probe(path, arg) - a whole read of the file, discarding what it got - first in
  * a forked child limited in time and memory (src/store/read_guard.c). HF_OK when the
  * child finished, whether its read succeeded or failed cleanly: the caller then reads
