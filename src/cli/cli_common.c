@@ -138,6 +138,24 @@ json_t *cli_json_head(const hf_head_t *h)
     return o;
 }
 
+void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
+{
+    for (long i = 0; i < h->natoms; i++) {
+        fprintf(f, "%s(", indent);
+        for (int j = 0; j < h->d; j++)
+            fprintf(f, "%s%lld", j ? "," : "", (long long)h->keys[i * h->d + j]);
+        char *ws = hf_rational_str(h->weights + i);
+        fprintf(f, ") -> %s,", ws ? ws : "?");
+        free(ws);
+        for (int j = 0; j < h->dv; j++) {
+            char *vs = hf_rational_str(h->values + i * h->dv + j);
+            fprintf(f, " %s", vs ? vs : "?");
+            free(vs);
+        }
+        fputc('\n', f);
+    }
+}
+
 void cli_json_print(json_t *j)
 {
     char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);

@@ -3,6 +3,7 @@
 #ifndef HF_CLI_COMMON_H
 #define HF_CLI_COMMON_H
 
+#include <stdio.h>
 #include <jansson.h>
 #include <flint/fmpz.h>
 #include <mpi.h>
@@ -42,6 +43,8 @@ json_t *cli_json_bigint(const fmpz_t x);
 json_t *cli_json_rational(const fmpq_t x);
 /* Witness head as {"keys": [[..]], "weights": [..], "values": [..] or [[..]]}. */
 json_t *cli_json_head(const hf_head_t *h);
+/* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
+void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
 /* Print one JSON object on stdout (compact keys order preserved) and release it. */
 void cli_json_print(json_t *j);
 

@@ -12,25 +12,26 @@
 
 /* The product head is built and verified exactly up to this many atoms. */
 #define PRODUCT_HEAD_MAX (1L << 16)
+/* ... and listed atom by atom in the text output up to this many (--json: always). */
+#define PRODUCT_HEAD_PRINT_MAX 64
 
 static const char *usage_text =
     "usage: headfuse target (FILE.json | --family NAME:d=N[,k=K]) [--export OUT.json] [--json]\n"
     "  Prints d, dv, heads, head-atom terms, the face-rule lower bound LB and the\n"
-    "  product-construction upper bound UB; when UB <= 65536 the product head is built\n"
-    "  and checked by the independent exact verifier.\n";
+    "  product-construction upper bound UB; when UB <= 65536 the product head is built,\n"
+    "  checked by the independent exact verifier and printed: its keys, weights and\n"
+    "  values (text: up to 64 atoms; --json: always, as product_head). In --json, lb and\n"
+    "  ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
-/* Build the product head and check it exactly and numerically. */
-static hf_err_t check_product(const hf_target_t *t, long *atoms, int *ok, double *err)
+/* Build the product head into h (initialised by the caller) and check it exactly and
+ * numerically. */
+static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, double *err)
 {
-    hf_head_t h;
-    hf_head_init(&h, t->d, t->dv);
-    hf_err_t e = hf_bounds_product_head(t, PRODUCT_HEAD_MAX, &h);
+    hf_err_t e = hf_bounds_product_head(t, PRODUCT_HEAD_MAX, h);
     if (e == HF_OK) {
-        *atoms = h.natoms;
-        e = hf_verify_head(t, &h, ok, NULL);
-        *err = hf_verify_numeric(t, &h, 64, 1.0, 1);
+        e = hf_verify_head(t, h, ok, NULL);
+        *err = hf_verify_numeric(t, h, 64, 1.0, 1);
     }
-    hf_head_clear(&h);
     return e;
 }
 
@@ -50,22 +51,23 @@ int cli_cmd_target(int argc, char **argv)
         return 0;
     }
     hf_target_t t;
+    hf_head_t product;
     fmpz_t lb, ub;
     fmpz_init(lb);
     fmpz_init(ub);
     int ub_exact = 0, have_target = 0, product_ok = 0;
-    long product_atoms = 0;
     double product_err = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
     have_target = 1;
+    hf_head_init(&product, t.d, t.dv);
     if (export_path)
         HF_CHECK(e, hf_target_save_json(&t, export_path), fail);
     HF_CHECK(e, hf_bounds_lower(&t, lb), fail);
     HF_CHECK(e, hf_bounds_upper(&t, ub, &ub_exact), fail);
     int small = ub_exact && fmpz_cmp_si(ub, PRODUCT_HEAD_MAX) <= 0;
     if (small)
-        HF_CHECK(e, check_product(&t, &product_atoms, &product_ok, &product_err), fail);
+        HF_CHECK(e, check_product(&t, &product, &product_ok, &product_err), fail);
     if (small && !product_ok) {
         e = hf_error(HF_ERR_INTERNAL, "%s: the product head failed exact verification", t.name);
         goto fail;
@@ -83,10 +85,12 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "ub_exact", json_boolean(ub_exact));
         json_object_set_new(o, "certified", json_boolean(ub_exact && fmpz_equal(lb, ub)));
         if (small) {
-            json_t *p = json_object();
-            json_object_set_new(p, "atoms", json_integer(product_atoms));
+            json_t *p = json_object(), *head = cli_json_head(&product);
+            json_object_set_new(p, "atoms", json_integer(product.natoms));
             json_object_set_new(p, "verified", json_true());
             json_object_set_new(p, "max_abs_error", json_real(product_err));
+            json_object_update(p, head); /* keys, weights, values */
+            json_decref(head);
             json_object_set_new(o, "product_head", p);
         } else {
             json_object_set_new(o, "product_head", json_null());
@@ -105,7 +109,13 @@ int cli_cmd_target(int argc, char **argv)
             printf("certified   m* = %s  (LB = UB)\n", ls);
         if (small)
             printf("product     %ld atoms, verified exactly; max numeric error %.2e\n",
-                   product_atoms, product_err);
+                   product.natoms, product_err);
+        if (small && product.natoms <= PRODUCT_HEAD_PRINT_MAX) {
+            printf("product head: key -> weight, value\n");
+            cli_print_head(stdout, &product, "  ");
+        } else if (small) {
+            printf("product head: %ld atoms, listed by --json (product_head)\n", product.natoms);
+        }
         if (export_path)
             printf("exported    %s\n", export_path);
         flint_free(ls);
@@ -115,8 +125,10 @@ int cli_cmd_target(int argc, char **argv)
 fail:
     status = cli_fail("target", e);
 done:
-    if (have_target)
+    if (have_target) {
+        hf_head_clear(&product);
         hf_target_clear(&t);
+    }
     fmpz_clear(lb);
     fmpz_clear(ub);
     return status;
