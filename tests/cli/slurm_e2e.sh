@@ -10,7 +10,9 @@
 #  3. submits a longer job, sends USR1 to its batch shell (scancel --signal=USR1
 #     --batch), checks that the step stopped with status 75 and the job requeued itself,
 #     and that the resumed run ends with the table of an uninterrupted run;
-#  4. always (trap) cancels its jobs and stops exactly the daemons it started, by PID.
+#  4. SIGTERM to the batch shell of an mpirun launch: the step still ends with 75 (the
+#     script turns TERM into USR1 for mpirun) and the job is not requeued;
+#  5. always (trap) cancels its jobs and stops exactly the daemons it started, by PID.
 # Skipped (exit 77) when not root or when Slurm/munge are not installed.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
@@ -217,5 +219,33 @@ run 0 "$HEADFUSE" verify s3/long.h5
 $(table_json s3/long.h5)
 $ref_long"
 echo "ok: 3. USR1 -> status 75 -> requeue -> --resume: same table as uninterrupted (direct ${t_direct}s, batch $(($(date +%s) - t1 - t_direct))s)"
+
+# ---- 4. SIGTERM to the batch shell of an mpirun launch: the script sends USR1 to mpirun
+# (Open MPI 4.1's mpirun cannot forward TERM and would exit 1), the step ends with 75,
+# the job stops without requeueing (FAILED 75:0), the state is kept for --resume
+t1=$(date +%s)
+mkdir -p s4
+id=$("$SRC/slurm/submit" "$PWD/long.yaml" --ntasks 2 --time 00:10:00 --launch mpirun --dir "$PWD/s4" 2>submit.err) ||
+  fail "submit: $(cat submit.err)"
+for _ in $(seq 1500); do
+  st=$(job_field "$id" JobState)
+  [ "$st" = RUNNING ] && [ -f s4/long.h5.shards/entry-0.h5 ] &&
+    compgen -G "s4/long.h5.shards/entry-1/run-*.h5" >/dev/null && break
+  case $st in COMPLETED | FAILED | CANCELLED) fail "job $id ended ($st) before it could be signalled" ;; esac
+  sleep 0.1
+done
+scancel --signal=TERM --batch "$id"
+wait_final "$id"
+log=s4/headfuse-$id.out
+grep -q "received SIGTERM: forwarding SIGUSR1 to the MPI step" "$log" || fail "$log: TERM not turned into USR1"
+grep -q "MPI step exited with status 75" "$log" || fail "$log: the step did not end with 75"
+grep -q "interrupted; continue with" "$log" || fail "$log: no hint"
+[ "$(job_field "$id" JobState)" = FAILED ] && [ "$(job_field "$id" ExitCode)" = 75:0 ] ||
+  fail "job $id ended $(job_field "$id" JobState) $(job_field "$id" ExitCode), expected FAILED 75:0"
+[ "$(job_field "$id" Restarts)" = 0 ] || fail "a TERM must not requeue"
+[ -f s4/long.h5.shards/entry-0.h5 ] && [ ! -e s4/long.h5 ] || fail "state after the TERM"
+(cd s4 && run 0 mpi 2 run "$WORK/long.yaml" --resume --quiet)
+[ "$(table_json s4/long.h5)" = "$ref_long" ] || fail "TERM + resume: the table differs"
+echo "ok: 4. TERM to the batch shell (mpirun launch) -> USR1 to mpirun -> status 75, FAILED 75:0, resumed by hand ($(($(date +%s) - t1))s)"
 
 echo "ok: slurm end-to-end in $(($(date +%s) - t0))s"
