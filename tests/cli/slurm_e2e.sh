@@ -100,8 +100,9 @@ run 2 "$SRC/slurm/submit" "$PWD/bad.yaml" --ntasks 2
 grep -q "bad.yaml:2: entries\[0\].span: must be within 1..16" err.txt || fail "submit: $(cat err.txt)"
 [ -z "$(squeue -h)" ] || fail "a bad job was queued: $(squeue)"
 run 0 "$SRC/slurm/submit" "$PWD/small.yaml" --ntasks 2 --dry-run
-grep -q -- "sbatch --parsable .*--signal=B:USR1@120 .*--ntasks=2 .*headfuse.sbatch $PWD/small.yaml" err.txt ||
-  fail "submit --dry-run: $(cat err.txt)"
+grep -q -- "^sbatch --parsable .*--signal=B:USR1@120 .*--ntasks=2 .*headfuse.sbatch $PWD/small.yaml$" out.txt ||
+  fail "submit --dry-run: $(cat out.txt)"
+[ -z "$(squeue -h)" ] || fail "--dry-run queued a job: $(squeue)"
 echo "ok: 0. submit refuses a bad job file (exit 2, file:line: key) and --dry-run shows sbatch"
 
 # ---- 1. one MPI job of 2 tasks, srun --mpi=pmix; then the mpirun launch option
