@@ -63,16 +63,16 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
     return 0;
 }
 
-hf_err_t cli_check_output(const char *what, const char *path, int force, const char *keep)
+hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep)
 {
     char why[1024];
     int p = hf_job_output_problem(path, why, sizeof why);
     if (p < 0)
         return HF_ERR_NOMEM;
     if (p > 0)
-        return hf_error(HF_ERR_INPUT, "%s: %s", what, why);
+        return hf_error(HF_ERR_INPUT, "%s %s: %s", opt, path, why);
     if (!force && access(path, F_OK) == 0)
-        return hf_error(HF_ERR_INPUT, "%s: exists; give --force to overwrite it%s%s", what,
+        return hf_error(HF_ERR_INPUT, "%s %s: exists; give --force to overwrite it%s%s", opt, path,
                         keep ? ", or " : "", keep ? keep : "");
     return HF_OK;
 }

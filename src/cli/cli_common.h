@@ -26,13 +26,13 @@ typedef struct {
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
 
-/* Before any work: whether an output file can be written. `what` names it in the
- * message ("--out r.h5", or the job's output). Its directory must exist and be
- * writable (HF_ERR_INPUT "WHAT: cannot write 'F': directory D: ..."); an existing file
- * is refused unless force (HF_ERR_INPUT "WHAT: exists; give --force to overwrite it",
- * followed by ", or KEEP" when keep is not NULL: the way to keep it, e.g. --resume).
- * Not collective: rank 0 checks, the others agree (cli_agree_root). */
-hf_err_t cli_check_output(const char *what, const char *path, int force, const char *keep);
+/* Before any work: whether the output file `path` given by option `opt` ("--out") can
+ * be written. Its directory must exist and be writable (HF_ERR_INPUT "OPT PATH: cannot
+ * write 'PATH': directory D: ..."); an existing file is refused unless force
+ * (HF_ERR_INPUT "OPT PATH: exists; give --force to overwrite it", followed by
+ * ", or KEEP" when keep is not NULL: the way to keep it, e.g. --resume). Not
+ * collective: rank 0 checks, the others agree (cli_agree_root). */
+hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep);
 
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);

@@ -473,10 +473,8 @@ int cli_cmd_approx(int argc, char **argv)
     char *cmdline = cli_join_argv(argc, argv);
 
     /* find out now, not after the fits, that the file cannot (or must not) be written */
-    char what[4200];
-    snprintf(what, sizeof what, "--out %s", out);
     hf_err_t e = cli_agree_root(MPI_COMM_WORLD,
-                                rank == 0 ? cli_check_output(what, out, force, NULL) : HF_OK);
+                                rank == 0 ? cli_check_output("--out", out, force, NULL) : HF_OK);
     if (e == HF_OK)
         e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;

@@ -30,10 +30,8 @@ static const char *usage_text =
 static hf_err_t check_out(const char *out, int force, int resume, const hf_target_t *t,
                           const hf_search_opts_t *so, int *complete, hf_row_t *row)
 {
-    char what[4200];
-    snprintf(what, sizeof what, "--out %s", out);
     *complete = 0;
-    hf_err_t e = cli_check_output(what, out, force || resume,
+    hf_err_t e = cli_check_output("--out", out, force || resume,
                                   "--resume to keep it if it is the result of this search");
     if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
         return e;
@@ -51,16 +49,17 @@ static hf_err_t check_out(const char *out, int force, int resume, const hf_targe
         *row = r.rows[0];
     } else if (e == HF_OK) {
         e = hf_error(HF_ERR_INPUT,
-                     "%s: exists and holds another result (%ld row%s%s%s), not this search's; give "
-                     "--force to overwrite it",
-                     what, r.nrows, r.nrows == 1 ? ": " : "", r.nrows == 1 ? r.rows[0].name : "",
+                     "--out %s: exists and holds another result (%ld row%s%s%s), not this "
+                     "search's; give --force to overwrite it",
+                     out, r.nrows, r.nrows == 1 ? ": " : "", r.nrows == 1 ? r.rows[0].name : "",
                      r.nrows == 1 && strcmp(r.target_json[0], json) ? "" : ", other settings");
     } else {
         char why[1024];
         snprintf(why, sizeof why, "%s", hf_error_msg());
         e = hf_error(HF_ERR_INPUT,
-                     "%s: exists and is not a readable result (%s); give --force to overwrite it",
-                     what, why);
+                     "--out %s: exists and is not a readable result (%s); give --force to "
+                     "overwrite it",
+                     out, why);
     }
     hf_result_clear(&r);
     free(json);

@@ -24,19 +24,10 @@ echo "ok: not HDF5 -> exit 2 'not an HDF5 file'; a truncated HDF5 file -> exit 6
 
 # ---- a search stopped before it wrote its result (SIGUSR1 to mpirun: status 75)
 spec=(--family chain:d=2 --span 5 --no-prune)
-mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out s.h5 --quiet >out.txt 2>err.txt &
-job=$!
-for _ in $(seq 600); do
-  compgen -G "s.h5.shards/run-*.h5" >/dev/null && break
-  sleep 0.05
-done
+mpi_bg 2 search "${spec[@]}" --out s.h5 --quiet
+wait_until "compgen -G 's.h5.shards/run-*.h5' >/dev/null"
 sleep 1
-kill -USR1 "$job"
-set +e
-wait "$job"
-st=$?
-set -e
-[ "$st" = 75 ] || fail "SIGUSR1 to mpirun: status $st: $(cat err.txt)"
+signal_job USR1 75
 for cmd in table verify; do
   run 4 "$HEADFUSE" $cmd s.h5
   grep -q "^headfuse $cmd: s.h5: no such file, but s.h5.shards/ holds the saved work of a search or run that was stopped before writing it: rerun that command with --resume to finish it and write s.h5" err.txt ||

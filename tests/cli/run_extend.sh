@@ -8,25 +8,12 @@
 # finished by the next --resume.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
-# stop_when COND: once COND holds (polled), a moment later SIGUSR1 to mpirun ($job),
-# which forwards it to the ranks: the run must end with status 75
+# stop_when COND: once COND holds, a moment later SIGUSR1 to mpirun ($job, mpi_bg), which
+# forwards it to the ranks: the run must end with status 75
 stop_when() {
-  local ok=0
-  for _ in $(seq 1200); do
-    if eval "$1"; then
-      ok=1
-      break
-    fi
-    sleep 0.02
-  done
-  [ "$ok" = 1 ] || fail "never saw: $1"
+  wait_until "$1"
   sleep 0.3
-  kill -USR1 "$job"
-  set +e
-  wait "$job"
-  local st=$?
-  set -e
-  [ "$st" = 75 ] || fail "SIGUSR1 to mpirun: status $st, expected 75: $(cat err.txt)"
+  signal_job USR1 75
 }
 
 # units_in DIR: finished units in the shards of DIR
@@ -63,8 +50,7 @@ entries:
   - {family: wd, d: 1, span: 1}
 EOF
 cp v1.yaml ext.yaml
-mpirun --oversubscribe -n 2 "$HEADFUSE" run ext.yaml --quiet >out.txt 2>err.txt &
-job=$!
+mpi_bg 2 run ext.yaml --quiet
 stop_when '[ -f ext.h5.shards/entry-2.h5 ] && compgen -G "ext.h5.shards/entry-3/run-*.h5" >/dev/null'
 ls ext.h5.shards/entry-3 >inflight.txt
 [ -s inflight.txt ] && [ ! -e ext.h5.shards/entry-3.h5 ] || fail "entry 3 should be in flight"
@@ -75,8 +61,7 @@ run 0 "$HEADFUSE" run ext.yaml --list
 [ "$(sed -n 1p out.txt)" = "job ext: 6 entries -> ext.h5" ] || fail "v2 list: $(cat out.txt)"
 # the extended job, resumed and stopped again inside its new first entry: the state has
 # moved (rows 0-2 to 1-3, entry 3's shards to entry 4, file by file) and nothing is lost
-mpirun --oversubscribe -n 2 "$HEADFUSE" run ext.yaml --quiet --resume >out.txt 2>err.txt &
-job=$!
+mpi_bg 2 run ext.yaml --quiet --resume
 stop_when 'compgen -G "ext.h5.shards/entry-0/run-*.h5" >/dev/null'
 for i in 1 2 3; do
   [ -f "ext.h5.shards/entry-$i.h5" ] || fail "finished row of old entry $((i - 1)) not moved to entry $i"

@@ -73,6 +73,20 @@ wait_final() {
   fail "job $id still $st after ${secs}s"
 }
 
+# under_way ID DIR: until job ID runs long.yaml in DIR with entry 0 finished and entry 1
+# started (its shards)
+under_way() {
+  local st
+  for _ in $(seq 1500); do
+    st=$(job_field "$1" JobState)
+    [ "$st" = RUNNING ] && [ -f "$2/long.h5.shards/entry-0.h5" ] &&
+      compgen -G "$2/long.h5.shards/entry-1/run-*.h5" >/dev/null && return 0
+    case $st in COMPLETED | FAILED | CANCELLED) fail "job $1 ended ($st) before it could be signalled: make long.yaml longer" ;; esac
+    sleep 0.1
+  done
+  fail "job $1 never got under way"
+}
+
 # expect_completed ID: final state COMPLETED with exit code 0:0
 expect_completed() {
   local st ec
@@ -178,13 +192,7 @@ id=$("$SRC/slurm/submit" "$PWD/long.yaml" --ntasks 2 --time 00:10:00 --dir "$PWD
   fail "submit: $(cat submit.err)"
 
 # signal once the run is under way: entry 0 finished and entry 1 started (its shards)
-for _ in $(seq 1500); do
-  st=$(job_field "$id" JobState)
-  [ "$st" = RUNNING ] && [ -f s3/long.h5.shards/entry-0.h5 ] &&
-    compgen -G "s3/long.h5.shards/entry-1/run-*.h5" >/dev/null && break
-  case $st in COMPLETED | FAILED | CANCELLED) fail "job $id ended ($st) before it could be signalled: make long.yaml longer" ;; esac
-  sleep 0.1
-done
+under_way "$id" s3
 scancel --signal=USR1 --batch "$id"
 # the step stops (status 75) and the job requeues itself: PENDING, one restart
 for _ in $(seq 600); do
@@ -228,13 +236,7 @@ t1=$(date +%s)
 mkdir -p s4
 id=$("$SRC/slurm/submit" "$PWD/long.yaml" --ntasks 2 --time 00:10:00 --launch mpirun --dir "$PWD/s4" 2>submit.err) ||
   fail "submit: $(cat submit.err)"
-for _ in $(seq 1500); do
-  st=$(job_field "$id" JobState)
-  [ "$st" = RUNNING ] && [ -f s4/long.h5.shards/entry-0.h5 ] &&
-    compgen -G "s4/long.h5.shards/entry-1/run-*.h5" >/dev/null && break
-  case $st in COMPLETED | FAILED | CANCELLED) fail "job $id ended ($st) before it could be signalled" ;; esac
-  sleep 0.1
-done
+under_way "$id" s4
 scancel --signal=TERM --batch "$id"
 wait_final "$id"
 log=s4/headfuse-$id.out
