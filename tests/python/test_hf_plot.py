@@ -142,10 +142,7 @@ class CommandLine(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="hf-plot-test.")
         self.res = os.path.join(self.dir, "r.h5")
-        rows = [dict(r, lb=str(r["lb"]), ub=str(r["ub"]), status=r["status"]) for r in ROWS]
-        for r in rows:
-            for k in ("engine", "max_atoms", "family", "file", "head_atoms"):
-                pass
+        rows = [dict(r, lb=str(r["lb"]), ub=str(r["ub"])) for r in ROWS]
         write_result(self.res, [{k: v for k, v in r.items() if k not in ("family", "file")} for r in rows])
 
     def tearDown(self):
