@@ -23,7 +23,7 @@ static int write_shard(const char *path, long units)
 {
     hf_shard_t *sh = NULL;
     unlink(path);
-    if (hf_shard_create(path, "bench", &sh) != HF_OK)
+    if (hf_shard_create(path, "bench", NULL, &sh) != HF_OK)
         return -1;
     for (long u = 0; u < units; u++) {
         if (u % 4 == 0 &&

@@ -355,7 +355,9 @@ static void make_seed(void)
                    .group_order = 2,
                    .nodes = 10,
                    .units = 2,
-                   .seconds = 0.5};
+                   .seconds = 0.5,
+                   .max_atoms = 0,
+                   .engine = "layered"};
     hf_supports_t s;
     hf_supports_init(&s, 2, 2, 1);
     int64_t k0[4] = {0, 0, 1, 0}, k1[4] = {0, 0, 0, 1};
@@ -376,7 +378,9 @@ static void make_seed(void)
                    .group_order = 6,
                    .nodes = 3,
                    .units = 1,
-                   .seconds = -1};
+                   .seconds = -1,
+                   .max_atoms = 3,
+                   .engine = "plain"};
     hf_supports_init(&s, -1, 3, 1);
     if (hf_result_add_row(&r, &w1, &s, "{}") != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());

@@ -193,7 +193,7 @@ static void make_seeds(void)
     fuzz_path(path, sizeof path, "seed.h5");
     unlink(path);
     hf_shard_t *sh;
-    if (hf_shard_create(path, FP, &sh) != HF_OK)
+    if (hf_shard_create(path, FP, NULL, &sh) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     for (long u = 0; u < 4; u++) {
         for (long j = 0; j < u % 3; j++) {

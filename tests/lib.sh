@@ -63,3 +63,36 @@ assert w >= int(sys.argv[2]) and h >= int(sys.argv[3]), (w, h)
 assert img[..., :3].std() > 0.05, "blank"
 PY
 }
+
+# mpi_bg N ARGS...: headfuse under mpirun with N ranks in the background, stdout and
+# stderr in out.txt and err.txt; $job is mpirun's pid (a signal to it goes to mpirun)
+mpi_bg() {
+  local n=$1
+  shift
+  mpirun --oversubscribe -n "$n" "$HEADFUSE" "$@" >out.txt 2>err.txt &
+  job=$!
+}
+
+# wait_until COND: poll the shell condition COND every 0.05 s, for at most 60 s
+wait_until() {
+  for _ in $(seq 1200); do
+    if eval "$1"; then return 0; fi
+    sleep 0.05
+  done
+  fail "never saw: $1"
+}
+
+# job_ends STATUS: wait for $job (the mpirun of mpi_bg) and check its exit status
+job_ends() {
+  set +e
+  wait "$job"
+  local st=$?
+  set -e
+  [ "$st" = "$1" ] || fail "mpirun: exit status $st, expected $1: $(cat err.txt)"
+}
+
+# signal_job SIG STATUS: send SIG to $job (mpirun) and check its exit status
+signal_job() {
+  kill -"$1" "$job"
+  job_ends "$2"
+}

@@ -98,6 +98,8 @@ static hf_row_t make_row(const char *name, int d, int span, int64_t m_star, cons
     w.nodes = 12345;
     w.units = 7;
     w.seconds = 1.25;
+    w.max_atoms = m_star >= 0 ? 0 : 5;
+    snprintf(w.engine, sizeof w.engine, "%s", m_star >= 0 ? "layered" : "plain");
     return w;
 }
 
@@ -146,6 +148,7 @@ static void make_result(hf_result_t *r)
     r->start_time = strdup("2024-01-01T00:00:00Z");
     r->end_time = strdup("2024-01-01T00:01:00Z");
     r->ranks = 4;
+    r->job_text = strdup("name: sample\nentries:\n  - {family: wd, d: 2, span: 1}\n");
 }
 
 static void assert_rows_equal(const hf_row_t *a, const hf_row_t *b)
@@ -163,6 +166,8 @@ static void assert_rows_equal(const hf_row_t *a, const hf_row_t *b)
     CU_ASSERT_EQUAL(a->nodes, b->nodes);
     CU_ASSERT_EQUAL(a->units, b->units);
     CU_ASSERT_EQUAL(a->seconds, b->seconds);
+    CU_ASSERT_EQUAL(a->max_atoms, b->max_atoms);
+    CU_ASSERT_STRING_EQUAL(a->engine, b->engine);
 }
 
 static void assert_supports_equal(const hf_supports_t *a, const hf_supports_t *b)
@@ -197,6 +202,8 @@ static void assert_results_equal(const hf_result_t *a, const hf_result_t *b)
     CU_ASSERT_STRING_EQUAL(a->start_time, b->start_time);
     CU_ASSERT_STRING_EQUAL(a->end_time, b->end_time);
     CU_ASSERT_EQUAL(a->ranks, b->ranks);
+    /* NULL is written as "" */
+    CU_ASSERT_STRING_EQUAL(a->job_text ? a->job_text : "", b->job_text ? b->job_text : "");
 }
 
 /* ---- result tests ---- */
@@ -257,6 +264,16 @@ static void test_result_write_rejects_invalid(void)
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     CU_ASSERT(strstr(hf_error_msg(), "status") != NULL);
     strcpy(r.rows[0].status, "open");
+    strcpy(r.rows[0].engine, "");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "engine") != NULL);
+    strcpy(r.rows[0].engine, "Pruned!");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    strcpy(r.rows[0].engine, "layered");
+    r.rows[0].max_atoms = -2;
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "max_atoms") != NULL);
+    r.rows[0].max_atoms = 0;
     r.supports[0].m = 4; /* supports no longer of size m_star */
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     r.supports[0].m = 3;
@@ -378,8 +395,15 @@ static void test_result_truncated_and_garbage(void)
     CU_ASSERT_FATAL(f != NULL);
     fputs("this is not HDF5\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    /* no HDF5 signature at all: a file given by mistake, bad input (not damage) */
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "not an HDF5 file") != NULL);
+    CU_ASSERT_EQUAL(hf_h5_signature(path), 0);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_INPUT); /* empty */
 
     scratch_path(path, sizeof path, "missing.h5");
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_IO);
@@ -510,7 +534,7 @@ static void test_shard_roundtrip(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.0.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     hf_shard_data_t d;
     /* an empty shard is readable at once */
     CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
@@ -536,7 +560,7 @@ static void test_shard_roundtrip(void)
     hf_shard_data_clear(&d);
 
     /* never clobber an existing shard */
-    CU_ASSERT_EQUAL(hf_shard_create(path, FP, &sh), HF_ERR_IO);
+    CU_ASSERT_EQUAL(hf_shard_create(path, FP, NULL, &sh), HF_ERR_IO);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT_PTR_NULL(sh);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK); /* and it is intact */
@@ -551,7 +575,7 @@ static void test_shard_mismatched_unit(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, "{}"), HF_OK);
     hf_unit_record_t u = unit_rec(1, 4, 8, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_INTERNAL);
@@ -565,7 +589,7 @@ static void test_shard_fingerprint(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.1.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 3);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
     hf_shard_data_t d;
@@ -584,8 +608,19 @@ static void test_shard_fingerprint(void)
     H5Fclose(f);
     CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "written by an older headfuse") != NULL); /* no about */
     CU_ASSERT_EQUAL(d.nunits, 0);
     CU_ASSERT_PTR_NULL(d.units);
+    /* a shard that says what it holds is named by it when refused */
+    scratch_path(path, sizeof path, "shard.2.h5");
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, "wd:d=3 span 2, engine plain", &sh), HF_OK);
+    write_units(sh, 0, 1);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
+    hf_shard_data_clear(&d);
+    CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "shard of another search: it holds 'wd:d=3 span 2, engine "
+                                     "plain'") != NULL);
     /* a result file is not a shard */
     hf_result_t r;
     make_result(&r);
@@ -607,7 +642,7 @@ static void test_shard_killed_writer(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         hf_shard_t *sh;
-        if (hf_shard_create(path, FP, &sh) != HF_OK)
+        if (hf_shard_create(path, FP, NULL, &sh) != HF_OK)
             _exit(3);
         write_units(sh, 0, 70);
         /* found records of unit 70 reach the file, its completion record never does */
@@ -645,7 +680,7 @@ static void test_shard_live(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         hf_shard_t *sh;
-        int ok = hf_shard_create(path, FP, &sh) == HF_OK;
+        int ok = hf_shard_create(path, FP, NULL, &sh) == HF_OK;
         if (ok)
             write_units(sh, 0, 5);
         if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
@@ -682,7 +717,7 @@ static void test_shard_disk_full(void)
     scratch_make();
     scratch_path(path, sizeof path, "shard.full.h5");
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 6);
     hf_shard_debug_fail_reserve = 1;
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, "{\"lost\": 1}"), HF_OK);
@@ -704,7 +739,7 @@ static void test_shard_disk_full(void)
 static void make_shard(const char *path, long n)
 {
     hf_shard_t *sh;
-    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, &sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, n);
     CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
 }
@@ -1027,8 +1062,8 @@ static void test_result_fixed_strings(void)
     r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     str_count_t c = count_strings(path);
-    /* 7 root attributes, /table's 4 string fields, 3 x (target_json, weights, values) */
-    CU_ASSERT_EQUAL(c.strings, 7 + 4 + 3 * 3);
+    /* 8 root attributes, /table's 5 string fields, 3 x (target_json, weights, values) */
+    CU_ASSERT_EQUAL(c.strings, 8 + 5 + 3 * 3);
     CU_ASSERT_EQUAL(c.variable, 0);
     CU_ASSERT(find_in_file(path, "GCOL") < 0); /* a global heap collection's signature */
     /* sized by the longest string + NUL; an empty dataset has 1-byte strings */
@@ -1130,9 +1165,89 @@ static void test_result_old_layout(void)
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     make_old_layout(path, &r);
     str_count_t c = count_strings(path);
-    CU_ASSERT_EQUAL(c.strings, 7 + 4 + 3 * 3);
-    CU_ASSERT_EQUAL(c.variable, 7 + 3 * 3); /* all but /table's fields */
+    CU_ASSERT_EQUAL(c.strings, 8 + 5 + 3 * 3);
+    CU_ASSERT_EQUAL(c.variable, 7 + 3 * 3); /* all but /table's fields and job_text */
     CU_ASSERT(find_in_file(path, "GCOL") >= 0);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* A file of format 1 (written before the rows recorded max_atoms and engine and before
+ * the status "infeasible" and the job text existed) reads with engine "unknown",
+ * max_atoms -1, no job text, and its "exhaustive" rows without a support as
+ * "infeasible"; a new file has format 2 and keeps what was written. */
+static void test_result_format1(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    strcpy(r.rows[1].status, "infeasible"); /* m_star -1: every size up to UB decided */
+    r.rows[1].max_atoms = 0;
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+    hid_t f = open_rw(path), all = hf_h5_row_type(0), v1 = hf_h5_row_type_v1(1);
+    char *format = NULL;
+    CU_ASSERT_FATAL(f >= 0 && all >= 0 && v1 >= 0);
+    CU_ASSERT_EQUAL(hf_h5_attr_read_str(f, "format", path, "/", &format), HF_OK);
+    CU_ASSERT_STRING_EQUAL(format, "headfuse-result-2");
+    free(format);
+
+    /* rewrite as format 1: the 13-field /table, "exhaustive" for the row without a
+     * support, no job_text */
+    strcpy(r.rows[1].status, "exhaustive");
+    CU_ASSERT_FATAL(H5Ldelete(f, "table", H5P_DEFAULT) >= 0);
+    hsize_t n = (hsize_t)r.nrows;
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(f, "table", v1, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(s >= 0 && ds >= 0);
+    CU_ASSERT_FATAL(H5Dwrite(ds, all, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.rows) >= 0);
+    CU_ASSERT_EQUAL(H5Tget_nmembers(v1), 13);
+    H5Dclose(ds);
+    H5Sclose(s);
+    CU_ASSERT_FATAL(H5Adelete(f, "job_text") >= 0);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-result-1") >= 0);
+    H5Tclose(v1);
+    H5Tclose(all);
+    H5Fclose(f);
+
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(back.nrows, 3);
+    for (long i = 0; i < 3; i++) {
+        CU_ASSERT_STRING_EQUAL(back.rows[i].engine, "unknown");
+        CU_ASSERT_EQUAL(back.rows[i].max_atoms, -1);
+        CU_ASSERT_EQUAL(back.rows[i].m_star, r.rows[i].m_star);
+        CU_ASSERT_STRING_EQUAL(back.rows[i].name, r.rows[i].name);
+        CU_ASSERT_EQUAL(back.rows[i].seconds, r.rows[i].seconds);
+    }
+    CU_ASSERT_STRING_EQUAL(back.rows[0].status, "exhaustive");
+    CU_ASSERT_STRING_EQUAL(back.rows[1].status, "infeasible");
+    CU_ASSERT_STRING_EQUAL(back.rows[2].status, "certified");
+    CU_ASSERT_PTR_NULL(back.job_text);
+    hf_result_clear(&back);
+
+    /* a format this reader does not know is refused, naming both it knows */
+    f = open_rw(path);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-result-9") >= 0);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "'headfuse-result-2' or 'headfuse-result-1'") != NULL);
+
+    /* a job text too long for a fixed-length attribute (64 kB) round-trips */
+    size_t big = HF_H5_FIXED_ATTR_MAX + 10;
+    free(r.job_text);
+    r.job_text = malloc(big + 1);
+    CU_ASSERT_FATAL(r.job_text != NULL);
+    memset(r.job_text, '#', big);
+    r.job_text[big] = '\0';
+    strcpy(r.rows[1].status, "infeasible");
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
     assert_results_equal(&r, &back);
     hf_result_clear(&back);
@@ -1296,7 +1411,7 @@ static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
     char rec[128];
     for (int u = 0; u < SWEEP_UNITS; u++)
         ok[u] = 0;
-    *created = hf_shard_create(path, FP, &sh) == HF_OK;
+    *created = hf_shard_create(path, FP, NULL, &sh) == HF_OK;
     if (!*created) {
         CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
         CU_ASSERT_PTR_NULL(sh);
@@ -1475,6 +1590,7 @@ int hf_register_tests(void)
         {"string attributes in ASCII and UTF-8", test_string_attribute_charsets},
         {"no variable-length string in a new file", test_result_fixed_strings},
         {"old layout (variable-length strings) reads the same", test_result_old_layout},
+        {"format 1 (no engine, max_atoms, job text) still reads", test_result_format1},
         {"padded strings read; absurd string sizes refused", test_result_string_variants},
         {NULL, NULL},
     };

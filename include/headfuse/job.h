@@ -37,6 +37,7 @@ typedef struct {
     char *name;        /* `name:` or the file name without directory and extension */
     char *description; /* `description:` or NULL */
     char *output;      /* the RESULT.h5 path (option override, `output:`, or NAME.h5) */
+    char *text;        /* the job file's text as read (RESULT.h5 keeps it: job_text) */
     long nentries;
     hf_job_entry_t *entries;
 } hf_job_t;
@@ -49,6 +50,13 @@ typedef struct {
  * file (message "FILE:LINE: KEY: problem"), HF_ERR_IO when the file cannot be read. */
 hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output);
 void hf_job_clear(hf_job_t *job);
+
+/* Why a result file cannot be created at `out` (written into why, returns 1): its
+ * directory does not exist, is not a directory or is not writable, or out names a
+ * directory; 0 when it can be created, -1 when out of memory. Checked for a job's
+ * output when it is loaded, and by `headfuse search` and `approx` for their --out, so
+ * that a bad path is refused before any work. Does not look at whether out exists. */
+int hf_job_output_problem(const char *out, char *why, size_t n);
 
 /* Build the target of entry i (t uninitialised on entry; clear it after success).
  * Errors name the job file, line and key. */

@@ -15,21 +15,34 @@
 #define HF_NAME_LEN 128
 #define HF_BIGINT_LEN 48
 #define HF_STATUS_LEN 16
+#define HF_ENGINE_LEN 16
 
-/* One row of the minimal-atom table: one (target, span). -1 means null/unknown. */
+/* One row of the minimal-atom table: one (target, span). -1 means null/unknown.
+ *
+ * status: "certified" (LB = UB: m* known for any keys), "exhaustive" (m* found: every
+ * smaller support in the span space was decided), "infeasible" (every support size up
+ * to UB was decided and none in the span space represents the target: m_star = -1),
+ * "open" (stopped at max_atoms before a support was found). Files written before the
+ * "infeasible" status existed say "exhaustive" with m_star = -1; hf_result_read reports
+ * those rows as "infeasible". */
 typedef struct {
     char name[HF_NAME_LEN];
     int32_t d, span;
     int64_t m_star;         /* -1: no feasible support found in the span space */
     char lb[HF_BIGINT_LEN]; /* decimal: may exceed 64 bits */
     char ub[HF_BIGINT_LEN];
-    char status[HF_STATUS_LEN]; /* "certified" | "exhaustive" | "open" */
+    char status[HF_STATUS_LEN]; /* "certified" | "exhaustive" | "infeasible" | "open" */
     int64_t n_min_raw;          /* distinct minimal supports in canonical position; -1 unknown */
     int64_t n_min_sym;          /* orbits under the symmetry group; -1 unknown */
     int64_t group_order;
     int64_t nodes; /* candidate supports examined */
     int64_t units; /* work units run */
     double seconds;
+    /* The settings that give the row its meaning (an "open" row stopped at max_atoms;
+     * a "plain" row was searched without pruning). Read from a file written before they
+     * were recorded: max_atoms -1 and engine "unknown". */
+    int64_t max_atoms;          /* largest support size searched; 0: no limit (up to UB) */
+    char engine[HF_ENGINE_LEN]; /* "layered" (pruned search), "plain" (--no-prune), ... */
 } hf_row_t;
 
 /* The minimal supports of one row with their exact witnesses (rationals as strings). */
@@ -70,6 +83,10 @@ typedef struct {
     /* provenance (root attributes); strings may be NULL when writing */
     char *version, *git_commit, *command_line, *host, *start_time, *end_time;
     int32_t ranks;
+    /* the text of the job file the rows come from (`headfuse run`); "" or NULL when
+     * written: not from a job file (`headfuse search`). NULL when read from a file
+     * written before it was recorded. */
+    char *job_text;
 } hf_result_t;
 
 void hf_result_init(hf_result_t *r);
@@ -81,15 +98,20 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
 /* Write atomically (PATH.tmp then rename). Errors name the path. */
 hf_err_t hf_result_write(const char *path, const hf_result_t *r);
 /* Read a result file; a missing, truncated or malformed file -> HF_ERR_CORRUPT or
- * HF_ERR_IO with a message naming the path and what is wrong. */
+ * HF_ERR_IO with a message naming the path and what is wrong; a file that is not HDF5
+ * at all (no HDF5 signature: a JSON file given by mistake) -> HF_ERR_INPUT
+ * "PATH: not an HDF5 file ...". */
 hf_err_t hf_result_read(const char *path, hf_result_t *r);
 
 /* ---- shards ---- */
 typedef struct hf_shard_s hf_shard_t;
 
 /* Create a new shard file (fails if it exists). fingerprint identifies the job: a
- * reader refuses shards with another fingerprint. */
-hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t **out);
+ * reader refuses shards with another fingerprint. about (may be NULL) describes the job
+ * for people ("wd:d=3 span 2, engine layered, max_atoms none"); a reader that refuses
+ * the shard quotes it, so the message can say which search the shard belongs to. */
+hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *about,
+                         hf_shard_t **out);
 /* Buffer one found support of the unit in progress (record: opaque text, JSON). */
 hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit,
                             const char *record);
@@ -109,7 +131,9 @@ typedef struct {
 } hf_shard_data_t;
 
 /* Read a shard. Unreadable/truncated/inconsistent -> HF_ERR_CORRUPT naming the path;
- * another job's fingerprint -> HF_ERR_INPUT. out is initialised by the call. */
+ * another job's fingerprint -> HF_ERR_INPUT "PATH: shard of another search: it holds
+ * 'ABOUT' (fingerprint F, expected G)" ("... written by an older headfuse ..." when it
+ * has no description). out is initialised by the call. */
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
 void hf_shard_data_clear(hf_shard_data_t *d);
 

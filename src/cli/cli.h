@@ -28,6 +28,10 @@ void cli_iso_time(char *buf, size_t n);
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n);
 char *cli_join_argv(int argc, char **argv);
 void cli_remove_shards(const char *dir);
+/* hf_result_read for a file named by the user (table, verify, approx --from): when it
+ * does not exist but PATH.shards/ does, the message says that a search or run was
+ * stopped before writing it and that --resume finishes it. */
+hf_err_t cli_result_read(const char *path, hf_result_t *r);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
 /* Fill the provenance of a result (version, commit, command line, host, start and end

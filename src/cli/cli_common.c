@@ -1,14 +1,18 @@
 /* Argument scanning, target loading and JSON output shared by the subcommands. */
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_common.h"
+#include "headfuse/job.h"
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos)
 {
+    /* which value options were given: a second one would silently replace the first */
+    unsigned char seen[64] = {0};
     *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -32,6 +36,14 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
             return 2;
         }
         if (o->has_value) {
+            size_t k = (size_t)(o - opts);
+            if (k < sizeof seen && seen[k]) {
+                fprintf(stderr, "headfuse %s: option %s given twice (give it once)\n", cmd,
+                        o->name);
+                return 2;
+            }
+            if (k < sizeof seen)
+                seen[k] = 1;
             if (eq)
                 *o->value = eq + 1;
             else if (i + 1 < argc)
@@ -49,6 +61,20 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
         }
     }
     return 0;
+}
+
+hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep)
+{
+    char why[1024];
+    int p = hf_job_output_problem(path, why, sizeof why);
+    if (p < 0)
+        return HF_ERR_NOMEM;
+    if (p > 0)
+        return hf_error(HF_ERR_INPUT, "%s %s: %s", opt, path, why);
+    if (!force && access(path, F_OK) == 0)
+        return hf_error(HF_ERR_INPUT, "%s %s: exists; give --force to overwrite it%s%s", opt, path,
+                        keep ? ", or " : "", keep ? keep : "");
+    return HF_OK;
 }
 
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
@@ -110,6 +136,24 @@ json_t *cli_json_head(const hf_head_t *h)
     json_object_set_new(o, "weights", weights);
     json_object_set_new(o, "values", values);
     return o;
+}
+
+void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
+{
+    for (long i = 0; i < h->natoms; i++) {
+        fprintf(f, "%s(", indent);
+        for (int j = 0; j < h->d; j++)
+            fprintf(f, "%s%lld", j ? "," : "", (long long)h->keys[i * h->d + j]);
+        char *ws = hf_rational_str(h->weights + i);
+        fprintf(f, ") -> %s,", ws ? ws : "?");
+        free(ws);
+        for (int j = 0; j < h->dv; j++) {
+            char *vs = hf_rational_str(h->values + i * h->dv + j);
+            fprintf(f, " %s", vs ? vs : "?");
+            free(vs);
+        }
+        fputc('\n', f);
+    }
 }
 
 void cli_json_print(json_t *j)

@@ -3,6 +3,7 @@
 #ifndef HF_CLI_COMMON_H
 #define HF_CLI_COMMON_H
 
+#include <stdio.h>
 #include <jansson.h>
 #include <flint/fmpz.h>
 #include <mpi.h>
@@ -18,9 +19,20 @@ typedef struct {
 } cli_opt_t;
 
 /* Scan argv[1..]: options from the table, positionals into pos[] (at most maxpos).
- * Prints a message naming the command and returns 2 on a bad argument, else 0. */
+ * Prints a message naming the command and returns 2 on a bad argument (an unknown
+ * option, a missing value, or an option with a value given twice: `--span 2 --span 3`
+ * would otherwise keep only the last), else 0. A repeated flag (`--quiet --quiet`)
+ * changes nothing and is accepted. */
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
+
+/* Before any work: whether the output file `path` given by option `opt` ("--out") can
+ * be written. Its directory must exist and be writable (HF_ERR_INPUT "OPT PATH: cannot
+ * write 'PATH': directory D: ..."); an existing file is refused unless force
+ * (HF_ERR_INPUT "OPT PATH: exists; give --force to overwrite it", followed by
+ * ", or KEEP" when keep is not NULL: the way to keep it, e.g. --resume). Not
+ * collective: rank 0 checks, the others agree (cli_agree_root). */
+hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep);
 
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
@@ -31,6 +43,8 @@ json_t *cli_json_bigint(const fmpz_t x);
 json_t *cli_json_rational(const fmpq_t x);
 /* Witness head as {"keys": [[..]], "weights": [..], "values": [..] or [[..]]}. */
 json_t *cli_json_head(const hf_head_t *h);
+/* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
+void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
 /* Print one JSON object on stdout (compact keys order preserved) and release it. */
 void cli_json_print(json_t *j);
 

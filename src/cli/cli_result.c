@@ -1,10 +1,12 @@
 /* Shared by the commands that write result files (search, run): provenance, the shard
  * clean-up, a table row as JSON and as one printed line. */
 #include <dirent.h>
+#include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,22 @@ void cli_remove_shards(const char *dir)
     rmdir(dir);
 }
 
+hf_err_t cli_result_read(const char *path, hf_result_t *r)
+{
+    hf_err_t e = hf_result_read(path, r);
+    struct stat st;
+    char shards[4200];
+    snprintf(shards, sizeof shards, "%s.shards", path);
+    if (e == HF_ERR_IO && access(path, F_OK) != 0 && errno == ENOENT && stat(shards, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        e = hf_error(HF_ERR_IO,
+                     "%s: no such file, but %s/ holds the saved work of a search or run that was "
+                     "stopped before writing it: rerun that command with --resume to finish it "
+                     "and write %s",
+                     path, shards, path);
+    return e;
+}
+
 json_t *cli_row_json(const hf_row_t *r)
 {
     json_t *o = json_object();
@@ -74,6 +92,9 @@ json_t *cli_row_json(const hf_row_t *r)
     json_object_set_new(o, "ub", cli_json_bigint(x));
     fmpz_clear(x);
     json_object_set_new(o, "status", json_string(r->status));
+    json_object_set_new(o, "engine", json_string(r->engine));
+    json_object_set_new(o, "max_atoms",
+                        r->max_atoms < 0 ? json_null() : json_integer(r->max_atoms));
     json_object_set_new(o, "n_min_raw",
                         r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
     json_object_set_new(o, "n_min_sym",
@@ -119,11 +140,14 @@ static const char *count_text(int64_t v, char *buf, size_t n)
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
 {
     char a[32], b[32], c[32];
-    const char *mstar = row->m_star >= 0                    ? count_text(row->m_star, a, sizeof a)
-                        : !strcmp(row->status, "certified") ? row->lb /* beyond 64 bits */
-                                                            : "none";
-    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s", row->name, row->span, mstar, row->status,
-            row->lb, row->ub);
+    const char *mstar = row->m_star >= 0                     ? count_text(row->m_star, a, sizeof a)
+                        : !strcmp(row->status, "certified")  ? row->lb /* beyond 64 bits */
+                        : !strcmp(row->status, "infeasible") ? "none in this span"
+                                                             : "none found";
+    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s  engine %s", row->name, row->span, mstar,
+            row->status, row->lb, row->ub, row->engine);
+    if (row->max_atoms > 0)
+        fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0)
         fprintf(f, "  minimal supports %s (%s up to symmetry, group order %s)",
                 count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),

@@ -208,7 +208,11 @@ static hf_err_t grow(void **p, long n, long *cap, size_t sz)
     return HF_OK;
 }
 
-static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t *g)
+/* A shard directory holds the shards of one search (one entry of a job), which the
+ * fingerprint checks: every record in it is merged, whatever row it names. (The row is
+ * the entry's index when the unit ran; `headfuse run --resume` moves an entry's shard
+ * directory when the job gained entries before it, and its units stay valid.) */
+static hf_err_t merge_shards(const char *dir, const char *fp, merged_t *g)
 {
     char **paths;
     long n, ucap = 0, fcap[3] = {0, 0, 0};
@@ -227,8 +231,6 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
         /* keep the first completion of each unit; drop the rest with their records */
         for (long i = 0; i < d.nunits && e == HF_OK; i++) {
             int added = 0;
-            if (d.units[i].row != row)
-                continue;
             e = umap_claim(&owners, d.units[i].m, d.units[i].unit, s, &added);
             if (e == HF_OK && added)
                 e = grow((void **)&g->units, g->nunits, &ucap, sizeof *g->units);
@@ -236,7 +238,7 @@ static hf_err_t merge_shards(const char *dir, const char *fp, int row, merged_t 
                 g->units[g->nunits++] = d.units[i];
         }
         for (long i = 0; i < d.nfound && e == HF_OK; i++) {
-            if (d.found_row[i] != row || umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
+            if (umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
                 continue;
             long k = g->nfound;
             e = grow((void **)&g->found_m, k, &fcap[0], sizeof *g->found_m);
@@ -489,6 +491,29 @@ static hf_err_t product_support(const hf_target_t *t, hf_supports_t *sup)
 
 /* ------------------------------------------------------------------ the entry */
 
+const char *cli_search_engine(const hf_search_opts_t *o)
+{
+    return hf_engine_name(o->prune ? o->engine : HF_ENGINE_PLAIN);
+}
+
+/* A row records the engine that ran (auto resolved). It matches the options when both
+ * are plain, or the options name that engine, or they say auto and a pruning engine ran
+ * (auto resolves the same way for the same target and span). */
+static int engine_matches(const char *recorded, const hf_search_opts_t *o)
+{
+    const char *want = cli_search_engine(o);
+    if (!strcmp(recorded, want))
+        return 1;
+    return o->prune && o->engine == HF_ENGINE_AUTO && strcmp(recorded, "plain") != 0;
+}
+
+int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_search_opts_t *o)
+{
+    const hf_row_t *w = r->rows + i;
+    return w->span == o->span && w->max_atoms == o->max_atoms && engine_matches(w->engine, o) &&
+           !strcmp(r->target_json[i], t_json);
+}
+
 static long box_points(int d, int span)
 {
     long p = 1;
@@ -515,9 +540,36 @@ static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
     free(idle);
 }
 
+/* A search in words, as its shards record it (hf_shard_create's about):
+ * "wd:d=3 span 2, engine layered, max_atoms none". */
+static void search_about(const hf_target_t *t, const hf_search_opts_t *o, char *buf, size_t n)
+{
+    char max[32] = "none";
+    if (o->max_atoms > 0)
+        snprintf(max, sizeof max, "%ld", o->max_atoms);
+    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span, cli_search_engine(o),
+             max);
+}
+
+/* The shards in the directory belong to another search (hf_shard_read's HF_ERR_INPUT):
+ * say which this one is and the two ways on. */
+static hf_err_t another_search(const cli_search_cfg_t *cfg, const char *about)
+{
+    char shard[2048], quoted[640];
+    snprintf(shard, sizeof shard, "%s", hf_error_msg());
+    snprintf(quoted, sizeof quoted, "'%s'", about);
+    return hf_error(HF_ERR_INPUT,
+                    "%s; this search is %s%s: rerun the command of the search that wrote the "
+                    "shards with --resume to finish it, or remove %s to start this one over",
+                    shard, quoted,
+                    strstr(shard, quoted) ? " too, but its target differs (was its file changed?)"
+                                          : "",
+                    cfg->shard_dir);
+}
+
 /* Rank 0: read earlier shards into the done list; broadcast it to every rank. */
 static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, const char *fp,
-                          hf_sched_done_t **done, long *ndone)
+                          const char *about, hf_sched_done_t **done, long *ndone)
 {
     merged_t g;
     memset(&g, 0, sizeof g);
@@ -525,7 +577,9 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     long n = 0;
     *done = NULL;
     if (rank == 0 && cfg->resume)
-        e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
+        e = merge_shards(cfg->shard_dir, fp, &g);
+    if (e == HF_ERR_INPUT)
+        e = another_search(cfg, about);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
     HF_TRY(cli_agree_root(comm, e));
@@ -554,9 +608,11 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     return e;
 }
 
-hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
-                                char *ub_out, size_t n)
+hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
+                                const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                                size_t n)
 {
+    int span = o->span;
     fmpz_t lb, ub;
     fmpz_init(lb);
     fmpz_init(ub);
@@ -571,6 +627,12 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, c
         snprintf(ub_out, n, "%s", us);
         flint_free(ls);
         flint_free(us);
+        if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0)
+            e = hf_error(HF_ERR_INPUT,
+                         "%s %ld: below the lower bound LB = %s of %s (face rule, valid for any "
+                         "keys): no head of at most %ld atoms equals it, so nothing can be "
+                         "searched; give %s %s or more, or no limit",
+                         max_name, o->max_atoms, lb_out, t->name, o->max_atoms, max_name, lb_out);
         long points = box_points(t->d, span);
         *shortcut = exact && fmpz_equal(lb, ub) &&
                     (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||
@@ -626,10 +688,13 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->d = t->d;
     row->span = sopts->span;
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
+    row->max_atoms = sopts->max_atoms;
+    snprintf(row->engine, sizeof row->engine, "%s", cli_search_engine(sopts));
 
     int shortcut = 0;
     if (fe == HF_OK)
-        fe = cli_certified_shortcut(t, sopts->span, &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
+        fe = cli_certified_shortcut(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms",
+                                    &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
     hf_err_t e = cli_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
@@ -645,8 +710,10 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     }
 
     e = hf_search_create(t, sopts, &s);
-    if (e == HF_OK)
+    if (e == HF_OK) {
         e = fingerprint(t, sopts, hf_search_engine(s), fp);
+        snprintf(row->engine, sizeof row->engine, "%s", hf_engine_name(hf_search_engine(s)));
+    }
     e = cli_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
@@ -658,7 +725,9 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     e = cli_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;
-    HF_CHECK(e, load_done(comm, rank, cfg, fp, &done, &ndone), out);
+    char about[600];
+    search_about(t, sopts, about, sizeof about);
+    HF_CHECK(e, load_done(comm, rank, cfg, fp, about, &done, &ndone), out);
 
     /* each rank its own shard, named by rank 0's clock and pid for this run */
     long long stamp[2] = {(long long)time(NULL), (long long)getpid()};
@@ -666,7 +735,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     char path[4096];
     snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],
              rank);
-    e = cli_agree_all(comm, hf_shard_create(path, fp, &shard));
+    e = cli_agree_all(comm, hf_shard_create(path, fp, about, &shard));
     if (e != HF_OK)
         goto out;
 
@@ -699,13 +768,16 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->m_star = oc.m_star;
     row->nodes = oc.nodes;
     row->units = oc.units;
-    int complete = oc.m_star >= 0 || (oc.last_m >= so.last_m && sopts->max_atoms == 0);
+    /* every size up to UB decided without a support: no head with keys in the span
+     * represents the target (a result, with its own status: there is no m* here) */
+    int none = oc.m_star < 0 && oc.last_m >= so.last_m && sopts->max_atoms == 0;
     snprintf(row->status, sizeof row->status, "%s",
-             certified  ? "certified"
-             : complete ? "exhaustive"
-                        : "open");
+             certified        ? "certified"
+             : oc.m_star >= 0 ? "exhaustive"
+             : none           ? "infeasible"
+                              : "open");
     if (rank == 0) {
-        e = merge_shards(cfg->shard_dir, fp, cfg->row, &g);
+        e = merge_shards(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
             long nsym = 0;
             hf_supports_clear(sup);
@@ -727,6 +799,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                 e = HF_ERR_NOMEM;
             else {
                 memcpy(u + *nunits, g.units, (size_t)g.nunits * sizeof *u);
+                for (long k = 0; k < g.nunits; k++)
+                    u[*nunits + k].row = cfg->row; /* a moved entry's units named its old row */
                 *units = u;
                 *nunits += g.nunits;
             }

@@ -15,6 +15,7 @@ typedef struct {
     int quiet;
     int row;                  /* row index in the result (unit log) */
     const char *command_line; /* provenance */
+    const char *max_name;     /* how the user gave max_atoms, for messages ("--max-atoms") */
 } cli_search_cfg_t;
 
 /* Collective. On rank 0, fills row, supports (initialised by the call) and appends the
@@ -24,6 +25,16 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
                           const cli_search_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                           hf_unit_record_t **units, long *nunits);
 
+/* The name of the search engine that options select, as a row records it
+ * (hf_row_t.engine): "layered" (the pruned search), "plain" (--no-prune, the reference
+ * enumerator). The one place that names them: a new engine adds its name here. */
+const char *cli_search_engine(const hf_search_opts_t *o);
+
+/* Whether row i of a result is the search of the target whose JSON is t_json with
+ * options o: the same target, span, max_atoms and engine (a row of a format-1 file,
+ * whose settings are unknown, never matches). Not collective. */
+int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_search_opts_t *o);
+
 /* When LB = UB already certifies a row, its one size m* is still enumerated to count
  * the minimal supports, unless the box has more points or m* more atoms than these
  * (one exact test of a support of thousands of atoms is out of proportion): then the
@@ -32,8 +43,11 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
 #define CLI_CERTIFIED_ENUM_ATOMS 4096
 
 /* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
- * decimal strings. Not collective. */
-hf_err_t cli_certified_shortcut(const hf_target_t *t, int span, int *shortcut, char *lb_out,
-                                char *ub_out, size_t n);
+ * decimal strings. A max_atoms below LB is HF_ERR_INPUT naming it as max_name: no head
+ * of fewer atoms than LB equals the target, for any keys, so nothing would be searched.
+ * Not collective. */
+hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
+                                const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                                size_t n);
 
 #endif

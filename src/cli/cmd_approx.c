@@ -26,14 +26,15 @@
 static const char *usage_text =
     "usage: mpirun -n N headfuse approx (FILE.json | --family NAME:d=N[,k=K]) --atoms A..B\n"
     "                --out APPROX.h5 [--samples N] [--test-samples N] [--restarts R]\n"
-    "                [--sigma S] [--seed X] [--from RESULT.h5] [--product-max M] [--quiet]\n"
-    "                [--json] [PETSc options, last: -tao_type T -tao_monitor -log_view ...]\n"
+    "                [--sigma S] [--seed X] [--from RESULT.h5] [--product-max M] [--force]\n"
+    "                [--quiet] [--json] [PETSc options, last: -tao_type T -log_view ...]\n"
     "  For every m in A..B fits one softmax head with m atoms (real keys, biases, values)\n"
     "  to the target by least squares on N queries q ~ N(0, S^2 I) (seeded), and reports\n"
     "  the training and held-out mean squared errors. R random restarts per m (default 8)\n"
     "  plus warm starts: the product-construction head (if it has at most M atoms, default\n"
     "  128), the exact head of --from, and the best (m+1)-head minus its least useful atom.\n"
     "  Defaults: --samples 1000, --test-samples = --samples, --sigma 1, --seed 1.\n"
+    "  An existing APPROX.h5 is kept unless --force.\n"
     "  Exit status 1 if a budget with a known exact head misses rounding level.\n";
 
 /* ---------------------------------------------------------------- option parsing */
@@ -287,7 +288,7 @@ static hf_err_t load_from(const char *path, const hf_target_t *t, hf_head_t *hea
     fmpq *v = NULL;
     fmpq_init(w);
     hf_result_init(&res);
-    HF_CHECK(err, hf_result_read(path, &res), done);
+    HF_CHECK(err, cli_result_read(path, &res), done);
     const hf_supports_t *s = NULL;
     for (long i = 0; i < res.nrows && !s; i++)
         if (!strcmp(res.rows[i].name, t->name) && res.supports[i].n >= 1 && res.supports[i].m >= 1)
@@ -336,14 +337,22 @@ int cli_cmd_approx(int argc, char **argv)
     const char *family = NULL, *atoms_s = NULL, *samples_s = NULL, *test_s = NULL,
                *restarts_s = NULL, *sigma_s = NULL, *seed_s = NULL, *out = NULL, *from = NULL,
                *pmax_s = NULL, *pos[1];
-    int quiet = 0, json = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},       {"--atoms", 1, &atoms_s, NULL},
-                        {"--samples", 1, &samples_s, NULL},   {"--test-samples", 1, &test_s, NULL},
-                        {"--restarts", 1, &restarts_s, NULL}, {"--sigma", 1, &sigma_s, NULL},
-                        {"--seed", 1, &seed_s, NULL},         {"--out", 1, &out, NULL},
-                        {"--from", 1, &from, NULL},           {"--product-max", 1, &pmax_s, NULL},
-                        {"--quiet", 0, NULL, &quiet},         {"--json", 0, NULL, &json},
-                        {"--help", 0, NULL, &help},           {NULL, 0, NULL, NULL}};
+    int quiet = 0, json = 0, force = 0, help = 0, npos, status;
+    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
+                        {"--atoms", 1, &atoms_s, NULL},
+                        {"--samples", 1, &samples_s, NULL},
+                        {"--test-samples", 1, &test_s, NULL},
+                        {"--restarts", 1, &restarts_s, NULL},
+                        {"--sigma", 1, &sigma_s, NULL},
+                        {"--seed", 1, &seed_s, NULL},
+                        {"--out", 1, &out, NULL},
+                        {"--from", 1, &from, NULL},
+                        {"--product-max", 1, &pmax_s, NULL},
+                        {"--quiet", 0, NULL, &quiet},
+                        {"--json", 0, NULL, &json},
+                        {"--force", 0, NULL, &force},
+                        {"--help", 0, NULL, &help},
+                        {NULL, 0, NULL, NULL}};
     int pstart = petsc_start(argc, argv);
     if ((status = cli_parse("approx", pstart, argv, opts, pos, 1, &npos)))
         return status;
@@ -423,19 +432,6 @@ int cli_cmd_approx(int argc, char **argv)
         fprintf(stderr, "headfuse approx: --out APPROX.h5 is required\n");
         return 2;
     }
-    {
-        /* find out now, not after the fits, that the file cannot be written */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", out);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *(slash == dir ? slash + 1 : slash) = '\0';
-        if (access(slash ? dir : ".", W_OK) != 0) {
-            fprintf(stderr, "headfuse approx: --out %s: directory %s is not writable\n", out,
-                    slash ? dir : ".");
-            return 2;
-        }
-    }
 
     /* PETSc sees the program name and its own options only */
     int pargc = 1 + argc - pstart;
@@ -476,7 +472,11 @@ int cli_cmd_approx(int argc, char **argv)
     hf_approx_prov_init(&prov);
     char *cmdline = cli_join_argv(argc, argv);
 
-    hf_err_t e = cli_load_target(npos ? pos[0] : NULL, family, &t);
+    /* find out now, not after the fits, that the file cannot (or must not) be written */
+    hf_err_t e = cli_agree_root(MPI_COMM_WORLD,
+                                rank == 0 ? cli_check_output("--out", out, force, NULL) : HF_OK);
+    if (e == HF_OK)
+        e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;
     if (e == HF_OK && !cmdline) /* APPROX.h5 records the command line */
         e = HF_ERR_NOMEM;

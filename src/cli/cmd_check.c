@@ -23,20 +23,7 @@ static void print_plain(const hf_target_t *t, long m, int feasible, hf_reason_t 
     if (!feasible)
         return;
     printf("witness   key -> weight, value  (verified exactly and independently)\n");
-    for (long i = 0; i < w->natoms; i++) {
-        printf("  (");
-        for (int j = 0; j < w->d; j++)
-            printf("%s%lld", j ? "," : "", (long long)w->keys[i * w->d + j]);
-        char *ws = hf_rational_str(w->weights + i);
-        printf(") -> %s,", ws);
-        free(ws);
-        for (int j = 0; j < w->dv; j++) {
-            char *vs = hf_rational_str(w->values + i * w->dv + j);
-            printf(" %s", vs);
-            free(vs);
-        }
-        printf("\n");
-    }
+    cli_print_head(stdout, w, "  ");
     printf("max |head - target| at 64 random queries: %.2e\n", err);
 }
 

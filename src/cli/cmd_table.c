@@ -13,15 +13,18 @@
 static const char *usage_text =
     "usage: headfuse table RESULT.h5 [MORE.h5 ...] [--json|--csv|--markdown] [--supports]\n"
     "  Prints the rows of all files in order: name, d, span, m_star, lb, ub, status,\n"
-    "  n_min_raw, n_min_sym, group_order, nodes, units, seconds (and the file).\n"
+    "  engine, max_atoms, n_min_raw, n_min_sym, group_order, nodes, units, seconds (and\n"
+    "  the file). engine is how the row was searched (layered: pruned; plain: --no-prune),\n"
+    "  max_atoms the largest support size tried (0, or 'none' in text: no limit).\n"
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
     "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV).\n";
 
-/* The 13 table fields, in the documented order. */
-static const char *const fields[] = {"name",  "d",      "span",      "m_star",    "lb",
-                                     "ub",    "status", "n_min_raw", "n_min_sym", "group_order",
-                                     "nodes", "units",  "seconds"};
+/* The table fields, in the documented order. */
+static const char *const fields[] = {"name",      "d",           "span",   "m_star",    "lb",
+                                     "ub",        "status",      "engine", "max_atoms", "n_min_raw",
+                                     "n_min_sym", "group_order", "nodes",  "units",     "seconds"};
 #define NFIELDS (int)(sizeof fields / sizeof *fields)
+enum { F_STATUS = 6, F_ENGINE = 7, F_MAX_ATOMS = 8 };
 
 /* Field i of a row as text; "" for null (-1) values. buf holds at least 64 bytes. */
 static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
@@ -43,21 +46,26 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
         return strcmp(r->lb, "-1") ? r->lb : "";
     case 5:
         return strcmp(r->ub, "-1") ? r->ub : "";
-    case 6:
+    case F_STATUS:
         return r->status;
-    case 7:
-        v = r->n_min_raw;
-        break;
-    case 8:
-        v = r->n_min_sym;
+    case F_ENGINE:
+        return r->engine;
+    case F_MAX_ATOMS:
+        v = r->max_atoms;
         break;
     case 9:
-        v = r->group_order;
+        v = r->n_min_raw;
         break;
     case 10:
-        v = r->nodes;
+        v = r->n_min_sym;
         break;
     case 11:
+        v = r->group_order;
+        break;
+    case 12:
+        v = r->nodes;
+        break;
+    case 13:
         v = r->units;
         break;
     default:
@@ -230,9 +238,9 @@ static int print_csv(const hf_result_t *res, const char *const *paths, int nfile
 /* ---- aligned text and Markdown ---- */
 
 /* Display names of the columns: shorter than the field names where they are long. */
-static const char *const headers[] = {"name",  "d",      "span",   "m*",    "LB",
-                                      "UB",    "status", "n_min",  "n_sym", "group",
-                                      "nodes", "units",  "seconds"};
+static const char *const headers[] = {"name",  "d",      "span",   "m*",        "LB",
+                                      "UB",    "status", "engine", "max_atoms", "n_min",
+                                      "n_sym", "group",  "nodes",  "units",     "seconds"};
 
 /* The cells of the text/Markdown table, header row first. */
 typedef struct {
@@ -274,6 +282,8 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
             char **cell = g->cells + row * g->ncols;
             for (int i = 0; i < NFIELDS; i++) {
                 const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
+                if (i == F_MAX_ATOMS && res[f].rows[r].max_atoms == 0)
+                    t = "none"; /* no limit: the search went up to UB */
                 cell[i] = hf_strdup(t[0] ? t : "-");
             }
             int k = NFIELDS;
@@ -291,7 +301,7 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
 /* Columns holding numbers are right-aligned in the text table. */
 static int numeric_column(int c)
 {
-    return c >= 1 && c < NFIELDS && c != 6;
+    return c >= 1 && c < NFIELDS && c != F_STATUS && c != F_ENGINE;
 }
 
 static void print_text(const grid_t *g)
@@ -401,7 +411,7 @@ int cli_cmd_table(int argc, char **argv)
     hf_err_t e = res ? HF_OK : HF_ERR_NOMEM;
     int nread = 0;
     for (; e == HF_OK && nread < npos; nread++)
-        e = hf_result_read(pos[nread], &res[nread]); /* messages name the file */
+        e = cli_result_read(pos[nread], &res[nread]); /* messages name the file */
     if (e != HF_OK) {
         status = cli_fail("table", e);
         goto done;

@@ -8,10 +8,13 @@
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "headfuse/bounds.h"
+#include "headfuse/search.h"
 #include "headfuse/verify.h"
 
 /* The product head is built and verified exactly up to this many atoms. */
 #define PRODUCT_HEAD_MAX (1L << 16)
+/* ... and listed atom by atom in the text output up to this many (--json: always). */
+#define PRODUCT_HEAD_PRINT_MAX 64
 /* The numeric cross-check evaluates the head at up to 64 queries, fewer for large heads
  * so that it stays near 2^22 atom-coordinate products (W_16: 4 queries, 0.04 s instead
  * of 0.6 s); the exact verification decides, this only confirms. */
@@ -21,10 +24,13 @@ static const char *usage_text =
     "usage: headfuse target (FILE.json | --family NAME:d=N[,k=K]) [--export OUT.json] [--json]\n"
     "  Prints d, dv, heads, head-atom terms, the lower bound LB with the rule that gives\n"
     "  it (face rule, vertices of the Newton polytope of the reduced denominator, or\n"
-    "  disjoint faces of it), the number of those vertices, and the product-construction\n"
-    "  upper bound UB; when UB <= 65536 the product head is built and checked by the\n"
-    "  independent exact verifier. --json adds lb_rule and newton_vertices (null when\n"
-    "  out of reach; numbers from 2^53 on are decimal strings, like lb and ub).\n";
+    "  disjoint faces of it), the number of those vertices, the product-construction\n"
+    "  upper bound UB, and the minimum over all integer keys when it is proven (two\n"
+    "  dimensions, docs/search.md); when UB <= 65536 the product head is built, checked by\n"
+    "  the independent exact verifier and printed: its keys, weights and values (text: up\n"
+    "  to 64 atoms; --json: always, as product_head). --json adds lb_rule,\n"
+    "  newton_vertices (null when out of reach) and m_star_certified (null unless\n"
+    "  proven); lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
 /* The rule behind LB, in words (hf_lower_t.rule). */
 static const char *rule_words(const char *rule)
@@ -38,19 +44,16 @@ static const char *rule_words(const char *rule)
     return "trivial: at least one atom";
 }
 
-/* Build the product head and check it exactly and numerically. */
-static hf_err_t check_product(const hf_target_t *t, long *atoms, int *ok, double *err)
+/* Build the product head into h (initialised by the caller) and check it exactly and
+ * numerically. */
+static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, double *err)
 {
-    hf_head_t h;
-    hf_head_init(&h, t->d, t->dv);
-    hf_err_t e = hf_bounds_product_head(t, PRODUCT_HEAD_MAX, &h);
+    hf_err_t e = hf_bounds_product_head(t, PRODUCT_HEAD_MAX, h);
     if (e == HF_OK) {
-        *atoms = h.natoms;
-        e = hf_verify_head(t, &h, ok, NULL);
-        long n = NUMERIC_WORK / (h.natoms * t->d + 1);
-        *err = hf_verify_numeric(t, &h, n > 64 ? 64 : n < 4 ? 4 : (int)n, 1.0, 1);
+        e = hf_verify_head(t, h, ok, NULL);
+        long n = NUMERIC_WORK / (h->natoms * t->d + 1);
+        *err = hf_verify_numeric(t, h, n > 64 ? 64 : n < 4 ? 4 : (int)n, 1.0, 1);
     }
-    hf_head_clear(&h);
     return e;
 }
 
@@ -71,22 +74,25 @@ int cli_cmd_target(int argc, char **argv)
     }
     hf_target_t t;
     hf_lower_t low;
+    hf_head_t product;
+    hf_certificate_t cert;
     fmpz_t ub;
     hf_lower_init(&low);
     fmpz_init(ub);
     int ub_exact = 0, have_target = 0, product_ok = 0;
-    long product_atoms = 0;
     double product_err = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
     have_target = 1;
+    hf_head_init(&product, t.d, t.dv);
     if (export_path)
         HF_CHECK(e, hf_target_save_json(&t, export_path), fail);
     HF_CHECK(e, hf_bounds_lower_info(&t, &low), fail);
     HF_CHECK(e, hf_bounds_upper(&t, ub, &ub_exact), fail);
+    HF_CHECK(e, hf_search_certify(&t, &cert), fail);
     int small = ub_exact && fmpz_cmp_si(ub, PRODUCT_HEAD_MAX) <= 0;
     if (small)
-        HF_CHECK(e, check_product(&t, &product_atoms, &product_ok, &product_err), fail);
+        HF_CHECK(e, check_product(&t, &product, &product_ok, &product_err), fail);
     if (small && !product_ok) {
         e = hf_error(HF_ERR_INTERNAL, "%s: the product head failed exact verification", t.name);
         goto fail;
@@ -105,12 +111,19 @@ int cli_cmd_target(int argc, char **argv)
                             low.newton_known ? cli_json_bigint(low.newton_vertices) : json_null());
         json_object_set_new(o, "ub", cli_json_bigint(ub));
         json_object_set_new(o, "ub_exact", json_boolean(ub_exact));
-        json_object_set_new(o, "certified", json_boolean(ub_exact && fmpz_equal(low.lb, ub)));
+        json_object_set_new(o, "certified",
+                            json_boolean((ub_exact && fmpz_equal(low.lb, ub)) || cert.certified));
+        json_object_set_new(o, "m_star_certified",
+                            cert.certified ? json_integer(cert.m_star) : json_null());
+        json_object_set_new(o, "certified_rule",
+                            cert.certified ? json_string(cert.rule) : json_null());
         if (small) {
-            json_t *p = json_object();
-            json_object_set_new(p, "atoms", json_integer(product_atoms));
+            json_t *p = json_object(), *head = cli_json_head(&product);
+            json_object_set_new(p, "atoms", json_integer(product.natoms));
             json_object_set_new(p, "verified", json_true());
             json_object_set_new(p, "max_abs_error", json_real(product_err));
+            json_object_update(p, head); /* keys, weights, values */
+            json_decref(head);
             json_object_set_new(o, "product_head", p);
         } else {
             json_object_set_new(o, "product_head", json_null());
@@ -130,9 +143,21 @@ int cli_cmd_target(int argc, char **argv)
                ub_exact ? "" : "; too large to merge keys: product of head sizes");
         if (ub_exact && fmpz_equal(low.lb, ub))
             printf("certified   m* = %s  (LB = UB)\n", ls);
+        else if (cert.certified)
+            printf("certified   m* = %ld over all integer keys  (two-dimensional Newton argument; "
+                   "%s)\n",
+                   cert.m_star,
+                   cert.unique ? "the minimal support is supp(Q), unique up to translation"
+                               : "supp(Q) is a minimal support");
         if (small)
             printf("product     %ld atoms, verified exactly; max numeric error %.2e\n",
-                   product_atoms, product_err);
+                   product.natoms, product_err);
+        if (small && product.natoms <= PRODUCT_HEAD_PRINT_MAX) {
+            printf("product head: key -> weight, value\n");
+            cli_print_head(stdout, &product, "  ");
+        } else if (small) {
+            printf("product head: %ld atoms, listed by --json (product_head)\n", product.natoms);
+        }
         if (export_path)
             printf("exported    %s\n", export_path);
         flint_free(ls);
@@ -142,8 +167,10 @@ int cli_cmd_target(int argc, char **argv)
 fail:
     status = cli_fail("target", e);
 done:
-    if (have_target)
+    if (have_target) {
+        hf_head_clear(&product);
         hf_target_clear(&t);
+    }
     hf_lower_clear(&low);
     fmpz_clear(ub);
     return status;

@@ -9,10 +9,11 @@
 #include "headfuse/verify.h"
 
 static const char *usage_text =
-    "usage: headfuse verify RESULT.h5 [--quiet]\n"
+    "usage: headfuse verify RESULT.h5 [MORE.h5 ...] [--quiet]\n"
     "  Rebuilds each stored minimal support's witness head and checks it exactly against\n"
-    "  the row's target. Exit 0 when all are verified, 1 when any fails (named by row and\n"
-    "  support index); other statuses for unreadable files. --quiet: print failures only.\n";
+    "  the row's target. Exit 0 when all are verified, 1 when any fails (named by file, row\n"
+    "  and support index); the status of the first unreadable file otherwise (every file\n"
+    "  is still checked). --quiet: print failures only.\n";
 
 #define NUMERIC_QUERIES 64
 
@@ -48,8 +49,10 @@ done:
     return e;
 }
 
-/* Verify the witnesses of row i. Counts failures into *failed; prints the lines. */
-static hf_err_t verify_row(const char *path, const hf_result_t *r, long i, int quiet, long *failed)
+/* Verify the witnesses of row i. Counts failures into *failed; prints the lines, each
+ * starting with `lead` ("" for one file, "FILE: " for several). */
+static hf_err_t verify_row(const char *path, const char *lead, const hf_result_t *r, long i,
+                           int quiet, long *failed)
 {
     const hf_row_t *row = &r->rows[i];
     const hf_supports_t *s = &r->supports[i];
@@ -81,7 +84,7 @@ static hf_err_t verify_row(const char *path, const hf_result_t *r, long i, int q
                 maxerr = err; /* NaN wins: it must show */
         } else if (e == HF_OK) {
             bad++;
-            printf("row %ld %s: support %ld: FAILED: %s\n", i, row->name, j,
+            printf("%srow %ld %s: support %ld: FAILED: %s\n", lead, i, row->name, j,
                    why ? why : "not equal to the target");
         }
         hf_head_clear(&h);
@@ -91,46 +94,61 @@ static hf_err_t verify_row(const char *path, const hf_result_t *r, long i, int q
         return e;
     *failed += bad;
     if (bad)
-        printf("row %ld %s: %ld of %ld witnesses FAILED\n", i, row->name, bad, s->n);
+        printf("%srow %ld %s: %ld of %ld witnesses FAILED\n", lead, i, row->name, bad, s->n);
     else if (!quiet && s->n == 0)
-        printf("row %ld %s: no witnesses stored\n", i, row->name);
+        printf("%srow %ld %s: no witnesses stored\n", lead, i, row->name);
     else if (!quiet)
-        printf("row %ld %s: %ld witness%s verified exactly (max numeric error %.1e)\n", i,
+        printf("%srow %ld %s: %ld witness%s verified exactly (max numeric error %.1e)\n", lead, i,
                row->name, s->n, s->n == 1 ? "" : "es", maxerr);
     return HF_OK;
 }
 
-int cli_cmd_verify(int argc, char **argv)
+/* Verify one file: 0, 1 (a witness failed) or the exit status of its error. */
+static int verify_file(const char *path, int several, int quiet)
 {
-    const char *pos[1];
-    int quiet = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {
-        {"--quiet", 0, NULL, &quiet}, {"--help", 0, NULL, &help}, {NULL, 0, NULL, NULL}};
-    if ((status = cli_parse("verify", argc, argv, opts, pos, 1, &npos)))
-        return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-    if (npos != 1) {
-        fprintf(stderr, "headfuse verify: no result file given\n%s", usage_text);
-        return 2;
-    }
+    char lead[4200] = "";
+    if (several)
+        snprintf(lead, sizeof lead, "%s: ", path);
     hf_result_t r;
-    hf_err_t e = hf_result_read(pos[0], &r);
+    hf_err_t e = cli_result_read(path, &r);
     if (e != HF_OK)
         return cli_fail("verify", e);
     long failed = 0;
     for (long i = 0; i < r.nrows && e == HF_OK; i++)
-        e = verify_row(pos[0], &r, i, quiet, &failed);
+        e = verify_row(path, lead, &r, i, quiet, &failed);
     fflush(stdout);
     hf_result_clear(&r);
     if (e != HF_OK)
         return cli_fail("verify", e);
     if (failed) {
-        fprintf(stderr, "headfuse verify: %s: %ld witness%s FAILED\n", pos[0], failed,
+        fprintf(stderr, "headfuse verify: %s: %ld witness%s FAILED\n", path, failed,
                 failed == 1 ? "" : "es");
         return 1;
     }
     return 0;
+}
+
+int cli_cmd_verify(int argc, char **argv)
+{
+    int quiet = 0, help = 0, npos = 0, status;
+    const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
+    if (!pos)
+        return cli_fail("verify", HF_ERR_NOMEM);
+    cli_opt_t opts[] = {
+        {"--quiet", 0, NULL, &quiet}, {"--help", 0, NULL, &help}, {NULL, 0, NULL, NULL}};
+    if ((status = cli_parse("verify", argc, argv, opts, pos, argc, &npos)) == 0 && help)
+        fputs(usage_text, stdout);
+    else if (status == 0 && npos == 0) {
+        fprintf(stderr, "headfuse verify: no result file given\n%s", usage_text);
+        status = 2;
+    }
+    /* every file is checked; an unreadable file's status wins over a failed witness (1) */
+    int worst = 0;
+    for (int i = 0; status == 0 && !help && i < npos; i++) {
+        int st = verify_file(pos[i], npos > 1, quiet);
+        if (st != 0 && (worst == 0 || worst == 1))
+            worst = st;
+    }
+    free(pos);
+    return status ? status : worst;
 }

@@ -300,9 +300,7 @@ static hf_err_t resolve_target(const ctx_t *c, const yaml_node_t *n, const char 
                given, c->dir, HF_REPO_DIR);
 }
 
-/* Why the output cannot be created (into why, returns 1), 0 when it can (its directory
- * exists and is writable, and the path itself is not a directory), -1 on no memory. */
-static int output_problem(const char *out, char *why, size_t n)
+int hf_job_output_problem(const char *out, char *why, size_t n)
 {
     size_t len = strlen(out);
     struct stat st;
@@ -585,6 +583,42 @@ done:
 
 /* ------------------------------------------------------------------ the file */
 
+/* The whole file as text (kept with the result), then f rewound for the parser. A job
+ * file is small; one far beyond any campaign is refused rather than read. */
+static hf_err_t read_text(FILE *f, const char *path, char **out)
+{
+    enum { TEXT_MAX = 16 << 20 };
+    size_t len = 0, cap = 4096, n;
+    char *s = hf_malloc(cap);
+    if (!s)
+        return HF_ERR_NOMEM;
+    while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            if (cap >= TEXT_MAX) {
+                free(s);
+                return hf_error(HF_ERR_INPUT, "%s: larger than %d MiB: not a job file", path,
+                                TEXT_MAX >> 20);
+            }
+            char *g = hf_realloc(s, 2 * cap);
+            if (!g) {
+                free(s);
+                return HF_ERR_NOMEM;
+            }
+            s = g;
+            cap *= 2;
+        }
+    }
+    if (ferror(f)) {
+        free(s);
+        return hf_error(HF_ERR_IO, "%s: cannot read the job file: %s", path, strerror(errno));
+    }
+    s[len] = '\0';
+    rewind(f);
+    *out = s;
+    return HF_OK;
+}
+
 static const char *const top_keys[] = {"name",     "description", "output",
                                        "defaults", "entries",     NULL};
 static const char *const default_keys[] = {"span", "max_atoms", "prune", "engine", NULL};
@@ -646,7 +680,7 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     if (output) {
         if (!(job->output = hf_strdup(output)))
             return HF_ERR_NOMEM;
-        int p = output_problem(output, why, sizeof why);
+        int p = hf_job_output_problem(output, why, sizeof why);
         return p < 0 ? HF_ERR_NOMEM : p ? hf_error(HF_ERR_INPUT, "--out: %s", why) : HF_OK;
     }
     if (n) {
@@ -660,7 +694,7 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     }
     if (!job->output)
         return HF_ERR_NOMEM;
-    int p = output_problem(job->output, why, sizeof why);
+    int p = hf_job_output_problem(job->output, why, sizeof why);
     return p < 0 ? HF_ERR_NOMEM : p ? bad(c, n ? n : root, "output", "%s", why) : HF_OK;
 }
 
@@ -690,6 +724,8 @@ hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output)
         goto done;
     }
     have_parser = 1;
+    if ((e = read_text(f, path, &job->text)) != HF_OK)
+        goto done;
     yaml_parser_set_input_file(&parser, f);
     if (!yaml_parser_load(&parser, &doc)) {
         e = hf_error(HF_ERR_INPUT, "%s:%d: YAML syntax: %s%s%s", path,
@@ -740,6 +776,7 @@ void hf_job_clear(hf_job_t *job)
     free(job->entries);
     free(job->output);
     free(job->description);
+    free(job->text);
     free(job->name);
     free(job->path);
     memset(job, 0, sizeof *job);

@@ -160,6 +160,23 @@ void hf_h5_abandon(void)
     H5_libinit_g = 0;
 }
 
+int hf_h5_signature(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int found = 0;
+    if (fstat(fd, &st) == 0)
+        for (off_t at = 0; !found && at + 8 <= st.st_size; at = at ? 2 * at : 512) {
+            unsigned char buf[8];
+            found = pread(fd, buf, 8, at) == 8 && !memcmp(buf, sig, 8);
+        }
+    close(fd);
+    return found;
+}
+
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file)
 {
     *file = H5I_INVALID_HID;
@@ -313,8 +330,40 @@ hid_t hf_h5_row_type(int file)
         {"nodes", offsetof(hf_row_t, nodes), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"units", offsetof(hf_row_t, units), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"seconds", offsetof(hf_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+        {"max_atoms", offsetof(hf_row_t, max_atoms), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"engine", offsetof(hf_row_t, engine), 0, 0, HF_ENGINE_LEN, 0},
     };
     return build_compound(m, NMEM(m), sizeof(hf_row_t), file);
+}
+
+hid_t hf_h5_row_type_v1(int file)
+{
+    hid_t all = hf_h5_row_type(file), t = H5I_INVALID_HID;
+    if (all < 0)
+        return H5I_INVALID_HID;
+    /* the same members up to seconds: a file type packed to their size */
+    size_t size = file ? 0 : sizeof(hf_row_t);
+    for (unsigned i = 0; file && i < HF_H5_ROW_V1_FIELDS; i++) {
+        hid_t mt = H5Tget_member_type(all, i);
+        size += mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    t = H5Tcreate(H5T_COMPOUND, size);
+    for (unsigned i = 0; t >= 0 && i < HF_H5_ROW_V1_FIELDS; i++) {
+        char *name = H5Tget_member_name(all, i);
+        hid_t mt = H5Tget_member_type(all, i);
+        if (!name || mt < 0 || H5Tinsert(t, name, H5Tget_member_offset(all, i), mt) < 0) {
+            H5Tclose(t);
+            t = H5I_INVALID_HID;
+        }
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (name)
+            H5free_memory(name);
+    }
+    H5Tclose(all);
+    return t;
 }
 
 hid_t hf_h5_unit_type(int file)

@@ -14,7 +14,10 @@
 #include "headfuse/target.h"
 #include "store/store_impl.h"
 
-#define RESULT_FORMAT "headfuse-result-1"
+/* Format 2 added the rows' max_atoms and engine, the "infeasible" status and the
+ * job_text root attribute; files of format 1 are still read (docs/hdf5-format.md). */
+#define RESULT_FORMAT "headfuse-result-2"
+#define RESULT_FORMAT_1 "headfuse-result-1"
 /* Largest weight or value string, NUL included: a larger fixed-length size in a file
  * is damage (no witness of a real search comes near it). */
 #define RESULT_STR_MAX ((size_t)1 << 24)
@@ -132,6 +135,7 @@ void hf_result_clear(hf_result_t *r)
     free(r->host);
     free(r->start_time);
     free(r->end_time);
+    free(r->job_text);
     memset(r, 0, sizeof *r);
 }
 
@@ -191,6 +195,18 @@ static int decimal_or_null(const char *s)
     return 1;
 }
 
+/* An engine name: lower-case letters, digits, '-' and '_' (names added by later
+ * versions are accepted, so that their files stay readable). */
+static int engine_ok(const char *s, size_t n)
+{
+    if (!str_terminated(s, n) || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+            return 0;
+    return 1;
+}
+
 /* NULL if the row is valid, else the name of the first bad field. */
 static const char *row_bad_field(const hf_row_t *w)
 {
@@ -208,7 +224,7 @@ static const char *row_bad_field(const hf_row_t *w)
         return "ub";
     if (!str_terminated(w->status, sizeof w->status) ||
         (strcmp(w->status, "certified") && strcmp(w->status, "exhaustive") &&
-         strcmp(w->status, "open")))
+         strcmp(w->status, "infeasible") && strcmp(w->status, "open")))
         return "status";
     if (w->n_min_raw < -1)
         return "n_min_raw";
@@ -222,6 +238,10 @@ static const char *row_bad_field(const hf_row_t *w)
         return "units";
     if (!isfinite(w->seconds) || (w->seconds < 0 && w->seconds != -1))
         return "seconds";
+    if (w->max_atoms < -1)
+        return "max_atoms";
+    if (!engine_ok(w->engine, sizeof w->engine))
+        return "engine";
     return NULL;
 }
 
@@ -388,6 +408,7 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
         hf_h5_attr_write_text(file, "host", r->host) < 0 ||
         hf_h5_attr_write_text(file, "start_time", r->start_time) < 0 ||
         hf_h5_attr_write_text(file, "end_time", r->end_time) < 0 ||
+        hf_h5_attr_write_text(file, "job_text", r->job_text) < 0 ||
         hf_h5_attr_write_i32(file, "ranks", r->ranks) < 0)
         goto done;
 
@@ -887,6 +908,12 @@ static hf_err_t read_provenance(hid_t file, const char *path, hf_result_t *r)
              {"start_time", &r->start_time},     {"end_time", &r->end_time}};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++)
         HF_TRY(hf_h5_attr_read_str(file, s[i].name, path, "/", s[i].dst));
+    /* job_text came with format 2: optional */
+    htri_t has_job = H5Aexists(file, "job_text");
+    if (has_job < 0)
+        return hf_h5_fail(HF_ERR_CORRUPT, path, "/: unreadable attributes");
+    if (has_job > 0)
+        HF_TRY(hf_h5_attr_read_str(file, "job_text", path, "/", &r->job_text));
     int64_t ranks;
     HF_TRY(hf_h5_attr_read_i64(file, "ranks", path, "/", &ranks));
     if (ranks < 0 || ranks > INT32_MAX)
@@ -895,9 +922,11 @@ static hf_err_t read_provenance(hid_t file, const char *path, hf_result_t *r)
     return HF_OK;
 }
 
-/* Open a 1-D compound dataset, check its fields and read it whole. */
-static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, size_t elsize,
-                              const char *path, void **out, long *n)
+/* Open a 1-D compound dataset, check its fields and read it whole. `older` (or
+ * H5I_INVALID_HID): the memory type of an older layout of the same records, with fewer
+ * fields, used when the file has exactly its fields; *was_older says which was read. */
+static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, hid_t older, size_t elsize,
+                              const char *path, void **out, long *n, int *was_older)
 {
     hf_err_t err = HF_OK;
     char where[32];
@@ -911,6 +940,12 @@ static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, size_t 
     if ((ft = H5Dget_type(ds)) < 0) {
         err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
         goto done;
+    }
+    *was_older = 0;
+    if (older >= 0 && H5Tget_class(ft) == H5T_COMPOUND &&
+        H5Tget_nmembers(ft) == H5Tget_nmembers(older)) {
+        mtype = older;
+        *was_older = 1;
     }
     HF_CHECK(err, hf_h5_check_compound(ft, mtype, path, where), done);
     HF_CHECK(err, hf_h5_dataset_dims(ds, 1, path, where, dims), done);
@@ -943,7 +978,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
     hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
-    hid_t rows = H5I_INVALID_HID;
+    hid_t rows = H5I_INVALID_HID, rowm1 = H5I_INVALID_HID;
     char *format = NULL;
     void *buf = NULL;
     long n = 0;
@@ -957,26 +992,38 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    if (strcmp(format, RESULT_FORMAT) != 0) {
-        err =
-            hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (format '%s', expected '%s')",
-                     path, format, RESULT_FORMAT);
+    if (strcmp(format, RESULT_FORMAT) != 0 && strcmp(format, RESULT_FORMAT_1) != 0) {
+        err = hf_error(HF_ERR_CORRUPT,
+                       "%s: not a headfuse result file (format '%s', expected '%s' or '%s')", path,
+                       format, RESULT_FORMAT, RESULT_FORMAT_1);
         goto done;
     }
     HF_CHECK(err, read_provenance(file, path, r), done);
-    if ((rowm = hf_h5_row_type(0)) < 0 || (unitm = hf_h5_unit_type(0)) < 0) {
+    if ((rowm = hf_h5_row_type(0)) < 0 || (rowm1 = hf_h5_row_type_v1(0)) < 0 ||
+        (unitm = hf_h5_unit_type(0)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
 
-    HF_CHECK(err, read_compound(file, "table", rowm, sizeof(hf_row_t), path, &buf, &n), done);
+    int v1 = 0, v1_units = 0;
+    HF_CHECK(err, read_compound(file, "table", rowm, rowm1, sizeof(hf_row_t), path, &buf, &n, &v1),
+             done);
     r->rows = buf;
     buf = NULL;
     for (long i = 0; i < n; i++) {
         hf_row_t *w = &r->rows[i];
+        if (v1) {
+            /* the rows of an older file do not say how they were searched */
+            w->max_atoms = -1;
+            snprintf(w->engine, sizeof w->engine, "unknown");
+        }
         /* never trust a terminator from the file */
         w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
-        w->status[HF_STATUS_LEN - 1] = '\0';
+        w->status[HF_STATUS_LEN - 1] = w->engine[HF_ENGINE_LEN - 1] = '\0';
+        /* before "infeasible" existed, a row without a support in its span said
+         * "exhaustive" with m_star -1 */
+        if (!strcmp(w->status, "exhaustive") && w->m_star == -1)
+            snprintf(w->status, sizeof w->status, "infeasible");
         const char *bad = row_bad_field(w);
         if (bad) {
             err = hf_error(HF_ERR_CORRUPT, "%s: /table[%ld]: invalid %s", path, i, bad);
@@ -1009,7 +1056,8 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
         HF_CHECK(err, read_row_group(rows, i, path, r), done);
 
     HF_CHECK(err,
-             read_compound(file, "units", unitm, sizeof(hf_unit_record_t), path, &buf, &r->nunits),
+             read_compound(file, "units", unitm, H5I_INVALID_HID, sizeof(hf_unit_record_t), path,
+                           &buf, &r->nunits, &v1_units),
              done);
     r->units = buf;
     buf = NULL;
@@ -1025,6 +1073,8 @@ done:
         H5Gclose(rows);
     if (unitm >= 0)
         H5Tclose(unitm);
+    if (rowm1 >= 0)
+        H5Tclose(rowm1);
     if (rowm >= 0)
         H5Tclose(rowm);
     if (file >= 0)
@@ -1048,6 +1098,12 @@ static hf_err_t probe_result(const char *path, const void *arg)
 hf_err_t hf_result_read(const char *path, hf_result_t *r)
 {
     hf_result_init(r);
+    /* a file given by mistake (a JSON target, a plot) is bad input, not a damaged result */
+    if (hf_h5_signature(path) == 0)
+        return hf_error(HF_ERR_INPUT,
+                        "%s: not an HDF5 file (a result file is the RESULT.h5 that headfuse "
+                        "search or run writes)",
+                        path);
     hf_err_t err = hf_h5_read_guard(path, "result file", probe_result, NULL, NULL);
     return err != HF_OK ? err : result_read(path, r);
 }

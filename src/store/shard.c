@@ -70,7 +70,8 @@ static hid_t create_log(hid_t file, const char *name, hid_t ftype, hid_t mtype, 
     return ds;
 }
 
-hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t **out)
+hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *about,
+                         hf_shard_t **out)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
@@ -108,7 +109,8 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, hf_shard_t *
     }
     /* fixed-length strings: a shard then has no global heap, whose damage crashes HDF5 */
     if (hf_h5_attr_write_fixed_str(sh->file, "format", SHARD_FORMAT) < 0 ||
-        hf_h5_attr_write_fixed_str(sh->file, "fingerprint", fingerprint) < 0) {
+        hf_h5_attr_write_fixed_str(sh->file, "fingerprint", fingerprint) < 0 ||
+        (about && hf_h5_attr_write_fixed_str(sh->file, "about", about) < 0)) {
         err = hf_h5_fail(HF_ERR_IO, path, "writing attributes");
         goto fail;
     }
@@ -516,8 +518,24 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "fingerprint", path, "/", &fp), done);
     if (strcmp(fp, fingerprint) != 0) {
-        err = hf_error(HF_ERR_INPUT, "%s: shard of another job (fingerprint '%s', expected '%s')",
-                       path, fp, fingerprint);
+        /* what the shard holds, in words, when its writer recorded it */
+        char *about = NULL;
+        if (H5Aexists(file, "about") > 0 &&
+            hf_h5_attr_read_str(file, "about", path, "/", &about) != HF_OK) {
+            free(about);
+            about = NULL;
+        }
+        if (about)
+            err = hf_error(HF_ERR_INPUT,
+                           "%s: shard of another search: it holds '%s' (fingerprint '%s', "
+                           "expected '%s')",
+                           path, about, fp, fingerprint);
+        else
+            err = hf_error(HF_ERR_INPUT,
+                           "%s: shard of another search (written by an older headfuse, which does "
+                           "not say which; fingerprint '%s', expected '%s')",
+                           path, fp, fingerprint);
+        free(about);
         goto done;
     }
     if ((umt = hf_h5_unit_type(0)) < 0 || (fmt = hf_h5_found_type(0)) < 0) {

@@ -64,6 +64,12 @@ hid_t hf_h5_fapl(int latest);
  * kind names the file in messages ("shard", "result"). */
 hf_err_t hf_h5_open_read(const char *path, const char *kind, int swmr, hid_t *file);
 
+/* Whether path starts like an HDF5 file: the 8-byte signature at offset 0 or at 512,
+ * 1024, 2048, ... (where HDF5 looks for a superblock). 1 yes, 0 no (a JSON file, a PNG,
+ * an empty file: "not an HDF5 file", a user's mistake rather than damage), -1 when it
+ * cannot be opened (errno says why). */
+int hf_h5_signature(const char *path);
+
 /* Run probe(path, arg) - a whole read of the file, discarding what it got - first in
  * a forked child limited in time and memory (src/store/read_guard.c). HF_OK when the
  * child finished, whether its read succeeded or failed cleanly: the caller then reads
@@ -95,6 +101,11 @@ void hf_h5_abandon(void);
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
 hid_t hf_h5_row_type(int file);
+/* The /table row of files written before the rows recorded max_atoms and engine: the
+ * first HF_H5_ROW_V1_FIELDS members of hf_h5_row_type (a memory type of hf_row_t, or a
+ * packed file type), for reading those files. */
+#define HF_H5_ROW_V1_FIELDS 13
+hid_t hf_h5_row_type_v1(int file);
 hid_t hf_h5_unit_type(int file);
 
 /* In-memory layout of one entry of a shard's /found index: the record's text is

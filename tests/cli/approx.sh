@@ -109,7 +109,10 @@ PY
 run 2 "$HEADFUSE" approx --family wd:d=2 --atoms 1..2 --samples 20 --restarts 1 --from s.h5 --out g.h5
 grep -q "no row for target 'wd:d=2'" err.txt || fail "--from with another target: $(cat err.txt)"
 echo "not hdf5" >bad.h5
-run 6 "$HEADFUSE" approx --family chain:d=2 --atoms 1..2 --samples 20 --restarts 1 --from bad.h5 --out g.h5
-grep -q "bad.h5" err.txt || fail "--from corrupt file not named: $(cat err.txt)"
+run 2 "$HEADFUSE" approx --family chain:d=2 --atoms 1..2 --samples 20 --restarts 1 --from bad.h5 --out g.h5
+grep -q "bad.h5: not an HDF5 file" err.txt || fail "--from a file that is not HDF5: $(cat err.txt)"
+head -c 2000 s.h5 >cut.h5
+run 6 "$HEADFUSE" approx --family chain:d=2 --atoms 1..2 --samples 20 --restarts 1 --from cut.h5 --out g.h5
+grep -q "cut.h5" err.txt || fail "--from corrupt file not named: $(cat err.txt)"
 [ ! -e g.h5 ] || fail "failed runs wrote g.h5"
 echo "ok: --from RESULT.h5"

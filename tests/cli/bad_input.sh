@@ -38,4 +38,16 @@ grep -q -- "--span" err.txt || fail "bad --span not named"
 run 2 "$HEADFUSE" search --family wd:d=2 --span 1
 run 2 "$HEADFUSE" search --family wd:d=2 --span 1 --out r.h5 --max-atoms -3
 run 2 "$HEADFUSE" nosuchcommand
+
+# an option with a value given twice is refused (the first would be silently replaced);
+# nothing runs, nothing is written
+run 2 "$HEADFUSE" search --family wd:d=2 --span 2 --span 3 --out twice.h5
+grep -q -- "^headfuse search: option --span given twice" err.txt || fail "repeated --span: $(cat err.txt)"
+[ ! -e twice.h5 ] && [ ! -e twice.h5.shards ] || fail "a search ran with a repeated option"
+run 2 "$HEADFUSE" target --family wd:d=2 --family wd:d=3
+grep -q -- "option --family given twice" err.txt || fail "repeated --family: $(cat err.txt)"
+run 2 "$HEADFUSE" approx --family wd:d=1 --atoms 1 --atoms=2 --out twice.h5
+grep -q -- "option --atoms given twice" err.txt || fail "repeated --atoms: $(cat err.txt)"
+run 2 "$HEADFUSE" run j.yaml --out a.h5 --out b.h5
+grep -q -- "option --out given twice" err.txt || fail "repeated --out: $(cat err.txt)"
 echo "bad input: $n fixtures x 2 commands and option errors all rejected with status 2"

@@ -1,8 +1,9 @@
 # Hostile disks (docs/reliability.md, "Fault injection"), 1-rank searches:
-#  (i)  a read-only output directory: nothing can be made there, or (the shard directory
-#       writable) everything is computed and saved in shards but RESULT.h5 cannot be
-#       written: nonzero exit, one message naming the path, no result, every unit saved;
-#       once writable, --resume gives the table of an uninterrupted run;
+#  (i)  a read-only output directory: refused before any work (exit 2, the directory
+#       named); or one that turns read-only during the search (the shard directory
+#       writable): everything is computed and saved in shards but RESULT.h5 cannot be
+#       written: exit 4, one message naming the path, no result, every unit saved; once
+#       writable, --resume gives the table of an uninterrupted run;
 #  (ii) a disk that fills up, at every 4 KiB of free space from 256 KiB until the search
 #       fits: the shards or RESULT.h5 do not fit, one message naming the file (ENOSPC or
 #       EFBIG), no half-written RESULT.h5; with the space freed, --resume gives the table
@@ -121,6 +122,8 @@ echo "ok: full disk ($how), N:failed at (units saved):$kinds; fits from N = $las
   "every --resume gave the uninterrupted table"
 
 # ---------------------------------------------------------------- (i) read-only
+# ro0 is read-only from the start; ro turns read-only while a search runs in it (its
+# shard directory stays writable): set_ro flips it, set_rw flips it back.
 as=()
 case $mech in
   mount)
@@ -128,13 +131,16 @@ case $mech in
     tmpfs ro0 ro
     tmpfs ro size=1m
     tmpfs ro/r.h5.shards size=4m
-    mount -o remount,ro ro
+    set_ro() { mount -o remount,ro ro; }
+    set_rw() { mount -o remount,rw ro; }
     ;;
   nobody)
     how="user nobody in directories owned by root, mode 755"
     chmod 755 "$WORK"
     mkdir ro0 ro ro/r.h5.shards
-    chown 65534:65534 ro/r.h5.shards
+    chown 65534:65534 ro ro/r.h5.shards
+    set_ro() { chown 0:0 ro; }
+    set_rw() { chown 65534:65534 ro; }
     as=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$WORK")
     ;;
   none)
@@ -144,18 +150,40 @@ case $mech in
     ;;
 esac
 
-# nothing can be made: the shard directory is refused by name
-run 4 "${as[@]}" "$HEADFUSE" "${spec[@]}" --out ro0/r.h5
-one_error "read-only" "ro0/r\.h5\.shards: cannot create the shard directory: \(Read-only file system\|Permission denied\)"
-[ ! -e ro0/r.h5 ] || fail "read-only: a result appeared"
+# nothing can be made: the output directory is refused by name before any work
+run 2 "${as[@]}" "$HEADFUSE" "${spec[@]}" --out ro0/r.h5
+one_error "read-only" "--out ro0/r\.h5: cannot write 'ro0/r\.h5': directory ro0: \(Read-only file system\|Permission denied\)"
+[ ! -e ro0/r.h5 ] && [ ! -e ro0/r.h5.shards ] || fail "read-only: a result or shard directory appeared"
 
-# everything computed, the result cannot be written: every unit is kept
-run 4 "${as[@]}" "$HEADFUSE" "${spec[@]}" --out ro/r.h5
+# the directory turns read-only during the search (stopped as soon as its shard
+# exists): everything is computed, the result cannot be written, every unit is kept
+slow=(search --family chain:d=2 --span 4 --no-prune --quiet)
+"$HEADFUSE" "${slow[@]}" --out slow-ref.h5 >out.txt 2>err.txt || fail "reference run: $(cat err.txt)"
+slow_want=$(table_json slow-ref.h5)
+slow_total=$($PY -c 'import h5py,sys; print(h5py.File(sys.argv[1], "r")["units"].shape[0])' slow-ref.h5)
+set +e
+"${as[@]}" "$HEADFUSE" "${slow[@]}" --out ro/r.h5 >out.txt 2>err.txt &
+pid=$!
+set -e
+for _ in $(seq 3000); do
+  compgen -G "ro/r.h5.shards/run-*.h5" >/dev/null && break
+  sleep 0.01
+done
+kill -STOP "$pid"
+set_ro
+kill -CONT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 4 ] || { cat err.txt >&2; fail "read-only during the run: exit $rc, expected 4"; }
 one_error "read-only" "ro/r\.h5: cannot create ro/r\.h5\.tmp: \(Read-only file system\|Permission denied\)"
 [ ! -e ro/r.h5 ] && [ ! -e ro/r.h5.tmp ] || fail "read-only: a result file was left"
 saved=$(saved_units ro/r.h5.shards)
-[ "$saved" = "$total" ] || fail "read-only: $saved of $total units saved in the shards"
-if [ $mech = mount ]; then mount -o remount,rw ro; else chown 65534:65534 ro; fi
-resumed "read-only" ro/r.h5 "${as[@]}"
-echo "ok: read-only output directory ($how): exit 4 naming the path; $saved of $total units" \
-  "saved; --resume once writable gave the uninterrupted table"
+[ "$saved" = "$slow_total" ] || fail "read-only: $saved of $slow_total units saved in the shards"
+set_rw
+run 0 "${as[@]}" "$HEADFUSE" "${slow[@]}" --out ro/r.h5 --resume
+[ "$(table_json ro/r.h5)" = "$slow_want" ] || fail "read-only: the resumed table differs"
+echo "ok: read-only output directory ($how): refused before any work (exit 2); turned" \
+  "read-only during the run: exit 4 naming the path, $saved of $slow_total units saved," \
+  "--resume once writable gave the uninterrupted table"

@@ -1,7 +1,7 @@
 # headfuse run: a job file gives one RESULT.h5 whose rows equal the same searches run one
 # by one with `headfuse search`; bad job files exit 2 before any work (under mpirun too);
 # SIGUSR1 stops with 75 and --resume finishes with the same table; leftover state is
-# refused without --resume and state of another job always; --entry + --collect (the
+# refused without --resume, and state of another job whenever saved work would be lost; --entry + --collect (the
 # Slurm array path) gives the same table; HF_EXPECT_RANKS catches a wrong rank count.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
@@ -111,11 +111,15 @@ $(table_json slow.h5)
 $slow_ref"
 echo "ok: SIGUSR1 -> 75, --resume on 3 ranks = uninterrupted"
 
-# state of another job (or an edited one) is refused even with --resume
+# state of another job is refused even with --resume when it would drop saved work
+# (tests/cli/run_extend.sh: an extended job keeps it); array tasks (--entry) never adapt
 mkdir -p other.h5.shards
 run 0 mpi 1 run j.yaml --entry 0 --out other.h5
-sed 's/span: 1..2/span: 1..3/' j.yaml >j2.yaml
+printf 'entries:\n  - {family: chain, d: 2, span: 2}\n' >j2.yaml
 run 2 mpi 1 run j2.yaml --out other.h5 --resume
+grep -q "j2.yaml no longer has entry 'wd:d=1 span 1', whose work is saved in other.h5.shards" err.txt ||
+  fail "$(cat err.txt)"
+run 2 mpi 1 run j2.yaml --out other.h5 --resume --entry 0
 grep -q "holds the state of another job" err.txt || fail "$(cat err.txt)"
 echo "ok: another job's state is refused"
 

@@ -10,7 +10,9 @@
 #  3. submits a longer job, sends USR1 to its batch shell (scancel --signal=USR1
 #     --batch), checks that the step stopped with status 75 and the job requeued itself,
 #     and that the resumed run ends with the table of an uninterrupted run;
-#  4. always (trap) cancels its jobs and stops exactly the daemons it started, by PID.
+#  4. SIGTERM to the batch shell of an mpirun launch: the step still ends with 75 (the
+#     script turns TERM into USR1 for mpirun) and the job is not requeued;
+#  5. always (trap) cancels its jobs and stops exactly the daemons it started, by PID.
 # Skipped (exit 77) when not root or when Slurm/munge are not installed.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
@@ -71,6 +73,20 @@ wait_final() {
   fail "job $id still $st after ${secs}s"
 }
 
+# under_way ID DIR: until job ID runs long.yaml in DIR with entry 0 finished and entry 1
+# started (its shards)
+under_way() {
+  local st
+  for _ in $(seq 1500); do
+    st=$(job_field "$1" JobState)
+    [ "$st" = RUNNING ] && [ -f "$2/long.h5.shards/entry-0.h5" ] &&
+      compgen -G "$2/long.h5.shards/entry-1/run-*.h5" >/dev/null && return 0
+    case $st in COMPLETED | FAILED | CANCELLED) fail "job $1 ended ($st) before it could be signalled: make long.yaml longer" ;; esac
+    sleep 0.1
+  done
+  fail "job $1 never got under way"
+}
+
 # expect_completed ID: final state COMPLETED with exit code 0:0
 expect_completed() {
   local st ec
@@ -98,8 +114,9 @@ run 2 "$SRC/slurm/submit" "$PWD/bad.yaml" --ntasks 2
 grep -q "bad.yaml:2: entries\[0\].span: must be within 1..16" err.txt || fail "submit: $(cat err.txt)"
 [ -z "$(squeue -h)" ] || fail "a bad job was queued: $(squeue)"
 run 0 "$SRC/slurm/submit" "$PWD/small.yaml" --ntasks 2 --dry-run
-grep -q -- "sbatch --parsable .*--signal=B:USR1@120 .*--ntasks=2 .*headfuse.sbatch $PWD/small.yaml" err.txt ||
-  fail "submit --dry-run: $(cat err.txt)"
+grep -q -- "^sbatch --parsable .*--signal=B:USR1@120 .*--ntasks=2 .*headfuse.sbatch $PWD/small.yaml$" out.txt ||
+  fail "submit --dry-run: $(cat out.txt)"
+[ -z "$(squeue -h)" ] || fail "--dry-run queued a job: $(squeue)"
 echo "ok: 0. submit refuses a bad job file (exit 2, file:line: key) and --dry-run shows sbatch"
 
 # ---- 1. one MPI job of 2 tasks, srun --mpi=pmix; then the mpirun launch option
@@ -175,13 +192,7 @@ id=$("$SRC/slurm/submit" "$PWD/long.yaml" --ntasks 2 --time 00:10:00 --dir "$PWD
   fail "submit: $(cat submit.err)"
 
 # signal once the run is under way: entry 0 finished and entry 1 started (its shards)
-for _ in $(seq 1500); do
-  st=$(job_field "$id" JobState)
-  [ "$st" = RUNNING ] && [ -f s3/long.h5.shards/entry-0.h5 ] &&
-    compgen -G "s3/long.h5.shards/entry-1/run-*.h5" >/dev/null && break
-  case $st in COMPLETED | FAILED | CANCELLED) fail "job $id ended ($st) before it could be signalled: make long.yaml longer" ;; esac
-  sleep 0.1
-done
+under_way "$id" s3
 scancel --signal=USR1 --batch "$id"
 # the step stops (status 75) and the job requeues itself: PENDING, one restart
 for _ in $(seq 600); do
@@ -217,5 +228,27 @@ run 0 "$HEADFUSE" verify s3/long.h5
 $(table_json s3/long.h5)
 $ref_long"
 echo "ok: 3. USR1 -> status 75 -> requeue -> --resume: same table as uninterrupted (direct ${t_direct}s, batch $(($(date +%s) - t1 - t_direct))s)"
+
+# ---- 4. SIGTERM to the batch shell of an mpirun launch: the script sends USR1 to mpirun
+# (Open MPI 4.1's mpirun cannot forward TERM and would exit 1), the step ends with 75,
+# the job stops without requeueing (FAILED 75:0), the state is kept for --resume
+t1=$(date +%s)
+mkdir -p s4
+id=$("$SRC/slurm/submit" "$PWD/long.yaml" --ntasks 2 --time 00:10:00 --launch mpirun --dir "$PWD/s4" 2>submit.err) ||
+  fail "submit: $(cat submit.err)"
+under_way "$id" s4
+scancel --signal=TERM --batch "$id"
+wait_final "$id"
+log=s4/headfuse-$id.out
+grep -q "received SIGTERM: forwarding SIGUSR1 to the MPI step" "$log" || fail "$log: TERM not turned into USR1"
+grep -q "MPI step exited with status 75" "$log" || fail "$log: the step did not end with 75"
+grep -q "interrupted; continue with" "$log" || fail "$log: no hint"
+[ "$(job_field "$id" JobState)" = FAILED ] && [ "$(job_field "$id" ExitCode)" = 75:0 ] ||
+  fail "job $id ended $(job_field "$id" JobState) $(job_field "$id" ExitCode), expected FAILED 75:0"
+[ "$(job_field "$id" Restarts)" = 0 ] || fail "a TERM must not requeue"
+[ -f s4/long.h5.shards/entry-0.h5 ] && [ ! -e s4/long.h5 ] || fail "state after the TERM"
+(cd s4 && run 0 mpi 2 run "$WORK/long.yaml" --resume --quiet)
+[ "$(table_json s4/long.h5)" = "$ref_long" ] || fail "TERM + resume: the table differs"
+echo "ok: 4. TERM to the batch shell (mpirun launch) -> USR1 to mpirun -> status 75, FAILED 75:0, resumed by hand ($(($(date +%s) - t1))s)"
 
 echo "ok: slurm end-to-end in $(($(date +%s) - t0))s"

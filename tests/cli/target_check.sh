@@ -13,6 +13,31 @@ out=$("$HEADFUSE" target --family wd:d=64 --json)
 out=$("$HEADFUSE" target --family wd:d=3 --json)
 [ "$(json_get "$out" 'o["product_head"]["verified"]')" = True ] || fail "W_3 product head: $out"
 [ "$(json_get "$out" 'o["product_head"]["atoms"]')" = 8 ] || fail "W_3 product atoms: $out"
+# the product head itself: keys, weights, values (values flat: dv = 1)
+[ "$(json_get "$out" 'sorted(map(tuple, o["product_head"]["keys"])) == [(a, b, c) for a in (0, 1) for b in (0, 1) for c in (0, 1)]')" = True ] ||
+  fail "W_3 product keys: $out"
+[ "$(json_get "$out" 'set(o["product_head"]["weights"])')" = "{'1'}" ] || fail "W_3 product weights: $out"
+[ "$(json_get "$out" '[str(sum(k)) for k in o["product_head"]["keys"]] == o["product_head"]["values"]')" = True ] ||
+  fail "W_3 product values (the number of ones): $out"
+out=$("$HEADFUSE" target "$SRC/tests/fixtures/good/dv2.json" --json)
+[ "$(json_get "$out" 'all(isinstance(v, list) for v in o["product_head"]["values"])')" = True ] ||
+  fail "dv = 2: values per atom are arrays: $out"
+# ... and in the text output, atom by atom, up to 64 atoms
+run 0 "$HEADFUSE" target --family wd:d=2
+grep -q "^product head: key -> weight, value$" out.txt || fail "text product head: $(cat out.txt)"
+for atom in "(0,0) -> 1, 0" "(0,1) -> 1, 1" "(1,0) -> 1, 1" "(1,1) -> 1, 2"; do
+  grep -qxF "  $atom" out.txt || fail "text product head lacks $atom: $(cat out.txt)"
+done
+run 0 "$HEADFUSE" target --family wd:d=7
+grep -q "^product head: 128 atoms, listed by --json (product_head)$" out.txt || fail "wd:d=7 text: $(cat out.txt)"
+[ "$(json_get "$("$HEADFUSE" target --family wd:d=7 --json)" 'len(o["product_head"]["keys"])')" = 128 ] ||
+  fail "wd:d=7: --json lists every atom"
+# lb/ub: JSON numbers below 2^53, decimal strings from 2^53 on (docs/targets.md)
+out=$("$HEADFUSE" target --family wd:d=52 --json)
+[ "$(json_get "$out" 'type(o["lb"]).__name__, o["lb"] == 2**52')" = "('int', True)" ] || fail "2^52: $out"
+out=$("$HEADFUSE" target --family wd:d=53 --json)
+[ "$(json_get "$out" 'type(o["lb"]).__name__, o["lb"]')" = "('str', '9007199254740992')" ] || fail "2^53: $out"
+[ "$(json_get "$out" 'o["product_head"]')" = None ] || fail "huge product head must be null: $out"
 
 # export round trip: the exported file describes the same target
 "$HEADFUSE" target --family chain:d=2 --export chain2.json >/dev/null

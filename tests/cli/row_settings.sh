@@ -1,0 +1,87 @@
+# What a row says and what gives it its meaning (issue 13, points 4 and 5): the four
+# statuses (certified, exhaustive, infeasible: no support in the span, open: stopped at
+# max_atoms) in text, JSON, CSV and RESULT.h5; each row's engine (layered / plain) and
+# max_atoms in RESULT.h5 and in `headfuse table`; the job file's text as the root
+# attribute job_text; and a file of format 1 (no settings, "exhaustive" without a
+# support) read as engine unknown, max_atoms unknown, status infeasible.
+. "$HF_SOURCE_DIR/tests/lib.sh"
+
+cat >rows.yaml <<'EOF'
+# rows of every status
+name: rows
+entries:
+  - {family: wd, d: 2, span: 1}                    # certified
+  - {family: chain, d: 2, span: 2}                 # exhaustive, m* = 7
+  - {family: chain, d: 3, span: 2}                 # infeasible: nothing in {0,1,2}^3
+  - {family: chain, d: 2, span: 2, max_atoms: 5}   # open: stopped at 5 < m* = 7
+  - {target: data/two_heads_shared.json, span: 2, prune: false}   # plain
+EOF
+run 0 mpi 2 run rows.yaml --quiet
+want='certified,layered,0 exhaustive,layered,0 infeasible,layered,0 open,layered,5 exhaustive,plain,0'
+
+# JSON: status, engine, max_atoms; m_star null for the infeasible and open rows
+run 0 "$HEADFUSE" table rows.h5 --json
+got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in json.load(sys.stdin)))' <out.txt)
+[ "$got" = "$want" ] || fail "table --json: $got (expected $want)"
+[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[2]; print(r["m_star"], r["n_min_raw"])' <out.txt)" = "None 0" ] ||
+  fail "infeasible row: $(cat out.txt)"
+
+# CSV: the same columns by name
+run 0 "$HEADFUSE" table rows.h5 --csv
+got=$($PY -c '
+import csv, sys
+print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in csv.DictReader(sys.stdin)))' <out.txt)
+[ "$got" = "$want" ] || fail "table --csv: $got"
+
+# text: the infeasible row has its own status and no m*; the mode columns are there
+run 0 "$HEADFUSE" table rows.h5
+grep -Eq '^chain:d=3 +3 +2 +- +8 +24 +infeasible +layered +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=2 +2 +2 +- +4 +7 +open +layered +5 ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text table: $(cat out.txt)"
+head -1 out.txt | grep -Eq "status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
+
+# RESULT.h5 itself: format 2, the fields, the job file's text
+$PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
+import sys, h5py
+want = "certified,layered,0 exhaustive,layered,0 infeasible,layered,0 open,layered,5 exhaustive,plain,0"
+with h5py.File(sys.argv[1], "r") as f:
+    assert f.attrs["format"].decode() == "headfuse-result-2", f.attrs["format"]
+    t = f["table"][()]
+    got = " ".join("%s,%s,%d" % (r["status"].decode(), r["engine"].decode(), r["max_atoms"]) for r in t)
+    assert got == want, got
+    assert f.attrs["job_text"].decode() == open(sys.argv[2]).read(), "job_text differs from the job file"
+PY
+
+# a single search: the infeasible status in its own line
+run 0 mpi 2 search --family chain:d=3 --span 2 --out inf.h5 --quiet
+grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 8  UB 24  engine layered" out.txt ||
+  fail "search line: $(cat out.txt)"
+$PY -c 'import h5py,sys; f=h5py.File(sys.argv[1],"r"); assert f.attrs["job_text"] == b"", f.attrs["job_text"]' inf.h5 ||
+  fail "a search's job_text should be empty"
+echo "ok: statuses, engine and max_atoms in text, JSON, CSV and RESULT.h5; job_text"
+
+# format 1: the 13 fields, "exhaustive" without a support, no job_text
+$PY - rows.h5 old.h5 <<'PY' || fail "cannot make a format-1 file"
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    t = f["table"][()]
+    names = [n for n in t.dtype.names if n not in ("max_atoms", "engine")]
+    old = np.zeros(t.shape, dtype=[(n, t.dtype[n]) for n in names])
+    for n in names:
+        old[n] = t[n]
+    old["status"][old["m_star"] == -1] = b"exhaustive"
+    old["status"][3] = b"open"
+    del f["table"]
+    f.create_dataset("table", data=old).attrs["null_value"] = np.int64(-1)
+    del f.attrs["job_text"]
+    f.attrs["format"] = np.bytes_("headfuse-result-1")
+PY
+run 0 "$HEADFUSE" table old.h5 --json
+got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in json.load(sys.stdin)))' <out.txt)
+[ "$got" = "certified,unknown,None exhaustive,unknown,None infeasible,unknown,None open,unknown,None exhaustive,unknown,None" ] ||
+  fail "format 1 read: $got"
+run 0 "$HEADFUSE" table old.h5
+grep -Eq '^chain:d=3 .* infeasible +unknown +- ' out.txt || fail "format 1 text: $(cat out.txt)"
+run 0 "$HEADFUSE" verify old.h5
+echo "ok: a format-1 file reads with engine unknown and its empty rows as infeasible"
