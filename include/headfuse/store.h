@@ -16,6 +16,7 @@
 #define HF_BIGINT_LEN 48
 #define HF_STATUS_LEN 16
 #define HF_ENGINE_LEN 16
+#define HF_RULE_LEN 24
 
 /* One row of the minimal-atom table: one (target, span). -1 means null/unknown.
  *
@@ -42,7 +43,11 @@ typedef struct {
      * a "plain" row was searched without pruning). Read from a file written before they
      * were recorded: max_atoms -1 and engine "unknown". */
     int64_t max_atoms;          /* largest support size searched; 0: no limit (up to UB) */
-    char engine[HF_ENGINE_LEN]; /* "layered" (pruned search), "plain" (--no-prune), ... */
+    char engine[HF_ENGINE_LEN]; /* "cone", "layered" (pruned searches), "plain" (--no-prune) */
+    /* Which rule gives lb: "newton_vertices", "face_rule", "trivial" (bounds.h), or
+     * "newton_2d" when lb is m* proven over all integer keys (search.h); "unknown" in
+     * files written before rows recorded it. */
+    char lb_rule[HF_RULE_LEN];
 } hf_row_t;
 
 /* The minimal supports of one row with their exact witnesses (rationals as strings). */

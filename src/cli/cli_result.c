@@ -92,6 +92,7 @@ json_t *cli_row_json(const hf_row_t *r)
     json_object_set_new(o, "ub", cli_json_bigint(x));
     fmpz_clear(x);
     json_object_set_new(o, "status", json_string(r->status));
+    json_object_set_new(o, "lb_rule", json_string(r->lb_rule));
     json_object_set_new(o, "engine", json_string(r->engine));
     json_object_set_new(o, "max_atoms",
                         r->max_atoms < 0 ? json_null() : json_integer(r->max_atoms));
@@ -144,8 +145,8 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
                         : !strcmp(row->status, "certified")  ? row->lb /* beyond 64 bits */
                         : !strcmp(row->status, "infeasible") ? "none in this span"
                                                              : "none found";
-    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s  UB %s  engine %s", row->name, row->span, mstar,
-            row->status, row->lb, row->ub, row->engine);
+    fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,
+            mstar, row->status, row->lb, row->lb_rule, row->ub, row->engine);
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0)

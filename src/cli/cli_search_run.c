@@ -610,17 +610,21 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
 
 hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
                                 const char *max_name, int *shortcut, char *lb_out, char *ub_out,
-                                size_t n)
+                                size_t n, char *rule_out, size_t rn)
 {
     int span = o->span;
-    fmpz_t lb, ub;
-    fmpz_init(lb);
+    hf_lower_t low;
+    fmpz_t ub;
+    hf_lower_init(&low);
     fmpz_init(ub);
     int exact = 0;
     *shortcut = 0;
-    hf_err_t e = hf_bounds_lower(t, lb);
-    if (e == HF_OK)
+    hf_err_t e = hf_bounds_lower_info(t, &low);
+    fmpz *lb = low.lb;
+    if (e == HF_OK) {
+        snprintf(rule_out, rn, "%s", low.rule);
         e = hf_bounds_upper(t, ub, &exact);
+    }
     if (e == HF_OK) {
         char *ls = fmpz_get_str(NULL, 10, lb), *us = fmpz_get_str(NULL, 10, ub);
         snprintf(lb_out, n, "%s", ls);
@@ -629,17 +633,18 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
         flint_free(us);
         if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0)
             e = hf_error(HF_ERR_INPUT,
-                         "%s %ld: below the lower bound LB = %s of %s (face rule, valid for any "
+                         "%s %ld: below the lower bound LB = %s of %s (%s, valid for any "
                          "keys): no head of at most %ld atoms equals it, so nothing can be "
                          "searched; give %s %s or more, or no limit",
-                         max_name, o->max_atoms, lb_out, t->name, o->max_atoms, max_name, lb_out);
+                         max_name, o->max_atoms, lb_out, t->name, low.rule, o->max_atoms,
+                         max_name, lb_out);
         long points = box_points(t->d, span);
         *shortcut = exact && fmpz_equal(lb, ub) &&
                     (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||
                      fmpz_cmp_si(lb, CLI_CERTIFIED_ENUM_ATOMS) > 0);
     }
     fmpz_clear(ub);
-    fmpz_clear(lb);
+    hf_lower_clear(&low);
     return e;
 }
 
@@ -694,7 +699,8 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     int shortcut = 0;
     if (fe == HF_OK)
         fe = cli_certified_shortcut(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms",
-                                    &shortcut, row->lb, row->ub, HF_BIGINT_LEN);
+                                    &shortcut, row->lb, row->ub, HF_BIGINT_LEN, row->lb_rule,
+                                    sizeof row->lb_rule);
     hf_err_t e = cli_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
@@ -771,6 +777,17 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     /* every size up to UB decided without a support: no head with keys in the span
      * represents the target (a result, with its own status: there is no m* here) */
     int none = oc.m_star < 0 && oc.last_m >= so.last_m && sopts->max_atoms == 0;
+    /* a minimum proven over all integer keys (two dimensions, search.h) certifies the row
+     * when the span holds it: then LB is m* itself */
+    hf_certificate_t cert;
+    e = cli_agree_all(comm, hf_search_certify(t, &cert));
+    if (e != HF_OK)
+        goto out;
+    if (!certified && cert.certified && oc.m_star == cert.m_star) {
+        certified = 1;
+        snprintf(row->lb, sizeof row->lb, "%ld", cert.m_star);
+        snprintf(row->lb_rule, sizeof row->lb_rule, "%s", cert.rule);
+    }
     snprintf(row->status, sizeof row->status, "%s",
              certified        ? "certified"
              : oc.m_star >= 0 ? "exhaustive"

@@ -43,11 +43,11 @@ int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_s
 #define CLI_CERTIFIED_ENUM_ATOMS 4096
 
 /* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
- * decimal strings. A max_atoms below LB is HF_ERR_INPUT naming it as max_name: no head
- * of fewer atoms than LB equals the target, for any keys, so nothing would be searched.
- * Not collective. */
+ * decimal strings (n bytes) and the rule that gives LB (rn bytes). A max_atoms below LB
+ * is HF_ERR_INPUT naming it as max_name: no head of fewer atoms than LB equals the
+ * target, for any keys, so nothing would be searched. Not collective. */
 hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
                                 const char *max_name, int *shortcut, char *lb_out, char *ub_out,
-                                size_t n);
+                                size_t n, char *rule_out, size_t rn);
 
 #endif

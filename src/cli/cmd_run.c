@@ -791,10 +791,11 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
                            .max_atoms = je->max_atoms,
                            .engine = je->prune ? (hf_engine_t)je->engine : HF_ENGINE_AUTO};
     hf_search_t *s = NULL;
-    char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN];
+    char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN], rule[HF_RULE_LEN];
     int shortcut = 0;
     /* rows certified by the bounds alone never build a search */
-    hf_err_t e = cli_certified_shortcut(&t, &so, "max_atoms", &shortcut, lb, ub, sizeof lb);
+    hf_err_t e = cli_certified_shortcut(&t, &so, "max_atoms", &shortcut, lb, ub, sizeof lb, rule,
+                                        sizeof rule);
     if (e == HF_OK && !shortcut)
         e = hf_search_create(&t, &so, &s);
     hf_search_destroy(&s);

@@ -12,19 +12,20 @@
 
 static const char *usage_text =
     "usage: headfuse table RESULT.h5 [MORE.h5 ...] [--json|--csv|--markdown] [--supports]\n"
-    "  Prints the rows of all files in order: name, d, span, m_star, lb, ub, status,\n"
-    "  engine, max_atoms, n_min_raw, n_min_sym, group_order, nodes, units, seconds (and\n"
-    "  the file). engine is how the row was searched (layered: pruned; plain: --no-prune),\n"
+    "  Prints the rows of all files in order: name, d, span, m_star, lb, lb_rule, ub,\n"
+    "  status, engine, max_atoms, n_min_raw, n_min_sym, group_order, nodes, units, seconds\n"
+    "  (and the file). lb_rule names what gives lb (newton_2d: m* proven over all keys).\n"
+    "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune),\n"
     "  max_atoms the largest support size tried (0, or 'none' in text: no limit).\n"
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
     "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV).\n";
 
 /* The table fields, in the documented order. */
-static const char *const fields[] = {"name",      "d",           "span",   "m_star",    "lb",
-                                     "ub",        "status",      "engine", "max_atoms", "n_min_raw",
-                                     "n_min_sym", "group_order", "nodes",  "units",     "seconds"};
+static const char *const fields[] = {
+    "name",      "d",         "span",      "m_star",      "lb",    "lb_rule", "ub",     "status",
+    "engine",    "max_atoms", "n_min_raw", "n_min_sym",   "group_order", "nodes", "units", "seconds"};
 #define NFIELDS (int)(sizeof fields / sizeof *fields)
-enum { F_STATUS = 6, F_ENGINE = 7, F_MAX_ATOMS = 8 };
+enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9 };
 
 /* Field i of a row as text; "" for null (-1) values. buf holds at least 64 bytes. */
 static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
@@ -44,7 +45,9 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
         break;
     case 4:
         return strcmp(r->lb, "-1") ? r->lb : "";
-    case 5:
+    case F_LB_RULE:
+        return r->lb_rule;
+    case 6:
         return strcmp(r->ub, "-1") ? r->ub : "";
     case F_STATUS:
         return r->status;
@@ -53,19 +56,19 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
     case F_MAX_ATOMS:
         v = r->max_atoms;
         break;
-    case 9:
+    case 10:
         v = r->n_min_raw;
         break;
-    case 10:
+    case 11:
         v = r->n_min_sym;
         break;
-    case 11:
+    case 12:
         v = r->group_order;
         break;
-    case 12:
+    case 13:
         v = r->nodes;
         break;
-    case 13:
+    case 14:
         v = r->units;
         break;
     default:
@@ -238,9 +241,10 @@ static int print_csv(const hf_result_t *res, const char *const *paths, int nfile
 /* ---- aligned text and Markdown ---- */
 
 /* Display names of the columns: shorter than the field names where they are long. */
-static const char *const headers[] = {"name",  "d",      "span",   "m*",        "LB",
-                                      "UB",    "status", "engine", "max_atoms", "n_min",
-                                      "n_sym", "group",  "nodes",  "units",     "seconds"};
+static const char *const headers[] = {"name",   "d",      "span",      "m*",    "LB",
+                                      "rule",   "UB",     "status",    "engine", "max_atoms",
+                                      "n_min",  "n_sym",  "group",     "nodes",  "units",
+                                      "seconds"};
 
 /* The cells of the text/Markdown table, header row first. */
 typedef struct {
@@ -301,7 +305,7 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
 /* Columns holding numbers are right-aligned in the text table. */
 static int numeric_column(int c)
 {
-    return c >= 1 && c < NFIELDS && c != F_STATUS && c != F_ENGINE;
+    return c >= 1 && c < NFIELDS && c != F_STATUS && c != F_ENGINE && c != F_LB_RULE;
 }
 
 static void print_text(const grid_t *g)

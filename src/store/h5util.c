@@ -332,6 +332,7 @@ hid_t hf_h5_row_type(int file)
         {"seconds", offsetof(hf_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
         {"max_atoms", offsetof(hf_row_t, max_atoms), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"engine", offsetof(hf_row_t, engine), 0, 0, HF_ENGINE_LEN, 0},
+        {"lb_rule", offsetof(hf_row_t, lb_rule), 0, 0, HF_RULE_LEN, 0},
     };
     return build_compound(m, NMEM(m), sizeof(hf_row_t), file);
 }

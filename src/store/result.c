@@ -14,8 +14,8 @@
 #include "headfuse/target.h"
 #include "store/store_impl.h"
 
-/* Format 2 added the rows' max_atoms and engine, the "infeasible" status and the
- * job_text root attribute; files of format 1 are still read (docs/hdf5-format.md). */
+/* Format 2 added the rows' max_atoms, engine and lb_rule, the "infeasible" status and
+ * the job_text root attribute; files of format 1 are still read (docs/hdf5-format.md). */
 #define RESULT_FORMAT "headfuse-result-2"
 #define RESULT_FORMAT_1 "headfuse-result-1"
 /* Largest weight or value string, NUL included: a larger fixed-length size in a file
@@ -242,6 +242,8 @@ static const char *row_bad_field(const hf_row_t *w)
         return "max_atoms";
     if (!engine_ok(w->engine, sizeof w->engine))
         return "engine";
+    if (!engine_ok(w->lb_rule, sizeof w->lb_rule))
+        return "lb_rule";
     return NULL;
 }
 
@@ -1016,10 +1018,12 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
             /* the rows of an older file do not say how they were searched */
             w->max_atoms = -1;
             snprintf(w->engine, sizeof w->engine, "unknown");
+            snprintf(w->lb_rule, sizeof w->lb_rule, "unknown");
         }
         /* never trust a terminator from the file */
         w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
         w->status[HF_STATUS_LEN - 1] = w->engine[HF_ENGINE_LEN - 1] = '\0';
+        w->lb_rule[HF_RULE_LEN - 1] = '\0';
         /* before "infeasible" existed, a row without a support in its span said
          * "exhaustive" with m_star -1 */
         if (!strcmp(w->status, "exhaustive") && w->m_star == -1)

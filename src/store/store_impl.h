@@ -101,7 +101,7 @@ void hf_h5_abandon(void);
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
 hid_t hf_h5_row_type(int file);
-/* The /table row of files written before the rows recorded max_atoms and engine: the
+/* The /table row of files written before the rows recorded max_atoms, engine and lb_rule: the
  * first HF_H5_ROW_V1_FIELDS members of hf_h5_row_type (a memory type of hf_row_t, or a
  * packed file type), for reading those files. */
 #define HF_H5_ROW_V1_FIELDS 13
