@@ -100,6 +100,7 @@ static hf_row_t make_row(const char *name, int d, int span, int64_t m_star, cons
     w.seconds = 1.25;
     w.max_atoms = m_star >= 0 ? 0 : 5;
     snprintf(w.engine, sizeof w.engine, "%s", m_star >= 0 ? "layered" : "plain");
+    snprintf(w.lb_rule, sizeof w.lb_rule, "%s", m_star >= 0 ? "newton_vertices" : "face_rule");
     return w;
 }
 
@@ -168,6 +169,7 @@ static void assert_rows_equal(const hf_row_t *a, const hf_row_t *b)
     CU_ASSERT_EQUAL(a->seconds, b->seconds);
     CU_ASSERT_EQUAL(a->max_atoms, b->max_atoms);
     CU_ASSERT_STRING_EQUAL(a->engine, b->engine);
+    CU_ASSERT_STRING_EQUAL(a->lb_rule, b->lb_rule);
 }
 
 static void assert_supports_equal(const hf_supports_t *a, const hf_supports_t *b)
@@ -270,6 +272,10 @@ static void test_result_write_rejects_invalid(void)
     strcpy(r.rows[0].engine, "Pruned!");
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     strcpy(r.rows[0].engine, "layered");
+    strcpy(r.rows[0].lb_rule, "Newton!");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "lb_rule") != NULL);
+    strcpy(r.rows[0].lb_rule, "newton_2d");
     r.rows[0].max_atoms = -2;
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     CU_ASSERT(strstr(hf_error_msg(), "max_atoms") != NULL);
@@ -1062,8 +1068,8 @@ static void test_result_fixed_strings(void)
     r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     str_count_t c = count_strings(path);
-    /* 8 root attributes, /table's 5 string fields, 3 x (target_json, weights, values) */
-    CU_ASSERT_EQUAL(c.strings, 8 + 5 + 3 * 3);
+    /* 8 root attributes, /table's 6 string fields, 3 x (target_json, weights, values) */
+    CU_ASSERT_EQUAL(c.strings, 8 + 6 + 3 * 3);
     CU_ASSERT_EQUAL(c.variable, 0);
     CU_ASSERT(find_in_file(path, "GCOL") < 0); /* a global heap collection's signature */
     /* sized by the longest string + NUL; an empty dataset has 1-byte strings */
@@ -1165,7 +1171,7 @@ static void test_result_old_layout(void)
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     make_old_layout(path, &r);
     str_count_t c = count_strings(path);
-    CU_ASSERT_EQUAL(c.strings, 8 + 5 + 3 * 3);
+    CU_ASSERT_EQUAL(c.strings, 8 + 6 + 3 * 3);
     CU_ASSERT_EQUAL(c.variable, 7 + 3 * 3); /* all but /table's fields and job_text */
     CU_ASSERT(find_in_file(path, "GCOL") >= 0);
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
@@ -1221,6 +1227,7 @@ static void test_result_format1(void)
     CU_ASSERT_EQUAL_FATAL(back.nrows, 3);
     for (long i = 0; i < 3; i++) {
         CU_ASSERT_STRING_EQUAL(back.rows[i].engine, "unknown");
+        CU_ASSERT_STRING_EQUAL(back.rows[i].lb_rule, "unknown");
         CU_ASSERT_EQUAL(back.rows[i].max_atoms, -1);
         CU_ASSERT_EQUAL(back.rows[i].m_star, r.rows[i].m_star);
         CU_ASSERT_STRING_EQUAL(back.rows[i].name, r.rows[i].name);

@@ -30,11 +30,11 @@ import h5py
 # The table exactly as `headfuse table FILES --markdown` prints it (src/cli/cmd_table.c):
 # these fields under these headers, numbers right-aligned, '-' for null, seconds with
 # three decimals, and a file column when there are several files.
-FIELDS = ["name", "d", "span", "m_star", "lb", "ub", "status", "engine", "max_atoms",
+FIELDS = ["name", "d", "span", "m_star", "lb", "lb_rule", "ub", "status", "engine", "max_atoms",
           "n_min_raw", "n_min_sym", "group_order", "nodes", "units", "seconds"]
-HEADERS = ["name", "d", "span", "m*", "LB", "UB", "status", "engine", "max_atoms", "n_min",
+HEADERS = ["name", "d", "span", "m*", "LB", "rule", "UB", "status", "engine", "max_atoms", "n_min",
            "n_sym", "group", "nodes", "units", "seconds"]
-TEXT_FIELDS = ("name", "status", "engine")
+TEXT_FIELDS = ("name", "lb_rule", "status", "engine")
 STATUS_MARKERS = {"certified": ("o", "certified (LB = UB)"),
                   "exhaustive": ("s", "exhaustive within span"),
                   "open": ("^", "open (bar: LB..UB)"),
@@ -68,8 +68,9 @@ def read_rows(path):
             row = {c: r[c] for c in table.dtype.names}
             # files of format 1 do not say how their rows were searched
             row.setdefault("engine", b"unknown")
+            row.setdefault("lb_rule", b"unknown")
             row.setdefault("max_atoms", -1)
-            for c in ("name", "lb", "ub", "status", "engine"):
+            for c in ("name", "lb", "lb_rule", "ub", "status", "engine"):
                 row[c] = text(row[c])
             for c in ("d", "span", "m_star", "n_min_raw", "n_min_sym", "group_order",
                       "nodes", "units", "max_atoms"):

@@ -636,8 +636,8 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
                          "%s %ld: below the lower bound LB = %s of %s (%s, valid for any "
                          "keys): no head of at most %ld atoms equals it, so nothing can be "
                          "searched; give %s %s or more, or no limit",
-                         max_name, o->max_atoms, lb_out, t->name, low.rule, o->max_atoms,
-                         max_name, lb_out);
+                         max_name, o->max_atoms, lb_out, t->name, low.rule, o->max_atoms, max_name,
+                         lb_out);
         long points = box_points(t->d, span);
         *shortcut = exact && fmpz_equal(lb, ub) &&
                     (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||

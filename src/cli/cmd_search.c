@@ -74,18 +74,12 @@ int cli_cmd_search(int argc, char **argv)
     const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *engine_s = NULL,
                *pos[1];
     int resume = 0, force = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
-                        {"--span", 1, &span_s, NULL},
-                        {"--out", 1, &out, NULL},
-                        {"--max-atoms", 1, &max_s, NULL},
-                        {"--resume", 0, NULL, &resume},
-                        {"--force", 0, NULL, &force},
-                        {"--no-prune", 0, NULL, &no_prune},
-                        {"--quiet", 0, NULL, &quiet},
-                        {"--json", 0, NULL, &json},
-                        {"--engine", 1, &engine_s, NULL},
-                        {"--help", 0, NULL, &help},
-                        {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {{"--family", 1, &family, NULL},     {"--span", 1, &span_s, NULL},
+                        {"--out", 1, &out, NULL},           {"--max-atoms", 1, &max_s, NULL},
+                        {"--resume", 0, NULL, &resume},     {"--force", 0, NULL, &force},
+                        {"--no-prune", 0, NULL, &no_prune}, {"--quiet", 0, NULL, &quiet},
+                        {"--json", 0, NULL, &json},         {"--engine", 1, &engine_s, NULL},
+                        {"--help", 0, NULL, &help},         {NULL, 0, NULL, NULL}};
     if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {

@@ -22,8 +22,8 @@ static const char *usage_text =
 
 /* The table fields, in the documented order. */
 static const char *const fields[] = {
-    "name",      "d",         "span",      "m_star",      "lb",    "lb_rule", "ub",     "status",
-    "engine",    "max_atoms", "n_min_raw", "n_min_sym",   "group_order", "nodes", "units", "seconds"};
+    "name",   "d",         "span",      "m_star",    "lb",          "lb_rule", "ub",    "status",
+    "engine", "max_atoms", "n_min_raw", "n_min_sym", "group_order", "nodes",   "units", "seconds"};
 #define NFIELDS (int)(sizeof fields / sizeof *fields)
 enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9 };
 
@@ -241,10 +241,9 @@ static int print_csv(const hf_result_t *res, const char *const *paths, int nfile
 /* ---- aligned text and Markdown ---- */
 
 /* Display names of the columns: shorter than the field names where they are long. */
-static const char *const headers[] = {"name",   "d",      "span",      "m*",    "LB",
-                                      "rule",   "UB",     "status",    "engine", "max_atoms",
-                                      "n_min",  "n_sym",  "group",     "nodes",  "units",
-                                      "seconds"};
+static const char *const headers[] = {"name",  "d",      "span",   "m*",        "LB",    "rule",
+                                      "UB",    "status", "engine", "max_atoms", "n_min", "n_sym",
+                                      "group", "nodes",  "units",  "seconds"};
 
 /* The cells of the text/Markdown table, header row first. */
 typedef struct {

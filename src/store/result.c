@@ -242,8 +242,9 @@ static const char *row_bad_field(const hf_row_t *w)
         return "max_atoms";
     if (!engine_ok(w->engine, sizeof w->engine))
         return "engine";
-    if (!engine_ok(w->lb_rule, sizeof w->lb_rule))
-        return "lb_rule";
+    if (!str_terminated(w->lb_rule, sizeof w->lb_rule) ||
+        (w->lb_rule[0] && !engine_ok(w->lb_rule, sizeof w->lb_rule)))
+        return "lb_rule"; /* empty: not recorded */
     return NULL;
 }
 

@@ -6,7 +6,7 @@
 . "$HF_SOURCE_DIR/tests/lib.sh"
 preload=${HF_EIO_PRELOAD:?run through ctest (HF_EIO_PRELOAD unset)}
 
-spec=(--family chain:d=2 --span 4)
+spec=(--family chain:d=2 --span 4 --engine layered) # enough units and shard writes to fail at each point
 mpi 2 search "${spec[@]}" --out ref.h5 --quiet
 table_json ref.h5 >ref.json
 

@@ -43,7 +43,7 @@ run 2 mpi 2 search --family chain:d=2 --span 4 --no-prune --out s.h5 --quiet --r
 grep -q "shard of another search: it holds 'chain:d=2 span 5, engine plain, max_atoms none' (fingerprint .*); this search is 'chain:d=2 span 4, engine plain, max_atoms none': rerun the command of the search that wrote the shards with --resume to finish it, or remove s.h5.shards to start this one over" err.txt ||
   fail "another search's shards: $(cat err.txt)"
 run 2 mpi 2 search --family chain:d=2 --span 5 --out s.h5 --quiet --resume
-grep -q "it holds 'chain:d=2 span 5, engine plain, max_atoms none' .* this search is 'chain:d=2 span 5, engine layered, max_atoms none'" err.txt ||
+grep -q "it holds 'chain:d=2 span 5, engine plain, max_atoms none' .* this search is 'chain:d=2 span 5, engine auto, max_atoms none'" err.txt ||
   fail "another engine: $(cat err.txt)"
 run 0 mpi 2 search "${spec[@]}" --out s.h5 --quiet --resume
 echo "ok: shards of another search named with both descriptions"
@@ -61,12 +61,12 @@ echo "ok: verify checks several files; the first unreadable one sets the status"
 # ---- --max-atoms below the lower bound: nothing can be searched
 run 2 mpi 2 search --family wd:d=2 --span 2 --max-atoms 3 --out b.h5 --quiet
 [ "$(grep -c "^headfuse search" err.txt)" = 1 ] || fail "expected one message: $(cat err.txt)"
-grep -q "^headfuse search: --max-atoms 3: below the lower bound LB = 4 of wd:d=2 (face rule, valid for any keys): no head of at most 3 atoms equals it, so nothing can be searched; give --max-atoms 4 or more, or no limit" err.txt ||
+grep -q "^headfuse search: --max-atoms 3: below the lower bound LB = 4 of wd:d=2 (newton_vertices, valid for any keys): no head of at most 3 atoms equals it, so nothing can be searched; give --max-atoms 4 or more, or no limit" err.txt ||
   fail "search --max-atoms below LB: $(cat err.txt)"
 [ ! -e b.h5 ] && [ ! -e b.h5.shards ] || fail "something was written"
 printf 'entries:\n  - {family: wd, d: 1, span: 1}\n  - {family: chain, d: 2, span: 2, max_atoms: 3}\n' >m.yaml
 run 2 mpi 2 run m.yaml --quiet
-grep -Eq "^headfuse run: (rank 1: )?m.yaml:3: entries\\[1\\] \\(chain:d=2 span 2 max_atoms 3\\): max_atoms 3: below the lower bound LB = 4" err.txt ||
+grep -Eq "^headfuse run: (rank 1: )?m.yaml:3: entries\\[1\\] \\(chain:d=2 span 2 max_atoms 3\\): max_atoms 3: below the lower bound LB = 6" err.txt ||
   fail "run with max_atoms below LB: $(cat err.txt)"
 [ ! -e m.h5 ] && [ ! -e m.h5.shards ] || fail "work started"
 echo "ok: max_atoms below LB refused (search and run), nothing written"

@@ -15,7 +15,7 @@ run 0 mpi 2 run "$SRC/jobs/demo.yaml" --out demo.h5 --quiet
 cat >p.yaml <<'EOF'
 name: p
 entries:
-  - {family: chain, d: 2, span: 2, max_atoms: 5}
+  - {family: chain, d: 2, span: 2, max_atoms: 6}
   - {family: wd, d: 6, span: 1}
 EOF
 run 0 mpi 2 run p.yaml --quiet
@@ -28,7 +28,7 @@ png_ok atoms.png 800 400
 run 0 "$HEADFUSE" table demo.h5 p.h5 --markdown
 diff -u out.txt plot-table.md >diff.txt || fail "hf_plot's table differs from headfuse table --markdown:
 $(cat diff.txt)"
-grep -q "| chain:d=2 | 2 | 2 | - | 6 | 7 | open |" plot-table.md ||
+grep -q "| chain:d=2 | 2 | 2 | - | 6 | newton_vertices | 7 | open |" plot-table.md ||
   fail "the max_atoms row should be open: $(cat plot-table.md)"
 echo "ok: PNG $(stat -c %s atoms.png) bytes; table = headfuse table --markdown ($(($(wc -l <plot-table.md) - 2)) rows)"
 
@@ -51,7 +51,7 @@ for f in doc*.py; do
 done
 grep -q "chain:d=2 6 head-atom terms" doc*.py.out || fail "docs example output changed: $(cat doc*.py.out)"
 grep -q "^\[1, 1\] 2 3/2$" doc*.py.out || fail "docs example output changed: $(cat doc*.py.out)"
-grep -q "chain:d=2        span 2: m\* = 7  \[exhaustive\]  LB 6  UB 7" doc*.py.out ||
+grep -q "chain:d=2        span 2: m\* = 7  \[certified\]  LB 7  UB 7" doc*.py.out ||
   fail "docs example output changed: $(cat doc*.py.out)"
 echo "ok: the examples of docs/analysis.md run and print what they say"
 

@@ -1,6 +1,6 @@
 # What a row says and what gives it its meaning (issue 13, points 4 and 5): the four
 # statuses (certified, exhaustive, infeasible: no support in the span, open: stopped at
-# max_atoms) in text, JSON, CSV and RESULT.h5; each row's engine (layered / plain) and
+# max_atoms) in text, JSON, CSV and RESULT.h5; each row's engine (cone / layered / plain), lb_rule and
 # max_atoms in RESULT.h5 and in `headfuse table`; the job file's text as the root
 # attribute job_text; and a file of format 1 (no settings, "exhaustive" without a
 # support) read as engine unknown, max_atoms unknown, status infeasible.
@@ -10,19 +10,26 @@ cat >rows.yaml <<'EOF'
 # rows of every status
 name: rows
 entries:
-  - {family: wd, d: 2, span: 1}                    # certified
-  - {family: chain, d: 2, span: 2}                 # exhaustive, m* = 7
+  - {family: wd, d: 2, span: 1}                    # certified (LB = UB)
+  - {family: multi, d: 2, k: 3, span: 2}           # exhaustive, m* = 9
   - {family: chain, d: 3, span: 2}                 # infeasible: nothing in {0,1,2}^3
-  - {family: chain, d: 2, span: 2, max_atoms: 5}   # open: stopped at 5 < m* = 7
+  - {family: chain, d: 2, span: 2, max_atoms: 6}   # open: stopped at 6 < m* = 7
   - {target: data/two_heads_shared.json, span: 2, prune: false}   # plain
+  - {family: chain, d: 2, span: 3}                 # certified: m* = 7 proven for all keys
+  - {family: wd, d: 2, span: 2, engine: layered}   # certified, searched by the layered engine
 EOF
 run 0 mpi 2 run rows.yaml --quiet
-want='certified,layered,0 exhaustive,layered,0 infeasible,layered,0 open,layered,5 exhaustive,plain,0'
+want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0'
+rules='newton_vertices newton_vertices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices'
 
 # JSON: status, engine, max_atoms; m_star null for the infeasible and open rows
 run 0 "$HEADFUSE" table rows.h5 --json
 got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in json.load(sys.stdin)))' <out.txt)
 [ "$got" = "$want" ] || fail "table --json: $got (expected $want)"
+got=$($PY -c 'import json,sys; print(" ".join(r["lb_rule"] for r in json.load(sys.stdin)))' <out.txt)
+[ "$got" = "$rules" ] || fail "table --json lb_rule: $got (expected $rules)"
+[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[5]; print(r["m_star"], r["lb"], r["status"])' <out.txt)" = "7 7 certified" ] ||
+  fail "chain:d=2 certified over all keys: $(cat out.txt)"
 [ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[2]; print(r["m_star"], r["n_min_raw"])' <out.txt)" = "None 0" ] ||
   fail "infeasible row: $(cat out.txt)"
 
@@ -35,15 +42,16 @@ print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in 
 
 # text: the infeasible row has its own status and no m*; the mode columns are there
 run 0 "$HEADFUSE" table rows.h5
-grep -Eq '^chain:d=3 +3 +2 +- +8 +24 +infeasible +layered +none ' out.txt || fail "text table: $(cat out.txt)"
-grep -Eq '^chain:d=2 +2 +2 +- +4 +7 +open +layered +5 ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=3 +3 +2 +- +18 +newton_vertices +24 +infeasible +cone +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=2 +2 +2 +- +6 +newton_vertices +7 +open +cone +6 ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=2 +2 +3 +7 +7 +newton_2d +7 +certified +cone +none ' out.txt || fail "text table: $(cat out.txt)"
 grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text table: $(cat out.txt)"
-head -1 out.txt | grep -Eq "status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
+head -1 out.txt | grep -Eq "LB +rule +UB +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
 
 # RESULT.h5 itself: format 2, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
 import sys, h5py
-want = "certified,layered,0 exhaustive,layered,0 infeasible,layered,0 open,layered,5 exhaustive,plain,0"
+want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0"
 with h5py.File(sys.argv[1], "r") as f:
     assert f.attrs["format"].decode() == "headfuse-result-2", f.attrs["format"]
     t = f["table"][()]
@@ -54,7 +62,7 @@ PY
 
 # a single search: the infeasible status in its own line
 run 0 mpi 2 search --family chain:d=3 --span 2 --out inf.h5 --quiet
-grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 8  UB 24  engine layered" out.txt ||
+grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 18 (newton_vertices)  UB 24  engine cone" out.txt ||
   fail "search line: $(cat out.txt)"
 $PY -c 'import h5py,sys; f=h5py.File(sys.argv[1],"r"); assert f.attrs["job_text"] == b"", f.attrs["job_text"]' inf.h5 ||
   fail "a search's job_text should be empty"
@@ -66,7 +74,7 @@ import shutil, sys, h5py, numpy as np
 shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "r+") as f:
     t = f["table"][()]
-    names = [n for n in t.dtype.names if n not in ("max_atoms", "engine")]
+    names = [n for n in t.dtype.names if n not in ("max_atoms", "engine", "lb_rule")]
     old = np.zeros(t.shape, dtype=[(n, t.dtype[n]) for n in names])
     for n in names:
         old[n] = t[n]
@@ -79,7 +87,7 @@ with h5py.File(sys.argv[2], "r+") as f:
 PY
 run 0 "$HEADFUSE" table old.h5 --json
 got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in json.load(sys.stdin)))' <out.txt)
-[ "$got" = "certified,unknown,None exhaustive,unknown,None infeasible,unknown,None open,unknown,None exhaustive,unknown,None" ] ||
+[ "$got" = "certified,unknown,None exhaustive,unknown,None infeasible,unknown,None open,unknown,None exhaustive,unknown,None certified,unknown,None certified,unknown,None" ] ||
   fail "format 1 read: $got"
 run 0 "$HEADFUSE" table old.h5
 grep -Eq '^chain:d=3 .* infeasible +unknown +- ' out.txt || fail "format 1 text: $(cat out.txt)"

@@ -132,7 +132,7 @@ run 0 mpi 2 run c.yaml --out c-fresh.h5 --quiet
 printf 'name: c\nentries:\n  - {family: wd, d: 2, span: 1..2}\n' >c.yaml
 before=$(md5sum c.h5)
 run 2 mpi 2 run c.yaml --resume --quiet
-grep -q "c.h5: row 0 (wd:d=1 span 1, engine layered, max_atoms 0) is not an entry of c.yaml; --resume would drop it: put its entry back, or give --force to overwrite c.h5" err.txt ||
+grep -q "c.h5: row 0 (wd:d=1 span 1, engine cone, max_atoms 0) is not an entry of c.yaml; --resume would drop it: put its entry back, or give --force to overwrite c.h5" err.txt ||
   fail "a row no longer in the job: $(cat err.txt)"
 [ "$(md5sum c.h5)" = "$before" ] && [ ! -e c.h5.shards ] || fail "a refused run touched c.h5 or made state"
 run 0 mpi 2 run c.yaml --resume --force --quiet
