@@ -501,6 +501,64 @@ static long nullspace_rows(const hf_exact_t *e, long R, long n, long E, const lo
     return r;
 }
 
+hf_err_t hf_exact_positivity(const fmpz *Nc, long m, long r, fmpq *lambda, int *found,
+                             hf_reason_t *reason)
+{
+    *found = 0;
+    if (r == 1) {
+        int s = fmpz_sgn(Nc);
+        for (long i = 0; i < m && s; i++)
+            if (fmpz_sgn(Nc + i) != s)
+                s = 0;
+        if (!s) {
+            *reason = HF_REASON_SIGN;
+            return HF_OK;
+        }
+        fmpq_set_si(lambda, s, 1);
+        *found = 1;
+        return HF_OK;
+    }
+    fmpq *y = _fmpq_vec_init(m);
+    hf_err_t err = HF_OK;
+    int lp = hf_exact_lp_positive(Nc, m, r, lambda, y);
+    if (lp < 0)
+        err =
+            hf_error(HF_ERR_INTERNAL, "exact test: simplex failed on %ld keys, nullity %ld", m, r);
+    else if (lp == 0 && !hf_exact_certificate_ok(y, Nc, m, r))
+        err = hf_error(HF_ERR_INTERNAL,
+                       "exact test: Gordan certificate failed its exact check (%ld keys, nullity "
+                       "%ld)",
+                       m, r);
+    else if (lp == 0)
+        *reason = HF_REASON_FARKAS;
+    else
+        *found = 1;
+    _fmpq_vec_clear(y, m);
+    return err;
+}
+
+void hf_exact_combine(const fmpz_mat_t X, long r, const fmpq *lambda, long n, fmpz *w)
+{
+    fmpz_t den, t;
+    fmpz_init(den);
+    fmpz_init(t);
+    _fmpz_vec_zero(w, n);
+    fmpz_one(den);
+    for (long k = 0; k < r; k++)
+        fmpz_lcm(den, den, fmpq_denref(lambda + k));
+    for (long k = 0; k < r; k++) {
+        fmpz_divexact(t, den, fmpq_denref(lambda + k));
+        fmpz_mul(t, t, fmpq_numref(lambda + k));
+        for (long i = 0; i < n; i++)
+            fmpz_addmul(w + i, fmpz_mat_entry(X, i, k), t);
+    }
+    _fmpz_vec_content(t, w, n);
+    if (!fmpz_is_zero(t) && !fmpz_is_one(t))
+        _fmpz_vec_scalar_divexact_fmpz(w, w, n, t);
+    fmpz_clear(t);
+    fmpz_clear(den);
+}
+
 /* The decision itself; use_mod selects the modular shortcut. */
 static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use_mod, int *feasible,
                              hf_reason_t *reason, hf_head_t *witness)
@@ -510,8 +568,7 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     long R = 0, E = 0, n = m * (dv + 1), mc = m * dv, r = 0;
     fmpz_mat_t X;
     fmpz *Nc = NULL, *wv = NULL, *acc = NULL;
-    fmpq *lambda = NULL, *y = NULL;
-    fmpz_t den, t;
+    fmpq *lambda = NULL;
     int have_mats = 0;
 
     *feasible = 0;
@@ -532,8 +589,6 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     }
 
     fmpz_mat_init(X, n, n);
-    fmpz_init(den);
-    fmpz_init(t);
     acc = _fmpz_vec_init(R);
     have_mats = 1;
     /* Rows independent mod p are independent over Q, so the pivot rows of the modular
@@ -563,55 +618,16 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
     }
 
     lambda = _fmpq_vec_init(r);
-    if (r == 1) {
-        int s = fmpz_sgn(fmpz_mat_entry(X, mc, 0));
-        for (long i = 0; i < m && s; i++)
-            if (fmpz_sgn(fmpz_mat_entry(X, mc + i, 0)) != s)
-                s = 0;
-        if (!s) {
-            *reason = HF_REASON_SIGN;
-            goto cleanup;
-        }
-        fmpq_set_si(lambda, s, 1);
-    } else {
-        Nc = _fmpz_vec_init(m * r);
-        y = _fmpq_vec_init(m);
-        for (long i = 0; i < m; i++)
-            for (long k = 0; k < r; k++)
-                fmpz_set(Nc + i * r + k, fmpz_mat_entry(X, mc + i, k));
-        int lp = hf_exact_lp_positive(Nc, m, r, lambda, y);
-        if (lp < 0) {
-            err = hf_error(HF_ERR_INTERNAL, "exact test: simplex failed on %ld keys, nullity %ld",
-                           m, r);
-            goto cleanup;
-        }
-        if (lp == 0) {
-            if (!hf_exact_certificate_ok(y, Nc, m, r)) {
-                err = hf_error(HF_ERR_INTERNAL,
-                               "exact test: Gordan certificate failed its exact check "
-                               "(%ld keys, nullity %ld)",
-                               m, r);
-                goto cleanup;
-            }
-            *reason = HF_REASON_FARKAS;
-            goto cleanup;
-        }
-    }
-
-    /* w = X[:, 0..r) lambda, scaled to a primitive integer vector */
+    Nc = _fmpz_vec_init(m * r);
+    for (long i = 0; i < m; i++)
+        for (long k = 0; k < r; k++)
+            fmpz_set(Nc + i * r + k, fmpz_mat_entry(X, mc + i, k));
+    int found = 0;
+    HF_CHECK(err, hf_exact_positivity(Nc, m, r, lambda, &found, reason), cleanup);
+    if (!found)
+        goto cleanup;
     wv = _fmpz_vec_init(n);
-    fmpz_one(den);
-    for (long k = 0; k < r; k++)
-        fmpz_lcm(den, den, fmpq_denref(lambda + k));
-    for (long k = 0; k < r; k++) {
-        fmpz_divexact(t, den, fmpq_denref(lambda + k));
-        fmpz_mul(t, t, fmpq_numref(lambda + k));
-        for (long i = 0; i < n; i++)
-            fmpz_addmul(wv + i, fmpz_mat_entry(X, i, k), t);
-    }
-    _fmpz_vec_content(t, wv, n);
-    if (!fmpz_is_zero(t) && !fmpz_is_one(t))
-        _fmpz_vec_scalar_divexact_fmpz(wv, wv, n, t);
+    hf_exact_combine(X, r, lambda, n, wv);
 
     /* self-check before answering "feasible": c > 0 and M w = 0 exactly */
     _fmpz_vec_zero(acc, R);
@@ -632,16 +648,12 @@ static hf_err_t exact_decide(hf_exact_t *e, long m, const int64_t *keys, int use
 cleanup:
     if (wv)
         _fmpz_vec_clear(wv, n);
-    if (y)
-        _fmpq_vec_clear(y, m);
     if (Nc)
         _fmpz_vec_clear(Nc, m * r);
     if (lambda)
         _fmpq_vec_clear(lambda, r);
     if (have_mats) {
         _fmpz_vec_clear(acc, R);
-        fmpz_clear(t);
-        fmpz_clear(den);
         fmpz_mat_clear(X);
     }
     if (err != HF_OK) {

@@ -6,6 +6,7 @@
 
 #include <flint/fmpq.h>
 #include <flint/fmpz.h>
+#include <flint/fmpz_mat.h>
 
 #include "headfuse/exact.h"
 
@@ -85,5 +86,13 @@ long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long
 
 /* Shared by both decisions (exact.c). */
 int hf_exact_certificate_ok(const fmpq *y, const fmpz *Nc, long m, long r);
+/* Strict positivity on the null-space coordinates: rows Nc (m x r) of the positive part.
+ * Nullity 1: sign inspection (reason SIGN when mixed); else the exact simplex, whose
+ * Gordan certificate is checked (reason FARKAS). *found = 1 with lambda (r entries,
+ * initialised by the caller) such that Nc lambda > 0. */
+hf_err_t hf_exact_positivity(const fmpz *Nc, long m, long r, fmpq *lambda, int *found,
+                             hf_reason_t *reason);
+/* w = X[:, 0..r) lambda as a primitive integer vector of n entries (w initialised). */
+void hf_exact_combine(const fmpz_mat_t X, long r, const fmpq *lambda, long n, fmpz *w);
 
 #endif

@@ -425,11 +425,8 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
     long r = 0;
     int modp_full = 0;
     fmpz_mat_init(X, n, n);
-    fmpq *lambda = NULL, *y = NULL;
+    fmpq *lambda = NULL;
     fmpz *Nc = NULL, *R = NULL;
-    fmpz_t den, t;
-    fmpz_init(den);
-    fmpz_init(t);
     HF_CHECK(err, rs_nullspace(e, &w, use_mod, X, &r, &modp_full), cleanup);
     if (modp_full) {
         *reason = HF_REASON_MODP_RANK;
@@ -450,47 +447,12 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
                 fmpz_addmul(Nc + i * r + j, p, fmpz_mat_entry(X, k, j));
         }
     lambda = _fmpq_vec_init(r);
-    if (r == 1) {
-        int s = fmpz_sgn(Nc);
-        for (long i = 0; i < m && s; i++)
-            if (fmpz_sgn(Nc + i) != s)
-                s = 0;
-        if (!s) {
-            *reason = HF_REASON_SIGN;
-            goto cleanup;
-        }
-        fmpq_set_si(lambda, s, 1);
-    } else {
-        y = _fmpq_vec_init(m);
-        int lp = hf_exact_lp_positive(Nc, m, r, lambda, y);
-        if (lp < 0) {
-            err = hf_error(HF_ERR_INTERNAL, "exact test: simplex failed in R-space (%ld keys)", m);
-            goto cleanup;
-        }
-        if (lp == 0) {
-            if (!hf_exact_certificate_ok(y, Nc, m, r)) {
-                err = hf_error(HF_ERR_INTERNAL,
-                               "exact test: R-space Gordan certificate failed its check");
-                goto cleanup;
-            }
-            *reason = HF_REASON_FARKAS;
-            goto cleanup;
-        }
-    }
-    /* R = X lambda, primitive */
+    int found = 0;
+    HF_CHECK(err, hf_exact_positivity(Nc, m, r, lambda, &found, reason), cleanup);
+    if (!found)
+        goto cleanup;
     R = _fmpz_vec_init(n);
-    fmpz_one(den);
-    for (long k = 0; k < r; k++)
-        fmpz_lcm(den, den, fmpq_denref(lambda + k));
-    for (long k = 0; k < r; k++) {
-        fmpz_divexact(t, den, fmpq_denref(lambda + k));
-        fmpz_mul(t, t, fmpq_numref(lambda + k));
-        for (long i = 0; i < n; i++)
-            fmpz_addmul(R + i, fmpz_mat_entry(X, i, k), t);
-    }
-    _fmpz_vec_content(t, R, n);
-    if (!fmpz_is_zero(t) && !fmpz_is_one(t))
-        _fmpz_vec_scalar_divexact_fmpz(R, R, n, t);
+    hf_exact_combine(X, r, lambda, n, R);
     int ok = 0;
     HF_CHECK(err, rs_witness(e, &w, m, keys, R, witness, &ok), cleanup);
     if (!ok) {
@@ -503,14 +465,10 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
 cleanup:
     if (R)
         _fmpz_vec_clear(R, n);
-    if (y)
-        _fmpq_vec_clear(y, m);
     if (lambda)
         _fmpq_vec_clear(lambda, r);
     if (Nc)
         _fmpz_vec_clear(Nc, m * r);
-    fmpz_clear(t);
-    fmpz_clear(den);
     fmpz_mat_clear(X);
     if (err != HF_OK)
         goto out;

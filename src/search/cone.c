@@ -91,11 +91,6 @@ static long bits_weight(const uint64_t *b, long words, const long *weight)
     return total;
 }
 
-typedef struct {
-    long row;   /* first box point's row id */
-    uint64_t h; /* hash of the primitive row */
-} cone_hash_t;
-
 static uint64_t row_hash(const fmpz *a, long n)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -107,6 +102,70 @@ static uint64_t row_hash(const fmpz *a, long n)
     return h;
 }
 
+/* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)
+ * into hyperplanes: equal rows are one hyperplane whose points are theirs. Fills c->A,
+ * c->weight, c->pstart, c->pts. */
+static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const long *rowpt)
+{
+    long n = c->n, cap = 64, nh = 0;
+    while (cap < 2 * nrows)
+        cap *= 2;
+    hf_err_t err = HF_OK;
+    uint64_t *hash = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hash);
+    long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp); /* row -> hyperplane */
+    long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
+    long *tab = hf_malloc((size_t)cap * sizeof *tab); /* open addressing: hash -> row */
+    long *fill = NULL;
+    if (!hash || !hyp || !rep || !tab) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < cap; i++)
+        tab[i] = -1;
+    for (long i = 0; i < nrows; i++) {
+        hash[i] = row_hash(rows + i * n, n);
+        for (long sl = (long)(hash[i] & (uint64_t)(cap - 1));; sl = (sl + 1) & (cap - 1)) {
+            long j = tab[sl];
+            if (j < 0) {
+                tab[sl] = i;
+                hyp[i] = nh;
+                rep[nh++] = i;
+                break;
+            }
+            if (hash[j] == hash[i] && _fmpz_vec_equal(rows + j * n, rows + i * n, n)) {
+                hyp[i] = hyp[j];
+                break;
+            }
+        }
+    }
+    c->nh = nh;
+    c->words = (nh + 63) / 64;
+    c->A = _fmpz_vec_init(nh * n);
+    c->weight = hf_calloc((size_t)(nh ? nh : 1), sizeof *c->weight);
+    c->pstart = hf_calloc((size_t)nh + 1, sizeof *c->pstart);
+    c->pts = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *c->pts);
+    fill = hf_calloc((size_t)(nh ? nh : 1), sizeof *fill);
+    if (!c->weight || !c->pstart || !c->pts || !fill) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long h = 0; h < nh; h++)
+        _fmpz_vec_set(c->A + h * n, rows + rep[h] * n, n);
+    for (long i = 0; i < nrows; i++)
+        c->weight[hyp[i]]++;
+    for (long h = 0; h < nh; h++)
+        c->pstart[h + 1] = c->pstart[h] + c->weight[h];
+    for (long i = 0; i < nrows; i++) /* box-point order: each list increasing */
+        c->pts[c->pstart[hyp[i]] + fill[hyp[i]]++] = (uint32_t)rowpt[i];
+done:
+    free(fill);
+    free(tab);
+    free(rep);
+    free(hyp);
+    free(hash);
+    return err;
+}
+
 /* Rows of C: (Q R)_k for every box point k reached by Q + B_R, made primitive, and merged
  * into hyperplanes when equal. Returns *empty = 1 when some extent exceeds the span. */
 static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
@@ -114,73 +173,68 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
     int d = s->d;
     const hf_fraction_t *f = &s->frac;
     slong exp[HF_D_MAX];
-    int64_t qmin[HF_D_MAX], qmax[HF_D_MAX], brad[HF_D_MAX];
+    int64_t qmin[HF_D_MAX], brad[HF_D_MAX], rv[HF_D_MAX];
     hf_err_t err = HF_OK;
-    long nq = f->Q->length;
+    long nq = f->Q->length, nrows = 0;
+    fmpz *rows = NULL;
+    long *rowof = NULL, *rowpt = NULL, *off = NULL;
     *empty = 0;
-    for (int a = 0; a < d; a++) {
-        qmin[a] = INT64_MAX;
-        qmax[a] = 0;
-    }
-    int64_t *qe = hf_malloc((size_t)(nq ? nq : 1) * d * sizeof *qe);
-    if (!qe)
-        return HF_ERR_NOMEM;
-    for (long t = 0; t < nq; t++) {
-        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
-        for (int a = 0; a < d; a++) {
-            qe[t * d + a] = exp[a];
-            qmin[a] = exp[a] < qmin[a] ? exp[a] : qmin[a];
-            qmax[a] = exp[a] > qmax[a] ? exp[a] : qmax[a];
-        }
-    }
+    hf_search_extents(f, c->info.extent);
     long n = 1;
     for (int a = 0; a < d; a++) {
-        int64_t ext = nq ? qmax[a] - qmin[a] : 0;
-        c->info.extent[a] = ext;
-        if (ext > s->span) {
+        if (c->info.extent[a] > s->span) {
             *empty = 1;
-            free(qe);
             return HF_OK;
         }
-        brad[a] = s->span - ext + 1;
+        brad[a] = s->span - c->info.extent[a] + 1;
         n *= brad[a];
     }
     c->n = n;
     c->info.unknowns = n;
-    if ((int64_t)n * s->npts > CONE_CELLS_MAX) {
-        free(qe);
+    if ((int64_t)n * s->npts > CONE_CELLS_MAX)
         return hf_error(HF_ERR_LIMIT,
                         "cone engine: %ld unknowns x %ld box points is too large; use "
                         "--engine layered",
                         n, s->npts);
+    /* off[t]: box-index offset of Q's term t shifted to minimum 0 */
+    off = hf_malloc((size_t)(nq ? nq : 1) * sizeof *off);
+    rowof = hf_malloc((size_t)s->npts * sizeof *rowof);
+    if (!off || !rowof) {
+        err = HF_ERR_NOMEM;
+        goto done;
     }
-
-    /* row of every box point (dense: n entries), -1 when no term reaches it */
-    long *rowof = hf_malloc((size_t)s->npts * sizeof *rowof);
-    long nrows = 0;
-    fmpz *rows = NULL;
-    long *rowpt = NULL;
-    if (!rowof) {
-        free(qe);
-        return HF_ERR_NOMEM;
+    for (int a = 0; a < d; a++)
+        qmin[a] = INT64_MAX;
+    for (long t = 0; t < nq; t++) {
+        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
+        for (int a = 0; a < d; a++)
+            qmin[a] = exp[a] < qmin[a] ? exp[a] : qmin[a];
     }
+    for (long t = 0; t < nq; t++) {
+        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
+        off[t] = 0;
+        for (int a = 0; a < d; a++)
+            off[t] += (long)(exp[a] - qmin[a]) * s->pw[a];
+    }
+    /* every box point reached gets a row; rows are numbered in box-point order */
     for (long p = 0; p < s->npts; p++)
         rowof[p] = -1;
     for (long r = 0; r < n; r++) {
-        long rest = r, off = 0;
-        int64_t rv[HF_D_MAX];
+        long rest = r, base = 0;
         for (int a = d - 1; a >= 0; a--) {
             rv[a] = rest % brad[a];
             rest /= brad[a];
         }
-        for (long t = 0; t < nq; t++) {
-            off = 0;
-            for (int a = 0; a < d; a++)
-                off += (long)(rv[a] + qe[t * d + a] - qmin[a]) * s->pw[a];
-            if (rowof[off] < 0)
-                rowof[off] = nrows++;
-        }
+        for (int a = 0; a < d; a++)
+            base += (long)rv[a] * s->pw[a];
+        for (long t = 0; t < nq; t++)
+            rowof[base + off[t]] = 0;
     }
+    for (long p = 0; p < s->npts; p++)
+        if (rowof[p] == 0)
+            rowof[p] = nrows++;
+        else
+            rowof[p] = -1;
     rows = _fmpz_vec_init(nrows * n);
     rowpt = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rowpt);
     if (!rowpt) {
@@ -191,27 +245,17 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
         if (rowof[p] >= 0)
             rowpt[rowof[p]] = p;
     for (long r = 0; r < n; r++) {
-        long rest = r;
-        int64_t rv[HF_D_MAX];
+        long rest = r, base = 0;
         for (int a = d - 1; a >= 0; a--) {
             rv[a] = rest % brad[a];
             rest /= brad[a];
         }
+        for (int a = 0; a < d; a++)
+            base += (long)rv[a] * s->pw[a];
         for (long t = 0; t < nq; t++) {
-            long off = 0;
-            for (int a = 0; a < d; a++)
-                off += (long)(rv[a] + qe[t * d + a] - qmin[a]) * s->pw[a];
-            fmpz_add(rows + rowof[off] * n + r, rows + rowof[off] * n + r, f->Q->coeffs + t);
+            fmpz *x = rows + rowof[base + off[t]] * n + r;
+            fmpz_add(x, x, f->Q->coeffs + t);
         }
-    }
-    /* primitive rows; merge equal ones into hyperplanes (a sorted hash list) */
-    cone_hash_t *hs = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hs);
-    long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp);
-    if (!hs || !hyp) {
-        free(hs);
-        free(hyp);
-        err = HF_ERR_NOMEM;
-        goto done;
     }
     fmpz_t g;
     fmpz_init(g);
@@ -219,115 +263,17 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
         _fmpz_vec_content(g, rows + i * n, n);
         if (!fmpz_is_one(g))
             _fmpz_vec_scalar_divexact_fmpz(rows + i * n, rows + i * n, n, g);
-        hs[i].row = i;
-        hs[i].h = row_hash(rows + i * n, n);
-        hyp[i] = -1;
     }
     fmpz_clear(g);
-    /* rows are numbered in box-point order already (first reach); give each hyperplane
-     * the number of its first row, scanning rows in box-point order */
-    long *byp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *byp);
-    if (!byp) {
-        free(hs);
-        free(hyp);
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    {
-        long k = 0;
-        for (long p = 0; p < s->npts; p++)
-            if (rowof[p] >= 0)
-                byp[k++] = rowof[p];
-    }
-    /* open-addressing table over hashes -> representative row */
-    long cap = 64;
-    while (cap < 2 * nrows)
-        cap *= 2;
-    long *tab = hf_malloc((size_t)cap * sizeof *tab);
-    if (!tab) {
-        free(byp);
-        free(hs);
-        free(hyp);
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < cap; i++)
-        tab[i] = -1;
-    long nh = 0;
-    long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
-    if (!rep) {
-        free(tab);
-        free(byp);
-        free(hs);
-        free(hyp);
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long k = 0; k < nrows; k++) {
-        long i = byp[k];
-        for (long sl = (long)(hs[i].h & (uint64_t)(cap - 1));; sl = (sl + 1) & (cap - 1)) {
-            if (tab[sl] < 0) {
-                tab[sl] = i;
-                hyp[i] = nh;
-                rep[nh++] = i;
-                break;
-            }
-            long j = tab[sl];
-            if (hs[j].h == hs[i].h && _fmpz_vec_equal(rows + j * n, rows + i * n, n)) {
-                hyp[i] = hyp[j];
-                break;
-            }
-        }
-    }
-    free(tab);
-    c->nh = nh;
-    c->words = (nh + 63) / 64;
-    c->A = _fmpz_vec_init(nh * n);
-    c->weight = hf_calloc((size_t)(nh ? nh : 1), sizeof *c->weight);
-    c->pstart = hf_calloc((size_t)nh + 1, sizeof *c->pstart);
-    c->pts = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *c->pts);
-    if (!c->weight || !c->pstart || !c->pts) {
-        free(rep);
-        free(byp);
-        free(hs);
-        free(hyp);
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long h = 0; h < nh; h++)
-        _fmpz_vec_set(c->A + h * n, rows + rep[h] * n, n);
-    for (long i = 0; i < nrows; i++)
-        c->weight[hyp[i]]++;
-    for (long h = 0; h < nh; h++)
-        c->pstart[h + 1] = c->pstart[h] + c->weight[h];
-    {
-        long *fill = hf_calloc((size_t)(nh ? nh : 1), sizeof *fill);
-        if (!fill) {
-            free(rep);
-            free(byp);
-            free(hs);
-            free(hyp);
-            err = HF_ERR_NOMEM;
-            goto done;
-        }
-        for (long k = 0; k < nrows; k++) { /* box-point order: each list increasing */
-            long i = byp[k], h = hyp[i];
-            c->pts[c->pstart[h] + fill[h]++] = (uint32_t)rowpt[i];
-        }
-        free(fill);
-    }
+    err = cone_merge(c, rows, nrows, rowpt);
     c->info.rows = nrows;
-    c->info.hyperplanes = nh;
-    free(rep);
-    free(byp);
-    free(hs);
-    free(hyp);
+    c->info.hyperplanes = c->nh;
 done:
     if (rows)
         _fmpz_vec_clear(rows, nrows * n);
     free(rowpt);
     free(rowof);
-    free(qe);
+    free(off);
     return err;
 }
 
