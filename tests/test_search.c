@@ -957,6 +957,86 @@ static void test_poll_and_bad_calls(void)
 }
 
 /* Affine equivalence of fractions: T, 2 T + 1 and T / 3 agree; T and T + sigma(q_2) do not. */
+/* Counts its calls; answers 1 (stop) at call number *limit (never when 0). */
+typedef struct {
+    long calls, limit;
+} poll_count_t;
+
+static int poll_count(void *ctx)
+{
+    poll_count_t *p = ctx;
+    p->calls++;
+    return p->limit > 0 && p->calls >= p->limit;
+}
+
+/* Every unit of the prepared size m; the supports found go to f. */
+static void run_level(hf_search_t *s, long m, long nu, found_t *f)
+{
+    for (long u = 0; u < nu; u++) {
+        f->cur_unit = u;
+        CU_ASSERT_EQUAL_FATAL(hf_search_run_unit(s, m, u, on_found, f, NULL, NULL, NULL), HF_OK);
+    }
+}
+
+/* Preparing a size of the layered engine grows face tables by sub-searches: a stop
+ * request is seen inside them, the partial table is dropped, and preparing the size again
+ * gives the same units and supports as a search that was never stopped. */
+static void test_level_polled(void)
+{
+    hf_target_t t;
+    hf_search_opts_t so = {.span = 3, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_t *ref = NULL, *s = NULL;
+    CU_ASSERT_FATAL(load("chain:d=3", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &ref), HF_OK);
+    long m0 = hf_search_first_size(ref), sizes = 3;
+    long ref_nu[3], total_calls = 0;
+    found_t fr;
+    found_init(&fr, &t);
+    for (long i = 0; i < sizes; i++) {
+        poll_count_t pc = {0, 0};
+        CU_ASSERT_EQUAL_FATAL(hf_search_level_polled(ref, m0 + i, poll_count, &pc, &ref_nu[i]),
+                              HF_OK);
+        total_calls += pc.calls;
+        run_level(ref, m0 + i, ref_nu[i], &fr);
+    }
+    /* the face tables are grown by sub-searches, so the preparation is polled */
+    CU_ASSERT_FATAL(total_calls >= 3);
+    CU_ASSERT(ref_nu[0] + ref_nu[1] + ref_nu[2] > 0);
+    long limits[] = {1, total_calls / 2, total_calls};
+    for (int k = 0; k < 3; k++) {
+        found_t fs;
+        found_init(&fs, &t);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        poll_count_t pc = {0, limits[k]};
+        int stopped = 0;
+        for (long i = 0; i < sizes; i++) {
+            long nu = -1;
+            hf_err_t err = hf_search_level_polled(s, m0 + i, poll_count, &pc, &nu);
+            if (err == HF_ERR_INTERRUPTED) {
+                stopped++;
+                CU_ASSERT_EQUAL(nu, 0);
+                /* the size is not prepared: running a unit is refused */
+                CU_ASSERT_EQUAL(hf_search_run_unit(s, m0 + i, 0, NULL, NULL, NULL, NULL, NULL),
+                                HF_ERR_INPUT);
+                pc.limit = 0;
+                CU_ASSERT_EQUAL_FATAL(hf_search_level_polled(s, m0 + i, poll_count, &pc, &nu),
+                                      HF_OK);
+            } else {
+                CU_ASSERT_EQUAL_FATAL(err, HF_OK);
+            }
+            CU_ASSERT_EQUAL(nu, ref_nu[i]);
+            run_level(s, m0 + i, nu, &fs);
+        }
+        CU_ASSERT_EQUAL(stopped, 1);
+        CU_ASSERT(found_same(&fr, &fs));
+        hf_search_destroy(&s);
+        found_clear(&fs);
+    }
+    found_clear(&fr);
+    hf_search_destroy(&ref);
+    hf_target_clear(&t);
+}
+
 static void test_affine_equal(void)
 {
     hf_target_t a, b;
@@ -1077,6 +1157,7 @@ int hf_register_tests(void)
         {"unit order does not matter", test_unit_determinism},
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
+        {"preparing a size: stopped and prepared again", test_level_polled},
         {"affine equivalence of fractions", test_affine_equal},
         {"face memo", test_facememo},
         {"allocation failures", test_allocation_failures},

@@ -4,12 +4,23 @@
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <flint/flint.h>
 
 #include "unit.h"
 
-int main(void)
+/* Only the tests whose name contains `filter` stay active (a developer's shortcut:
+ * build/test_search "preparing a size"). */
+static void keep_matching(const char *filter)
+{
+    for (CU_pSuite suite = CU_get_registry()->pSuite; suite; suite = suite->pNext)
+        for (CU_pTest test = suite->pTest; test; test = test->pNext)
+            if (!strstr(test->pName, filter))
+                CU_set_test_active(test, CU_FALSE);
+}
+
+int main(int argc, char **argv)
 {
     /* FLINT caches freed big integers; release them so valgrind sees no leak */
     atexit(flint_cleanup_master);
@@ -20,6 +31,8 @@ int main(void)
         CU_cleanup_registry();
         return 1;
     }
+    if (argc > 1)
+        keep_matching(argv[1]);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failures = CU_get_number_of_failures();

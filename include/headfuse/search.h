@@ -88,6 +88,13 @@ long hf_search_last_size(const hf_search_t *s);
 /* Prepare size m and return its number of work units (may be 0). Deterministic. */
 hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
 
+/* The same, calling poll now and then while the size is prepared (the layered engine
+ * grows its face tables by sub-searches here) and stopping with HF_ERR_INTERRUPTED when it
+ * answers nonzero; the size is then left unprepared. hf_search_describe reports the
+ * preparation meanwhile. poll may be NULL. */
+hf_err_t hf_search_level_polled(hf_search_t *s, long m, hf_search_poll_fn poll, void *poll_ctx,
+                                long *nunits);
+
 /* Called for each feasible support found: keys[m*d] in canonical position, sorted
  * lexicographically; witness holds the exact weights/values for those keys. */
 typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,

@@ -307,16 +307,25 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
 
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         long nunits = 0;
-        err = hf_search_level(search, m, &nunits);
+        /* preparing a size can take a while (the layered engine's face tables): it polls
+         * for stop requests and prints progress like the one-time preparation */
+        err = hf_search_level_polled(search, m, poll_prepare, &L, &nunits);
         if (err == HF_OK && !(L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo)))
             err = HF_ERR_NOMEM;
         /* every rank prepared the same level, or all stop together (a rank that goes
          * its own way here would leave the others waiting forever) */
-        int code = (int)err, worst;
-        MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-        if (worst != HF_OK) {
-            if (err == HF_OK)
-                err = hf_error_relay((hf_err_t)worst, "another rank failed preparing size %ld", m);
+        int prep[2] = {(int)(err == HF_ERR_INTERRUPTED ? HF_OK : err),
+                       err == HF_ERR_INTERRUPTED || hf_sched_stop_requested()},
+            worst[2];
+        MPI_Allreduce(prep, worst, 2, MPI_INT, MPI_MAX, comm);
+        if (worst[0] != HF_OK || worst[1]) {
+            if (worst[0] == HF_OK) {
+                out->interrupted = 1;
+                err = HF_OK;
+            } else if (err == HF_OK || err == HF_ERR_INTERRUPTED) {
+                err =
+                    hf_error_relay((hf_err_t)worst[0], "another rank failed preparing size %ld", m);
+            }
             free(L.todo);
             L.todo = NULL;
             break;

@@ -899,7 +899,11 @@ void hf_search_describe(const hf_search_t *s, char *buf, size_t n)
 {
     const hf_cone_t *c = s->cone;
     if (s->engine != HF_ENGINE_CONE) {
-        snprintf(buf, n, "engine %s", hf_engine_name(s->engine));
+        if (s->prep_m > 0 && s->prep_sz > 0)
+            snprintf(buf, n, "engine %s: size %ld: face tables at size %ld of %ld",
+                     hf_engine_name(s->engine), s->prep_m, s->prep_sz, s->prep_of);
+        else
+            snprintf(buf, n, "engine %s", hf_engine_name(s->engine));
         return;
     }
     if (!c) {

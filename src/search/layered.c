@@ -295,11 +295,27 @@ static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
                                                    owner->reg, &fs->sub),
                          done);
             long nu = 0;
-            HF_CHECK(err, hf_search_level(fs->sub, sz, &nu), done);
-            for (long u = 0; u < nu; u++)
-                HF_CHECK(err,
-                         hf_search_run_unit(fs->sub, sz, u, fs_collect, &col, NULL, NULL, NULL),
-                         done);
+            owner->prep_sz = sz;
+            owner->prep_of = M;
+            /* the owner's stop hook reaches the sub-search, so a stop request is seen
+             * within one unit's few hundred candidates; the partial size is dropped */
+            err =
+                hf_search_level_polled(fs->sub, sz, owner->level_poll, owner->level_poll_ctx, &nu);
+            for (long u = 0; err == HF_OK && u < nu; u++) {
+                /* between sub-units too: most hold fewer candidates than one poll period */
+                if (owner->level_poll && owner->level_poll(owner->level_poll_ctx))
+                    err =
+                        hf_error(HF_ERR_INTERRUPTED,
+                                 "search: size %ld: preparation stopped on request", owner->prep_m);
+                else
+                    err = hf_search_run_unit(fs->sub, sz, u, fs_collect, &col, owner->level_poll,
+                                             owner->level_poll_ctx, NULL);
+            }
+            if (err != HF_OK) {
+                fs->nidx = fs->n > first ? fs->start[first] : fs->nidx;
+                fs->n = first;
+                goto done;
+            }
             long n = fs->n - first;
             long *tmp = hf_malloc((size_t)(n ? n : 1) * sizeof *tmp);
             if (!tmp) {

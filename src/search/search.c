@@ -608,6 +608,12 @@ const hf_search_stats_t *hf_search_stats(const hf_search_t *s)
 
 hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
 {
+    return hf_search_level_polled(s, m, NULL, NULL, nunits);
+}
+
+hf_err_t hf_search_level_polled(hf_search_t *s, long m, hf_search_poll_fn poll, void *poll_ctx,
+                                long *nunits)
+{
     *nunits = 0;
     if (m < 1)
         return hf_error(HF_ERR_INPUT, "search: size %ld: must be >= 1", m);
@@ -615,9 +621,16 @@ hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
     s->nunits = 0;
     s->nblocks = 0;
     if (m <= s->npts) {
+        s->level_poll = poll;
+        s->level_poll_ctx = poll_ctx;
+        s->prep_m = m;
+        s->prep_sz = s->prep_of = 0;
         hf_err_t err = s->engine == HF_ENGINE_CONE      ? hf_search_cone_level(s, m)
                        : s->engine == HF_ENGINE_LAYERED ? hf_search_layered_level(s, m)
                                                         : hf_search_plain_level(s, m);
+        s->level_poll = NULL;
+        s->level_poll_ctx = NULL;
+        s->prep_m = 0;
         if (err != HF_OK) {
             s->nunits = 0;
             s->nblocks = 0;

@@ -160,6 +160,11 @@ struct hf_search_s {
 
     /* prepared level */
     long level_m;
+    /* while a level is being prepared: its poll hook and what it is doing (for describe) */
+    hf_search_poll_fn level_poll;
+    void *level_poll_ctx;
+    long prep_m;         /* size being prepared, 0 when none */
+    long prep_sz, prep_of; /* face-table size being grown, and the last one needed */
     long nunits, capunits;
     hf_unit_t *units;
     long nblocks, capblocks;
