@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "headfuse/error.h"
+#include "headfuse/target.h"
 
 #define HF_NAME_LEN 128
 #define HF_BIGINT_LEN 48
@@ -65,6 +66,15 @@ void hf_supports_clear(hf_supports_t *s);
 /* Append one support (copies keys[m*d], weights[m], values[m*dv]). */
 hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *weights,
                           char *const *values);
+
+/* The one conversion between a witness head (exact rationals) and a row of supports
+ * (rationals as text, as RESULT.h5 stores them). push_head appends head h as one
+ * support (h->natoms must be s->m). hf_supports_head puts support j into h
+ * (initialised by the caller for s->d, s->dv; resized to s->m atoms); a weight or value
+ * that is not a rational is not an error but a bad witness: *why says which (else
+ * NULL), and h is then incomplete. */
+hf_err_t hf_supports_push_head(hf_supports_t *s, const hf_head_t *h);
+hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const char **why);
 
 /* Cost of one finished work unit (the per-unit log). */
 typedef struct {
@@ -141,6 +151,43 @@ typedef struct {
  * has no description). out is initialised by the call. */
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
 void hf_shard_data_clear(hf_shard_data_t *d);
+
+/* ---- a search's shard directory (shards.c) ----
+ * Shards of one search live in one directory as run-<stamp>-<pid>-r<rank>.h5. */
+
+/* The shard paths in dir, sorted (none when dir does not exist). Free with
+ * hf_shards_list_free. */
+hf_err_t hf_shards_list(const char *dir, char ***paths, long *n);
+void hf_shards_list_free(char **paths, long n);
+/* Remove the shards and then the directory (best effort: the result holds everything). */
+void hf_shards_remove(const char *dir);
+
+/* Everything the shards of a directory hold, merged: completed units (the first record
+ * of each (m, unit) wins; a unit is never counted twice) and their found records. */
+typedef struct {
+    long nunits;
+    hf_unit_record_t *units;
+    long nfound;
+    int64_t *found_m, *found_unit;
+    char **found_record;
+} hf_shards_merged_t;
+
+/* Merge every shard of dir with this fingerprint (hf_shard_read's errors; a corrupt
+ * shard's message says to move it away). A directory holds the shards of one search
+ * (one entry of a job), so every record is merged whatever row it names (the row is the
+ * entry's index when the unit ran; a resumed job may have moved the directory). g is
+ * initialised by the call; clear it with hf_shards_merged_clear. */
+hf_err_t hf_shards_merge(const char *dir, const char *fingerprint, hf_shards_merged_t *g);
+void hf_shards_merged_clear(hf_shards_merged_t *g);
+
+/* The one encoding of a found support in a shard record:
+ * {"keys": [[..]..], "weights": ["p/q"..], "values": [["p/q"..]..]} with m atoms, keys
+ * m*d and the witness w's weights and values. Every part must be there: a record with
+ * a missing witness would be saved as part of a finished unit and fail every later
+ * merge. decode: w (initialised for d, dv) gets the record's m atoms; a record of
+ * another shape or with a bad rational -> HF_ERR_CORRUPT. */
+hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out);
+hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w);
 
 /* ---- write fault injection (for tests) ---- */
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "approx/approx_impl.h"
+#include "headfuse/agree.h"
 #include "headfuse/bounds.h"
 
 typedef enum { START_RANDOM, START_PRODUCT, START_EXACT, START_DELETE, START_SPLIT } start_t;
@@ -64,21 +65,10 @@ void hf_approx_result_clear(hf_approx_result_t *r)
     hf_approx_result_init(r);
 }
 
-/* Every rank returns the same error: the lowest failing rank's code and message. */
+/* Every rank returns the same error with the winner's message (headfuse/agree.h). */
 static hf_err_t run_agree(const run_t *R, hf_err_t err)
 {
-    int mine = err != HF_OK ? R->rank : R->size, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, R->comm);
-    if (first == R->size)
-        return HF_OK;
-    int code = (int)err;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", R->rank == first ? hf_error_msg() : "");
-    MPI_Bcast(&code, 1, MPI_INT, first, R->comm);
-    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, R->comm);
-    if (!msg[0])
-        snprintf(msg, sizeof msg, "%s", hf_err_str((hf_err_t)code));
-    return hf_error((hf_err_t)code, "%s", msg);
+    return hf_agree_all_message(R->comm, err);
 }
 
 /* A random start: keys and biases standard normal, values the target's values at

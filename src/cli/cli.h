@@ -22,30 +22,15 @@ int cli_cmd_approx(int argc, char **argv);
 int cli_table_approx(const char *path, int fmt);
 
 /* Shared by the commands that write result files (src/cli/cli_result.c). */
-void cli_iso_time(char *buf, size_t n);
 /* Start MPI for a collective command: rank, size, the stop-signal handlers and the
  * start time (ISO 8601, UTC) for the provenance. */
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n);
 char *cli_join_argv(int argc, char **argv);
-void cli_remove_shards(const char *dir);
-/* hf_result_read for a file named by the user (table, verify, approx --from): when it
- * does not exist but PATH.shards/ does, the message says that a search or run was
- * stopped before writing it and that --resume finishes it. */
-hf_err_t cli_result_read(const char *path, hf_result_t *r);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
-/* Fill the provenance of a result (version, commit, command line, host, start and end
- * time, ranks), replacing what was there. cmdline NULL (cli_join_argv out of memory)
- * -> HF_ERR_NOMEM. */
-hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks);
 /* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if
  * not NULL, is the file it was written to. */
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
-/* When the environment sets HF_EXPECT_RANKS=N (batch scripts set it to SLURM_NTASKS),
- * fail with HF_ERR_MPI unless the MPI job has exactly N ranks: N singletons started by a
- * misconfigured launcher would otherwise all write the same files. */
-hf_err_t cli_check_ranks(int size);
-
 /* Testing hooks (src/cli/cli_faults.c, docs/reliability.md): HEADFUSE_FAIL_H5_WRITE=N
  * and HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail;
  * HEADFUSE_FAULT_COUNT=1 prints how many of each were made at exit. Returns 0, or

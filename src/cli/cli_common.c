@@ -1,12 +1,10 @@
 /* Argument scanning, target loading and JSON output shared by the subcommands. */
-#include <limits.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_common.h"
-#include "headfuse/job.h"
+#include "headfuse/agree.h"
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos)
@@ -61,20 +59,6 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
         }
     }
     return 0;
-}
-
-hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep)
-{
-    char why[1024];
-    int p = hf_job_output_problem(path, why, sizeof why);
-    if (p < 0)
-        return HF_ERR_NOMEM;
-    if (p > 0)
-        return hf_error(HF_ERR_INPUT, "%s %s: %s", opt, path, why);
-    if (!force && access(path, F_OK) == 0)
-        return hf_error(HF_ERR_INPUT, "%s %s: exists; give --force to overwrite it%s%s", opt, path,
-                        keep ? ", or " : "", keep ? keep : "");
-    return HF_OK;
 }
 
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
@@ -174,37 +158,14 @@ int cli_fail(const char *cmd, hf_err_t err)
     return hf_err_exit_status(err);
 }
 
-hf_err_t cli_agree_root(MPI_Comm comm, hf_err_t e)
-{
-    int code = (int)e;
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    if (code != HF_OK && e == HF_OK)
-        hf_error_relay((hf_err_t)code, "rank 0 failed");
-    return (hf_err_t)code;
-}
-
-hf_err_t cli_agree_all(MPI_Comm comm, hf_err_t e)
-{
-    int code = (int)e, worst;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (worst != HF_OK && e == HF_OK)
-        hf_error_relay((hf_err_t)worst, "another rank failed");
-    return worst != HF_OK && e != HF_OK ? e : (hf_err_t)worst;
-}
-
 int cli_fail_mpi(MPI_Comm comm, const char *cmd, hf_err_t err)
 {
-    int rank, first;
+    int rank, reporter = hf_agree_reporter(comm);
     MPI_Comm_rank(comm, &rank);
-    int mine = hf_error_is_relayed() ? INT_MAX : rank;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == INT_MAX ? rank == 0 : rank == first) {
+    if (rank == reporter && rank > 0) {
         const char *msg = hf_error_msg();
-        if (rank > 0)
-            fprintf(stderr, "headfuse %s: rank %d: %s\n", cmd, rank,
-                    msg[0] ? msg : hf_err_str(err));
-        else
-            cli_fail(cmd, err);
-    }
+        fprintf(stderr, "headfuse %s: rank %d: %s\n", cmd, rank, msg[0] ? msg : hf_err_str(err));
+    } else if (rank == reporter)
+        cli_fail(cmd, err);
     return hf_err_exit_status(err);
 }

@@ -8,6 +8,8 @@
 #include <flint/fmpz.h>
 #include <mpi.h>
 
+#include "headfuse/agree.h"
+#include "headfuse/campaign.h"
 #include "headfuse/target.h"
 
 /* One option a subcommand accepts. has_value: takes the next argument (or =VALUE). */
@@ -25,14 +27,6 @@ typedef struct {
  * changes nothing and is accepted. */
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
-
-/* Before any work: whether the output file `path` given by option `opt` ("--out") can
- * be written. Its directory must exist and be writable (HF_ERR_INPUT "OPT PATH: cannot
- * write 'PATH': directory D: ..."); an existing file is refused unless force
- * (HF_ERR_INPUT "OPT PATH: exists; give --force to overwrite it", followed by
- * ", or KEEP" when keep is not NULL: the way to keep it, e.g. --resume). Not
- * collective: rank 0 checks, the others agree (cli_agree_root). */
-hf_err_t cli_check_output(const char *opt, const char *path, int force, const char *keep);
 
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
@@ -52,16 +46,9 @@ void cli_json_print(json_t *j);
  * status for it. */
 int cli_fail(const char *cmd, hf_err_t err);
 
-/* Agreement on errors before the next collective step, so that no rank goes on alone
- * while another has stopped (which would leave it waiting forever). The code that
- * wins is returned on every rank; a rank that did not fail records a relayed message
- * (hf_error_relay). cli_agree_root: rank 0's code; cli_agree_all: the worst code. */
-hf_err_t cli_agree_root(MPI_Comm comm, hf_err_t e);
-hf_err_t cli_agree_all(MPI_Comm comm, hf_err_t e);
-
-/* cli_fail for an error every rank of comm agreed on (collective): the lowest rank
- * that holds the error's own message prints it, naming itself when it is not rank 0;
- * if none does, rank 0 prints the relayed message. Returns the exit status. */
+/* cli_fail for an error every rank of comm agreed on (collective): the rank that
+ * hf_agree_reporter names prints it, naming itself when it is not rank 0. Returns the
+ * exit status. */
 int cli_fail_mpi(MPI_Comm comm, const char *cmd, hf_err_t err);
 
 #endif

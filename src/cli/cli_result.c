@@ -1,26 +1,14 @@
-/* Shared by the commands that write result files (search, run): provenance, the shard
- * clean-up, a table row as JSON and as one printed line. */
-#include <dirent.h>
-#include <errno.h>
+/* Shared by the commands that write result files (search, run): MPI start, the command
+ * line, a table row as JSON and as one printed line. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "headfuse/campaign.h"
 #include "headfuse/sched.h"
 #include "cli/cli_common.h"
-
-void cli_iso_time(char *buf, size_t n)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 char *cli_join_argv(int argc, char **argv)
 {
@@ -42,39 +30,6 @@ char *cli_join_argv(int argc, char **argv)
             strcat(s, "'");
     }
     return s;
-}
-
-/* Remove the shards of a finished entry (the result file now holds everything). */
-void cli_remove_shards(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    char path[4096];
-    while ((de = readdir(d)))
-        if (!strncmp(de->d_name, "run-", 4)) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
-hf_err_t cli_result_read(const char *path, hf_result_t *r)
-{
-    hf_err_t e = hf_result_read(path, r);
-    struct stat st;
-    char shards[4200];
-    snprintf(shards, sizeof shards, "%s.shards", path);
-    if (e == HF_ERR_IO && access(path, F_OK) != 0 && errno == ENOENT && stat(shards, &st) == 0 &&
-        S_ISDIR(st.st_mode))
-        e = hf_error(HF_ERR_IO,
-                     "%s: no such file, but %s/ holds the saved work of a search or run that was "
-                     "stopped before writing it: rerun that command with --resume to finish it "
-                     "and write %s",
-                     path, shards, path);
-    return e;
 }
 
 json_t *cli_row_json(const hf_row_t *r)
@@ -106,27 +61,6 @@ json_t *cli_row_json(const hf_row_t *r)
     json_object_set_new(o, "units", json_integer(r->units));
     json_object_set_new(o, "seconds", json_real(r->seconds));
     return o;
-}
-
-hf_err_t cli_result_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
-{
-    /* NULL is cli_join_argv out of memory: a result without its command is refused */
-    if (!cmdline)
-        return hf_error(HF_ERR_NOMEM, "out of memory recording the command line");
-    char host[256] = "?", endt[32];
-    gethostname(host, sizeof host);
-    host[sizeof host - 1] = '\0';
-    cli_iso_time(endt, sizeof endt);
-    char **fields[] = {&res->version, &res->git_commit, &res->command_line,
-                       &res->host,    &res->start_time, &res->end_time};
-    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline, host, start, endt};
-    for (int i = 0; i < 6; i++) {
-        free(*fields[i]);
-        if (!(*fields[i] = hf_strdup(values[i])))
-            return HF_ERR_NOMEM;
-    }
-    res->ranks = ranks;
-    return HF_OK;
 }
 
 /* A count for the one-line summary: "?" when unknown (-1). */
@@ -162,29 +96,11 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     fflush(f);
 }
 
-hf_err_t cli_check_ranks(int size)
-{
-    const char *expect = getenv("HF_EXPECT_RANKS");
-    if (!expect || !*expect)
-        return HF_OK;
-    char *end;
-    long n = strtol(expect, &end, 10);
-    if (*end || n < 1)
-        return hf_error(HF_ERR_INPUT, "HF_EXPECT_RANKS=%s: must be a positive integer", expect);
-    if (n != size)
-        return hf_error(HF_ERR_MPI,
-                        "HF_EXPECT_RANKS=%s but this MPI job has %d rank(s): the launcher did "
-                        "not start the tasks as one MPI job (with srun use --mpi=pmix; see "
-                        "docs/cluster.md)",
-                        expect, size);
-    return HF_OK;
-}
-
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n)
 {
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     hf_sched_install_signals();
-    cli_iso_time(start, n);
+    hf_campaign_iso_time(start, n);
 }

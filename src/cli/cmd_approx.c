@@ -288,7 +288,7 @@ static hf_err_t load_from(const char *path, const hf_target_t *t, hf_head_t *hea
     fmpq *v = NULL;
     fmpq_init(w);
     hf_result_init(&res);
-    HF_CHECK(err, cli_result_read(path, &res), done);
+    HF_CHECK(err, hf_campaign_result_read(path, &res), done);
     const hf_supports_t *s = NULL;
     for (long i = 0; i < res.nrows && !s; i++)
         if (!strcmp(res.rows[i].name, t->name) && res.supports[i].n >= 1 && res.supports[i].m >= 1)
@@ -459,7 +459,7 @@ int cli_cmd_approx(int argc, char **argv)
     PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
 
     char start[32], endt[32], host[256] = "?";
-    cli_iso_time(start, sizeof start);
+    hf_campaign_iso_time(start, sizeof start);
     gethostname(host, sizeof host);
     hf_target_t t;
     hf_head_t exact;
@@ -473,8 +473,8 @@ int cli_cmd_approx(int argc, char **argv)
     char *cmdline = cli_join_argv(argc, argv);
 
     /* find out now, not after the fits, that the file cannot (or must not) be written */
-    hf_err_t e = cli_agree_root(MPI_COMM_WORLD,
-                                rank == 0 ? cli_check_output("--out", out, force, NULL) : HF_OK);
+    hf_err_t e = hf_agree_root(
+        MPI_COMM_WORLD, rank == 0 ? hf_campaign_check_output("--out", out, force, NULL) : HF_OK);
     if (e == HF_OK)
         e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;
@@ -487,7 +487,7 @@ int cli_cmd_approx(int argc, char **argv)
         if (e == HF_OK)
             o.exact_head = &exact;
     }
-    HF_CHECK(e, cli_agree_all(MPI_COMM_WORLD, e), fail);
+    HF_CHECK(e, hf_agree_all(MPI_COMM_WORLD, e), fail);
     o.verbose = !quiet && !json;
 
     HF_CHECK(e, hf_approx_run(MPI_COMM_WORLD, &t, &o, &res), fail);
@@ -502,7 +502,7 @@ int cli_cmd_approx(int argc, char **argv)
         } else {
             hf_error_clear();
         }
-        cli_iso_time(endt, sizeof endt);
+        hf_campaign_iso_time(endt, sizeof endt);
         prov.version = hf_strdup(HF_VERSION);
         prov.git_commit = hf_strdup(HF_GIT_COMMIT);
         prov.command_line = hf_strdup(cmdline);
@@ -518,7 +518,7 @@ int cli_cmd_approx(int argc, char **argv)
         else
             e = hf_approx_file_write(out, &res, &prov);
     }
-    HF_CHECK(e, cli_agree_all(MPI_COMM_WORLD, e), fail);
+    HF_CHECK(e, hf_agree_all(MPI_COMM_WORLD, e), fail);
     for (int i = 0; i < res.nrows; i++)
         missed |= !strcmp(res.rows[i].status, "missed");
     if (rank == 0) {

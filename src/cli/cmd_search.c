@@ -1,18 +1,15 @@
 /* headfuse search: the distributed minimal-support search of one target at one span,
  * written to RESULT.h5 (one table row, its minimal supports with exact witnesses, the
  * per-unit cost log and provenance). Collective: run it under mpirun. */
-#include <dirent.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_common.h"
-#include "cli/cli_search_run.h"
-#include "headfuse/sched.h"
+#include "headfuse/agree.h"
+#include "headfuse/campaign.h"
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse search (FILE.json | --family NAME:d=N[,k=K]) --span S\n"
@@ -26,48 +23,6 @@ static const char *usage_text =
     "  --engine: how candidates are generated (docs/search.md); every engine gives the\n"
     "  same table. auto (default) takes the cone engine when it has few unknowns, else\n"
     "  layered; --no-prune is --engine plain.\n";
-
-/* Rank 0, before any work: the output's directory is writable, and an existing file is
- * overwritten only with --force; with --resume, an existing result of this very search
- * means there is nothing left to do (*complete, its row in *row). */
-static hf_err_t check_out(const char *out, int force, int resume, const hf_target_t *t,
-                          const hf_search_opts_t *so, int *complete, hf_row_t *row)
-{
-    *complete = 0;
-    hf_err_t e = cli_check_output("--out", out, force || resume,
-                                  "--resume to keep it if it is the result of this search");
-    if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
-        return e;
-    hf_result_t r;
-    char *json = hf_target_to_json(t);
-    if (!json)
-        return HF_ERR_NOMEM;
-    e = hf_result_read(out, &r);
-    if (e == HF_ERR_NOMEM) {
-        free(json);
-        return e;
-    }
-    if (e == HF_OK && r.nrows == 1 && cli_row_matches(&r, 0, json, so)) {
-        *complete = 1;
-        *row = r.rows[0];
-    } else if (e == HF_OK) {
-        e = hf_error(HF_ERR_INPUT,
-                     "--out %s: exists and holds another result (%ld row%s%s%s), not this "
-                     "search's; give --force to overwrite it",
-                     out, r.nrows, r.nrows == 1 ? ": " : "", r.nrows == 1 ? r.rows[0].name : "",
-                     r.nrows == 1 && strcmp(r.target_json[0], json) ? "" : ", other settings");
-    } else {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", hf_error_msg());
-        e = hf_error(HF_ERR_INPUT,
-                     "--out %s: exists and is not a readable result (%s); give --force to "
-                     "overwrite it",
-                     out, why);
-    }
-    hf_result_clear(&r);
-    free(json);
-    return e;
-}
 
 int cli_cmd_search(int argc, char **argv)
 {
@@ -120,77 +75,37 @@ int cli_cmd_search(int argc, char **argv)
     cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_target_t t;
-    hf_result_t res;
     hf_row_t row;
-    hf_supports_t sup;
-    hf_unit_record_t *units = NULL;
-    long nunits = 0;
-    int have_target = 0, have_sup = 0;
-    char *cmdline = cli_join_argv(argc, argv), *tjson = NULL;
-    char shard_dir[4096];
-    snprintf(shard_dir, sizeof shard_dir, "%s.shards", out);
-    hf_result_init(&res);
+    int have_target = 0, complete = 0;
+    char *cmdline = cli_join_argv(argc, argv);
 
-    hf_err_t e = cli_check_ranks(size);
+    hf_err_t e = hf_campaign_check_ranks(size);
     if (e != HF_OK)
         goto fail;
     e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;
     if (e == HF_OK && !cmdline) /* the shards and the result record the command line */
         e = HF_ERR_NOMEM;
-    if ((e = cli_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
+    if ((e = hf_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
     hf_search_opts_t so = {.span = (int)span,
                            .prune = !no_prune,
                            .max_atoms = max_atoms,
                            .engine = no_prune ? HF_ENGINE_AUTO : engine};
-    int complete = 0;
-    if (rank == 0)
-        e = check_out(out, force, resume, &t, &so, &complete, &row);
-    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
+    hf_campaign_search_opts_t co = {.out = out,
+                                    .force = force,
+                                    .resume = resume,
+                                    .quiet = quiet,
+                                    .command_line = cmdline,
+                                    .start = start};
+    if ((e = hf_campaign_search(MPI_COMM_WORLD, &t, &so, &co, &row, &complete)) != HF_OK)
         goto fail;
-    MPI_Bcast(&complete, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (complete) {
-        /* --resume after the result was written: nothing to do, and it stays as it is */
-        if (rank == 0 && json)
-            cli_json_print(cli_row_json(&row));
-        else if (rank == 0) {
+    if (rank == 0 && json)
+        cli_json_print(cli_row_json(&row));
+    else if (rank == 0) {
+        if (complete) /* --resume after the result was written: nothing to do */
             printf("%s: already complete; nothing to do\n", out);
-            cli_print_row(stdout, &row, out);
-        }
-        status = 0;
-        goto done;
-    }
-    cli_search_cfg_t cfg = {.shard_dir = shard_dir,
-                            .resume = resume,
-                            .quiet = quiet,
-                            .row = 0,
-                            .command_line = cmdline,
-                            .max_name = "--max-atoms"};
-    e = cli_search_entry(MPI_COMM_WORLD, &t, &so, &cfg, &row, &sup, &units, &nunits);
-    have_sup = 1;
-    if (e != HF_OK)
-        goto fail;
-    if (rank == 0) {
-        tjson = hf_target_to_json(&t);
-        e = tjson ? hf_result_add_row(&res, &row, &sup, tjson) : HF_ERR_NOMEM;
-        res.units = units;
-        res.nunits = nunits;
-        units = NULL;
-        if (e == HF_OK)
-            e = cli_result_provenance(&res, cmdline, start, size);
-        if (e == HF_OK)
-            e = hf_result_write(out, &res);
-        if (e == HF_OK)
-            cli_remove_shards(shard_dir);
-    }
-    if ((e = cli_agree_root(MPI_COMM_WORLD, e)) != HF_OK)
-        goto fail;
-    if (rank == 0) {
-        if (json)
-            cli_json_print(cli_row_json(&row));
-        else
-            cli_print_row(stdout, &row, out);
+        cli_print_row(stdout, &row, out);
     }
     status = 0;
     goto done;
@@ -198,14 +113,9 @@ fail:
     /* every rank agreed on e; the rank that holds its message reports it */
     status = cli_fail_mpi(MPI_COMM_WORLD, "search", e);
 done:
-    hf_result_clear(&res);
-    if (have_sup)
-        hf_supports_clear(&sup);
     if (have_target)
         hf_target_clear(&t);
-    free(units);
     free(cmdline);
-    free(tjson);
     MPI_Finalize();
     return status;
 }

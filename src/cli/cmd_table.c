@@ -414,7 +414,7 @@ int cli_cmd_table(int argc, char **argv)
     hf_err_t e = res ? HF_OK : HF_ERR_NOMEM;
     int nread = 0;
     for (; e == HF_OK && nread < npos; nread++)
-        e = cli_result_read(pos[nread], &res[nread]); /* messages name the file */
+        e = hf_campaign_result_read(pos[nread], &res[nread]); /* messages name the file */
     if (e != HF_OK) {
         status = cli_fail("table", e);
         goto done;

@@ -110,7 +110,7 @@ static int verify_file(const char *path, int several, int quiet)
     if (several)
         snprintf(lead, sizeof lead, "%s: ", path);
     hf_result_t r;
-    hf_err_t e = cli_result_read(path, &r);
+    hf_err_t e = hf_campaign_result_read(path, &r);
     if (e != HF_OK)
         return cli_fail("verify", e);
     long failed = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/agree.h"
 #include "headfuse/sched.h"
 
 enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
@@ -280,19 +281,14 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
 
     if (opts->first_m <= opts->last_m) {
         hf_err_t perr = hf_search_prepare(search, poll_prepare, &L);
-        int mine[2] = {(int)(perr == HF_ERR_INTERRUPTED ? HF_OK : perr),
-                       perr == HF_ERR_INTERRUPTED || hf_sched_stop_requested()},
-            any[2];
-        MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm);
-        if (any[0] != HF_OK) {
-            err =
-                perr != HF_OK && perr != HF_ERR_INTERRUPTED
-                    ? perr
-                    : hf_error_relay((hf_err_t)any[0], "another rank failed preparing the search");
+        int stop = perr == HF_ERR_INTERRUPTED || hf_sched_stop_requested(), any_stop;
+        err = hf_agree_all(comm, perr == HF_ERR_INTERRUPTED ? HF_OK : perr);
+        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
+        if (err != HF_OK) {
             out->seconds = MPI_Wtime() - L.run_start;
             return err;
         }
-        if (any[1]) {
+        if (any_stop) {
             out->interrupted = 1;
             out->seconds = MPI_Wtime() - L.run_start;
             return HF_OK;
@@ -314,18 +310,12 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
             err = HF_ERR_NOMEM;
         /* every rank prepared the same level, or all stop together (a rank that goes
          * its own way here would leave the others waiting forever) */
-        int prep[2] = {(int)(err == HF_ERR_INTERRUPTED ? HF_OK : err),
-                       err == HF_ERR_INTERRUPTED || hf_sched_stop_requested()},
-            worst[2];
-        MPI_Allreduce(prep, worst, 2, MPI_INT, MPI_MAX, comm);
-        if (worst[0] != HF_OK || worst[1]) {
-            if (worst[0] == HF_OK) {
+        int stop = err == HF_ERR_INTERRUPTED || hf_sched_stop_requested(), any_stop;
+        err = hf_agree_all(comm, err == HF_ERR_INTERRUPTED ? HF_OK : err);
+        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
+        if (err != HF_OK || any_stop) {
+            if (err == HF_OK)
                 out->interrupted = 1;
-                err = HF_OK;
-            } else if (err == HF_OK || err == HF_ERR_INTERRUPTED) {
-                err =
-                    hf_error_relay((hf_err_t)worst[0], "another rank failed preparing size %ld", m);
-            }
             free(L.todo);
             L.todo = NULL;
             break;
@@ -362,16 +352,13 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         double wait0 = MPI_Wtime();
         MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, comm);
         L.idle += MPI_Wtime() - wait0;
-        /* the worst error code and any stop request, in one exchange */
-        int mine[2] = {(int)lerr, hf_sched_stop_requested() || L.stopping}, any[2];
-        MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm);
-        if (any[0] != HF_OK) {
-            err = lerr != HF_OK ? lerr
-                                : hf_error_relay((hf_err_t)any[0],
-                                                 "another rank failed while searching size %ld", m);
+        /* the error that wins across ranks (headfuse/agree.h), then any stop request */
+        stop = hf_sched_stop_requested() || L.stopping;
+        err = hf_agree_all(comm, lerr);
+        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
+        if (err != HF_OK)
             break;
-        }
-        if (any[1]) {
+        if (any_stop) {
             out->interrupted = 1;
             break;
         }

@@ -95,6 +95,54 @@ hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *we
     return HF_OK;
 }
 
+hf_err_t hf_supports_push_head(hf_supports_t *s, const hf_head_t *h)
+{
+    long m = h->natoms;
+    if (m != s->m || h->d != s->d || h->dv != s->dv)
+        return hf_error(HF_ERR_INTERNAL,
+                        "supports: a head of %ld atoms (d=%d, dv=%d) in rows of %ld", m, h->d,
+                        h->dv, s->m);
+    char **ws = hf_calloc((size_t)(m ? m : 1), sizeof *ws);
+    char **vs = hf_calloc((size_t)(m ? m : 1) * (size_t)h->dv, sizeof *vs);
+    hf_err_t e = ws && vs ? HF_OK : HF_ERR_NOMEM;
+    for (long i = 0; e == HF_OK && i < m; i++) {
+        if (!(ws[i] = hf_rational_str(h->weights + i)))
+            e = hf_error(HF_ERR_NOMEM, "out of memory");
+        for (int j = 0; e == HF_OK && j < h->dv; j++)
+            if (!(vs[i * h->dv + j] = hf_rational_str(h->values + i * h->dv + j)))
+                e = hf_error(HF_ERR_NOMEM, "out of memory");
+    }
+    if (e == HF_OK)
+        e = hf_supports_push(s, h->keys, ws, vs);
+    for (long i = 0; ws && i < m; i++)
+        free(ws[i]);
+    for (long i = 0; vs && i < m * h->dv; i++)
+        free(vs[i]);
+    free(ws);
+    free(vs);
+    return e;
+}
+
+hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const char **why)
+{
+    *why = NULL;
+    HF_TRY(hf_head_resize(h, s->m));
+    for (long a = 0; a < s->m; a++) {
+        long i = j * s->m + a;
+        memcpy(h->keys + a * s->d, s->keys + i * s->d, (size_t)s->d * sizeof *h->keys);
+        if (hf_rational_parse(h->weights + a, s->weights[i]) != HF_OK) {
+            *why = "a weight is not a valid rational";
+            return HF_OK;
+        }
+        for (int c = 0; c < s->dv; c++)
+            if (hf_rational_parse(h->values + a * s->dv + c, s->values[i * s->dv + c]) != HF_OK) {
+                *why = "a value is not a valid rational";
+                return HF_OK;
+            }
+    }
+    return HF_OK;
+}
+
 static hf_err_t supports_copy(hf_supports_t *dst, const hf_supports_t *src)
 {
     hf_supports_init(dst, src->m, src->d, src->dv);

@@ -1,8 +1,7 @@
-/* One search entry across the ranks: shards per rank, resume from earlier shards,
- * the scheduler, and the reduction of the shards into one table row on rank 0. */
-#include <dirent.h>
+/* One search entry across the ranks: shards per rank, resume from earlier shards, the
+ * scheduler, and the reduction of the shards into one table row on rank 0; the
+ * certified shortcut; a search written to its own RESULT.h5 (headfuse/campaign.h). */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli_common.h"
-#include "cli/cli_search_run.h"
+#include "headfuse/agree.h"
 #include "headfuse/bounds.h"
+#include "headfuse/campaign.h"
 #include "headfuse/sched.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -39,230 +38,12 @@ static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, hf_
     return HF_OK;
 }
 
-static int is_shard_name(const char *n)
-{
-    size_t len = strlen(n);
-    return len > 3 && !strcmp(n + len - 3, ".h5") && !strncmp(n, "run-", 4);
-}
-
-/* Paths of the shards in dir, sorted (malloc'd array of malloc'd strings). */
-static hf_err_t list_shards(const char *dir, char ***paths, long *n)
-{
-    *paths = NULL;
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT)
-            return HF_OK;
-        return hf_error(HF_ERR_IO, "%s: cannot list shards: %s", dir, strerror(errno));
-    }
-    struct dirent *de;
-    hf_err_t e = HF_OK;
-    while ((de = readdir(d))) {
-        if (!is_shard_name(de->d_name))
-            continue;
-        char **p = hf_realloc(*paths, (size_t)(*n + 1) * sizeof *p);
-        if (!p) {
-            e = HF_ERR_NOMEM;
-            break;
-        }
-        *paths = p;
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        p[*n] = hf_malloc(len);
-        if (!p[*n]) {
-            e = HF_ERR_NOMEM;
-            break;
-        }
-        snprintf(p[*n], len, "%s/%s", dir, de->d_name);
-        (*n)++;
-    }
-    closedir(d);
-    for (long i = 1; i < *n; i++)
-        for (long j = i; j > 0 && strcmp((*paths)[j - 1], (*paths)[j]) > 0; j--) {
-            char *tmp = (*paths)[j];
-            (*paths)[j] = (*paths)[j - 1];
-            (*paths)[j - 1] = tmp;
-        }
-    return e;
-}
-
-static void free_paths(char **paths, long n)
-{
-    for (long i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-}
-
 static int cmp_done(const void *a, const void *b)
 {
     const hf_sched_done_t *x = a, *y = b;
     if (x->m != y->m)
         return x->m < y->m ? -1 : 1;
     return x->unit < y->unit ? -1 : x->unit > y->unit;
-}
-
-/* Everything the shards of this entry hold, merged: completed units (first record of
- * each (m, unit) wins; a unit is never counted twice) and their found records. */
-typedef struct {
-    long nunits;
-    hf_unit_record_t *units;
-    long nfound;
-    int64_t *found_m, *found_unit;
-    char **found_record;
-} merged_t;
-
-static void merged_clear(merged_t *g)
-{
-    for (long i = 0; i < g->nfound; i++)
-        free(g->found_record[i]);
-    free(g->found_record);
-    free(g->found_m);
-    free(g->found_unit);
-    free(g->units);
-    memset(g, 0, sizeof *g);
-}
-
-/* Which shard finished each unit first: open addressing on (m, unit), so merging
- * tens of thousands of units stays linear. owner < 0 marks an empty slot. */
-typedef struct {
-    int64_t *m, *unit;
-    long *owner;
-    long cap, n;
-} unit_map_t;
-
-static void umap_clear(unit_map_t *u)
-{
-    free(u->m);
-    free(u->unit);
-    free(u->owner);
-    memset(u, 0, sizeof *u);
-}
-
-static long umap_slot(const unit_map_t *u, int64_t m, int64_t unit)
-{
-    uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)unit * 0xBF58476D1CE4E5B9ull);
-    long i = (long)((h ^ (h >> 29)) & (uint64_t)(u->cap - 1));
-    while (u->owner[i] >= 0 && (u->m[i] != m || u->unit[i] != unit))
-        i = (i + 1) & (u->cap - 1);
-    return i;
-}
-
-static hf_err_t umap_grow(unit_map_t *u)
-{
-    unit_map_t b = {0};
-    b.cap = u->cap ? 2 * u->cap : 1024;
-    b.m = hf_malloc((size_t)b.cap * sizeof *b.m);
-    b.unit = hf_malloc((size_t)b.cap * sizeof *b.unit);
-    b.owner = hf_malloc((size_t)b.cap * sizeof *b.owner);
-    if (!b.m || !b.unit || !b.owner) {
-        umap_clear(&b);
-        return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < b.cap; i++)
-        b.owner[i] = -1;
-    for (long i = 0; i < u->cap; i++)
-        if (u->owner[i] >= 0) {
-            long j = umap_slot(&b, u->m[i], u->unit[i]);
-            b.m[j] = u->m[i];
-            b.unit[j] = u->unit[i];
-            b.owner[j] = u->owner[i];
-            b.n++;
-        }
-    umap_clear(u);
-    *u = b;
-    return HF_OK;
-}
-
-/* Record owner for (m, unit) unless a shard already claimed it; *added says which. */
-static hf_err_t umap_claim(unit_map_t *u, int64_t m, int64_t unit, long owner, int *added)
-{
-    if (2 * (u->n + 1) > u->cap)
-        HF_TRY(umap_grow(u));
-    long i = umap_slot(u, m, unit);
-    *added = u->owner[i] < 0;
-    if (*added) {
-        u->m[i] = m;
-        u->unit[i] = unit;
-        u->owner[i] = owner;
-        u->n++;
-    }
-    return HF_OK;
-}
-
-static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit)
-{
-    return u->cap ? u->owner[umap_slot(u, m, unit)] : -1;
-}
-
-/* Grow an array to hold n + 1 elements of size sz (capacity doubles). */
-static hf_err_t grow(void **p, long n, long *cap, size_t sz)
-{
-    if (n < *cap)
-        return HF_OK;
-    long c = *cap ? 2 * *cap : 64;
-    void *q = hf_realloc(*p, (size_t)c * sz);
-    if (!q)
-        return HF_ERR_NOMEM;
-    *p = q;
-    *cap = c;
-    return HF_OK;
-}
-
-/* A shard directory holds the shards of one search (one entry of a job), which the
- * fingerprint checks: every record in it is merged, whatever row it names. (The row is
- * the entry's index when the unit ran; `headfuse run --resume` moves an entry's shard
- * directory when the job gained entries before it, and its units stay valid.) */
-static hf_err_t merge_shards(const char *dir, const char *fp, merged_t *g)
-{
-    char **paths;
-    long n, ucap = 0, fcap[3] = {0, 0, 0};
-    unit_map_t owners = {0};
-    memset(g, 0, sizeof *g);
-    HF_TRY(list_shards(dir, &paths, &n));
-    hf_err_t e = HF_OK;
-    for (long s = 0; s < n && e == HF_OK; s++) {
-        hf_shard_data_t d;
-        e = hf_shard_read(paths[s], fp, &d);
-        if (e != HF_OK) {
-            if (e == HF_ERR_CORRUPT)
-                hf_error_prefix("corrupt shard (move it away to recompute its units)");
-            break;
-        }
-        /* keep the first completion of each unit; drop the rest with their records */
-        for (long i = 0; i < d.nunits && e == HF_OK; i++) {
-            int added = 0;
-            e = umap_claim(&owners, d.units[i].m, d.units[i].unit, s, &added);
-            if (e == HF_OK && added)
-                e = grow((void **)&g->units, g->nunits, &ucap, sizeof *g->units);
-            if (e == HF_OK && added)
-                g->units[g->nunits++] = d.units[i];
-        }
-        for (long i = 0; i < d.nfound && e == HF_OK; i++) {
-            if (umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
-                continue;
-            long k = g->nfound;
-            e = grow((void **)&g->found_m, k, &fcap[0], sizeof *g->found_m);
-            if (e == HF_OK)
-                e = grow((void **)&g->found_unit, k, &fcap[1], sizeof *g->found_unit);
-            if (e == HF_OK)
-                e = grow((void **)&g->found_record, k, &fcap[2], sizeof *g->found_record);
-            char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
-            if (!rec) {
-                e = HF_ERR_NOMEM;
-                break;
-            }
-            g->found_m[k] = d.found_m[i];
-            g->found_unit[k] = d.found_unit[i];
-            g->found_record[k] = rec;
-            g->nfound++;
-        }
-        hf_shard_data_clear(&d);
-    }
-    umap_clear(&owners);
-    free_paths(paths, n);
-    if (e != HF_OK)
-        merged_clear(g);
-    return e;
 }
 
 /* ------------------------------------------------------------------ hooks */
@@ -272,40 +53,12 @@ typedef struct {
     int row, rank;
 } hook_ctx_t;
 
-/* Append x to the JSON array a as a string; nonzero when out of memory. */
-static int append_rational(json_t *a, const fmpq_t x)
-{
-    char *s = hf_rational_str(x);
-    int bad = !s || json_array_append_new(a, json_string(s)) < 0;
-    free(s);
-    return bad;
-}
-
-/* A found support as the shard record: {"keys": [[..]..], "weights": [..], "values": [[..]..]}.
- * Every part must be there: a record with a missing or placeholder witness would be
- * saved as part of a finished unit and fail every later merge. */
+/* A found support goes to the shard as its record (hf_found_encode). */
 static hf_err_t hook_found(void *vctx, long m, long unit, const int64_t *keys, const hf_head_t *w)
 {
     hook_ctx_t *c = vctx;
-    json_t *o = json_object(), *jk = json_array(), *jw = json_array(), *jv = json_array();
-    int bad = 0;
-    for (long i = 0; i < m; i++) {
-        json_t *k = json_array(), *v = json_array();
-        for (int j = 0; j < w->d; j++)
-            bad |= json_array_append_new(k, json_integer(keys[i * w->d + j])) < 0;
-        bad |= json_array_append_new(jk, k) < 0;
-        bad |= append_rational(jw, w->weights + i);
-        for (int j = 0; j < w->dv; j++)
-            bad |= append_rational(v, w->values + i * w->dv + j);
-        bad |= json_array_append_new(jv, v) < 0;
-    }
-    bad |= json_object_set_new(o, "keys", jk) < 0;
-    bad |= json_object_set_new(o, "weights", jw) < 0;
-    bad |= json_object_set_new(o, "values", jv) < 0;
-    char *s = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
-    if (!s)
-        return hf_error(HF_ERR_NOMEM, "out of memory formatting a found support");
+    char *s;
+    HF_TRY(hf_found_encode(m, keys, w, &s));
     hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, s);
     free(s);
     return e;
@@ -327,16 +80,16 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, long nodes, long f
 
 /* ------------------------------------------------------------------ reduction */
 
+/* A decoded found support: its witness (keys m*d inside) and orbit representative. */
 typedef struct {
-    int64_t *keys; /* m*d */
-    json_t *rec;
+    hf_head_t w;
+    int64_t *rep;
 } found_t;
 
-static long g_cmp_len; /* m*d for qsort comparators */
-
-static int cmp_keys(const int64_t *a, const int64_t *b)
+/* Compare two key lists of m*d entries (qsort_r-free: the length is in the items). */
+static int cmp_keys(const int64_t *a, const int64_t *b, long len)
 {
-    for (long i = 0; i < g_cmp_len; i++)
+    for (long i = 0; i < len; i++)
         if (a[i] != b[i])
             return a[i] < b[i] ? -1 : 1;
     return 0;
@@ -344,110 +97,63 @@ static int cmp_keys(const int64_t *a, const int64_t *b)
 
 static int cmp_found(const void *a, const void *b)
 {
-    return cmp_keys(((const found_t *)a)->keys, ((const found_t *)b)->keys);
+    const hf_head_t *x = &((const found_t *)a)->w, *y = &((const found_t *)b)->w;
+    return cmp_keys(x->keys, y->keys, x->natoms * x->d);
 }
+
+static long g_rep_len; /* m*d for cmp_rep */
 
 static int cmp_rep(const void *a, const void *b)
 {
-    return cmp_keys(*(int64_t *const *)a, *(int64_t *const *)b);
+    return cmp_keys(*(int64_t *const *)a, *(int64_t *const *)b, g_rep_len);
 }
 
-/* Parse one record into keys[m*d]; checks shapes against m, d, dv. */
-static hf_err_t parse_record(const char *text, long m, int d, int dv, found_t *f)
+/* The supports of size m_star (sorted canonically, each decoded once from its record)
+ * and the number of orbits among them. */
+static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t,
+                                const hf_shards_merged_t *g, long m_star, hf_supports_t *sup,
+                                long *n_sym)
 {
-    json_error_t je;
-    json_t *o = json_loads(text, 0, &je);
-    json_t *jk = o ? json_object_get(o, "keys") : NULL;
-    json_t *jw = o ? json_object_get(o, "weights") : NULL;
-    json_t *jv = o ? json_object_get(o, "values") : NULL;
-    if (!json_is_array(jk) || !json_is_array(jw) || !json_is_array(jv) ||
-        (long)json_array_size(jk) != m || (long)json_array_size(jw) != m ||
-        (long)json_array_size(jv) != m) {
-        json_decref(o);
-        return hf_error(HF_ERR_CORRUPT, "a found-support record has the wrong shape");
-    }
-    f->keys = hf_malloc((size_t)m * d * sizeof *f->keys);
-    if (!f->keys) {
-        json_decref(o);
-        return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < m; i++) {
-        json_t *k = json_array_get(jk, i), *v = json_array_get(jv, i);
-        if (!json_is_array(k) || (int)json_array_size(k) != d || !json_is_array(v) ||
-            (int)json_array_size(v) != dv) {
-            json_decref(o);
-            free(f->keys);
-            return hf_error(HF_ERR_CORRUPT, "a found-support record has the wrong shape");
-        }
-        for (int j = 0; j < d; j++)
-            f->keys[i * d + j] = json_integer_value(json_array_get(k, j));
-    }
-    f->rec = o;
-    return HF_OK;
-}
-
-/* Build the supports of size m_star (sorted canonically) and count orbits. */
-static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t, const merged_t *g,
-                                long m_star, hf_supports_t *sup, long *n_sym)
-{
-    long n = 0;
+    long n = 0, len = m_star * t->d;
     found_t *f = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *f);
     int64_t **reps = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *reps);
-    char **ws = hf_calloc((size_t)m_star, sizeof *ws);
-    char **vs = hf_calloc((size_t)m_star * t->dv, sizeof *vs);
-    hf_err_t e = HF_OK;
-    if (!f || !reps || !ws || !vs) {
-        e = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < g->nfound; i++) {
+    hf_err_t e = f && reps ? HF_OK : HF_ERR_NOMEM;
+    for (long i = 0; e == HF_OK && i < g->nfound; i++) {
         if (g->found_m[i] != m_star)
             continue;
-        HF_CHECK(e, parse_record(g->found_record[i], m_star, t->d, t->dv, f + n), done);
+        hf_head_init(&f[n].w, t->d, t->dv);
         n++;
+        e = hf_found_decode(g->found_record[i], m_star, &f[n - 1].w);
     }
-    g_cmp_len = m_star * t->d;
-    qsort(f, (size_t)n, sizeof *f, cmp_found);
-    for (long i = 0; i < n; i++) {
-        if (i > 0 && !cmp_keys(f[i - 1].keys, f[i].keys)) {
+    if (e == HF_OK)
+        qsort(f, (size_t)n, sizeof *f, cmp_found);
+    for (long i = 0; e == HF_OK && i < n; i++) {
+        if (i > 0 && !cmp_keys(f[i - 1].w.keys, f[i].w.keys, len)) {
             e = hf_error(HF_ERR_CORRUPT, "the same support was recorded twice");
-            goto done;
+            break;
         }
-        json_t *jw = json_object_get(f[i].rec, "weights"),
-               *jv = json_object_get(f[i].rec, "values");
-        for (long a = 0; a < m_star; a++) {
-            ws[a] = (char *)json_string_value(json_array_get(jw, a));
-            for (int j = 0; j < t->dv; j++)
-                vs[a * t->dv + j] =
-                    (char *)json_string_value(json_array_get(json_array_get(jv, a), j));
-            if (!ws[a]) {
-                e = hf_error(HF_ERR_CORRUPT, "a found-support record has a non-string weight");
-                goto done;
-            }
-        }
-        HF_CHECK(e, hf_supports_push(sup, f[i].keys, ws, vs), done);
-        reps[i] = hf_malloc((size_t)m_star * t->d * sizeof **reps);
-        if (!reps[i]) {
+        HF_CHECK(e, hf_supports_push_head(sup, &f[i].w), done);
+        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps))) {
             e = HF_ERR_NOMEM;
-            goto done;
+            break;
         }
-        HF_CHECK(e, hf_search_orbit_rep(s, m_star, f[i].keys, reps[i]), done);
+        HF_CHECK(e, hf_search_orbit_rep(s, m_star, f[i].w.keys, reps[i]), done);
     }
-    qsort(reps, (size_t)n, sizeof *reps, cmp_rep);
-    *n_sym = 0;
-    for (long i = 0; i < n; i++)
-        if (i == 0 || cmp_keys(reps[i - 1], reps[i]))
-            (*n_sym)++;
+    if (e == HF_OK) {
+        g_rep_len = len;
+        qsort(reps, (size_t)n, sizeof *reps, cmp_rep);
+        *n_sym = 0;
+        for (long i = 0; i < n; i++)
+            if (i == 0 || cmp_keys(reps[i - 1], reps[i], len))
+                (*n_sym)++;
+    }
 done:
-    for (long i = 0; f && reps && i < g->nfound; i++) {
-        free(f[i].keys);
-        json_decref(f[i].rec);
+    for (long i = 0; f && i < n; i++)
+        hf_head_clear(&f[i].w);
+    for (long i = 0; reps && i < n; i++)
         free(reps[i]);
-    }
     free(f);
     free(reps);
-    free(ws);
-    free(vs);
     return e;
 }
 
@@ -462,36 +168,18 @@ static hf_err_t product_support(const hf_target_t *t, hf_supports_t *sup)
         hf_error_clear();
         return HF_OK; /* too large to store: the row keeps no explicit head */
     }
-    char **ws = NULL, **vs = NULL;
-    if (e == HF_OK) {
-        ws = hf_calloc((size_t)h.natoms, sizeof *ws);
-        vs = hf_calloc((size_t)h.natoms * t->dv, sizeof *vs);
-        if (!ws || !vs)
-            e = HF_ERR_NOMEM;
-    }
-    for (long i = 0; e == HF_OK && i < h.natoms; i++) {
-        ws[i] = hf_rational_str(h.weights + i);
-        for (int j = 0; j < t->dv; j++)
-            vs[i * t->dv + j] = hf_rational_str(h.values + i * t->dv + j);
-    }
     if (e == HF_OK) {
         hf_supports_clear(sup);
         hf_supports_init(sup, h.natoms, t->d, t->dv);
-        e = hf_supports_push(sup, h.keys, ws, vs);
+        e = hf_supports_push_head(sup, &h);
     }
-    for (long i = 0; ws && i < h.natoms; i++)
-        free(ws[i]);
-    for (long i = 0; vs && i < h.natoms * t->dv; i++)
-        free(vs[i]);
-    free(ws);
-    free(vs);
     hf_head_clear(&h);
     return e;
 }
 
 /* ------------------------------------------------------------------ the entry */
 
-const char *cli_search_engine(const hf_search_opts_t *o)
+const char *hf_campaign_engine(const hf_search_opts_t *o)
 {
     return hf_engine_name(o->prune ? o->engine : HF_ENGINE_PLAIN);
 }
@@ -501,13 +189,14 @@ const char *cli_search_engine(const hf_search_opts_t *o)
  * (auto resolves the same way for the same target and span). */
 static int engine_matches(const char *recorded, const hf_search_opts_t *o)
 {
-    const char *want = cli_search_engine(o);
+    const char *want = hf_campaign_engine(o);
     if (!strcmp(recorded, want))
         return 1;
     return o->prune && o->engine == HF_ENGINE_AUTO && strcmp(recorded, "plain") != 0;
 }
 
-int cli_row_matches(const hf_result_t *r, long i, const char *t_json, const hf_search_opts_t *o)
+int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
+                            const hf_search_opts_t *o)
 {
     const hf_row_t *w = r->rows + i;
     return w->span == o->span && w->max_atoms == o->max_atoms && engine_matches(w->engine, o) &&
@@ -547,13 +236,13 @@ static void search_about(const hf_target_t *t, const hf_search_opts_t *o, char *
     char max[32] = "none";
     if (o->max_atoms > 0)
         snprintf(max, sizeof max, "%ld", o->max_atoms);
-    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span, cli_search_engine(o),
+    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span, hf_campaign_engine(o),
              max);
 }
 
 /* The shards in the directory belong to another search (hf_shard_read's HF_ERR_INPUT):
  * say which this one is and the two ways on. */
-static hf_err_t another_search(const cli_search_cfg_t *cfg, const char *about)
+static hf_err_t another_search(const hf_campaign_cfg_t *cfg, const char *about)
 {
     char shard[2048], quoted[640];
     snprintf(shard, sizeof shard, "%s", hf_error_msg());
@@ -568,21 +257,21 @@ static hf_err_t another_search(const cli_search_cfg_t *cfg, const char *about)
 }
 
 /* Rank 0: read earlier shards into the done list; broadcast it to every rank. */
-static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, const char *fp,
+static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg, const char *fp,
                           const char *about, hf_sched_done_t **done, long *ndone)
 {
-    merged_t g;
+    hf_shards_merged_t g;
     memset(&g, 0, sizeof g);
     hf_err_t e = HF_OK;
     long n = 0;
     *done = NULL;
     if (rank == 0 && cfg->resume)
-        e = merge_shards(cfg->shard_dir, fp, &g);
+        e = hf_shards_merge(cfg->shard_dir, fp, &g);
     if (e == HF_ERR_INPUT)
         e = another_search(cfg, about);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
-    HF_TRY(cli_agree_root(comm, e));
+    HF_TRY(hf_agree_root(comm, e));
     MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
     int64_t *buf = hf_malloc((size_t)(n ? n : 1) * 4 * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
@@ -594,8 +283,8 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
             buf[4 * i + 2] = g.units[i].nodes;
             buf[4 * i + 3] = g.units[i].found;
         }
-    merged_clear(&g);
-    e = cli_agree_all(comm, e);
+    hf_shards_merged_clear(&g);
+    e = hf_agree_all(comm, e);
     if (e == HF_OK) {
         MPI_Bcast(buf, (int)(4 * n), MPI_INT64_T, 0, comm);
         for (long i = 0; i < n; i++)
@@ -608,9 +297,9 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const cli_search_cfg_t *cfg, 
     return e;
 }
 
-hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
-                                const char *max_name, int *shortcut, char *lb_out, char *ub_out,
-                                size_t n, char *rule_out, size_t rn)
+hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
+                               const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                               size_t n, char *rule_out, size_t rn)
 {
     int span = o->span;
     hf_lower_t low;
@@ -640,8 +329,8 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
                          lb_out);
         long points = box_points(t->d, span);
         *shortcut = exact && fmpz_equal(lb, ub) &&
-                    (points < 0 || points > CLI_CERTIFIED_ENUM_POINTS ||
-                     fmpz_cmp_si(lb, CLI_CERTIFIED_ENUM_ATOMS) > 0);
+                    (points < 0 || points > HF_CERTIFIED_ENUM_POINTS ||
+                     fmpz_cmp_si(lb, HF_CERTIFIED_ENUM_ATOMS) > 0);
     }
     fmpz_clear(ub);
     hf_lower_clear(&low);
@@ -649,7 +338,7 @@ hf_err_t cli_certified_shortcut(const hf_target_t *t, const hf_search_opts_t *o,
 }
 
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
-static hf_err_t prepare_shard_dir(const cli_search_cfg_t *cfg)
+static hf_err_t prepare_shard_dir(const hf_campaign_cfg_t *cfg)
 {
     if (mkdir(cfg->shard_dir, 0777) != 0) {
         if (errno != EEXIST)
@@ -658,8 +347,8 @@ static hf_err_t prepare_shard_dir(const cli_search_cfg_t *cfg)
         if (!cfg->resume) {
             char **paths;
             long n;
-            HF_TRY(list_shards(cfg->shard_dir, &paths, &n));
-            free_paths(paths, n);
+            HF_TRY(hf_shards_list(cfg->shard_dir, &paths, &n));
+            hf_shards_list_free(paths, n);
             if (n > 0)
                 return hf_error(HF_ERR_INPUT,
                                 "%s: holds shards of an earlier run; rerun with --resume to "
@@ -670,9 +359,9 @@ static hf_err_t prepare_shard_dir(const cli_search_cfg_t *cfg)
     return HF_OK;
 }
 
-hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
-                          const cli_search_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
-                          hf_unit_record_t **units, long *nunits)
+hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
+                           const hf_campaign_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
+                           hf_unit_record_t **units, long *nunits)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -682,7 +371,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     hf_shard_t *shard = NULL;
     hf_sched_done_t *done = NULL;
     long ndone = 0;
-    merged_t g;
+    hf_shards_merged_t g;
     memset(&g, 0, sizeof g);
     char fp[40] = "";
     hf_err_t fe = HF_OK;
@@ -694,14 +383,14 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     row->span = sopts->span;
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
     row->max_atoms = sopts->max_atoms;
-    snprintf(row->engine, sizeof row->engine, "%s", cli_search_engine(sopts));
+    snprintf(row->engine, sizeof row->engine, "%s", hf_campaign_engine(sopts));
 
     int shortcut = 0;
     if (fe == HF_OK)
-        fe = cli_certified_shortcut(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms",
-                                    &shortcut, row->lb, row->ub, HF_BIGINT_LEN, row->lb_rule,
-                                    sizeof row->lb_rule);
-    hf_err_t e = cli_agree_all(comm, fe);
+        fe = hf_campaign_certified(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms", &shortcut,
+                                   row->lb, row->ub, HF_BIGINT_LEN, row->lb_rule,
+                                   sizeof row->lb_rule);
+    hf_err_t e = hf_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
     if (shortcut) {
@@ -710,7 +399,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
         snprintf(row->status, sizeof row->status, "certified");
         if (rank == 0)
             e = product_support(t, sup);
-        e = cli_agree_root(comm, e);
+        e = hf_agree_root(comm, e);
         row->seconds = MPI_Wtime() - t0;
         goto out;
     }
@@ -720,7 +409,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
         e = fingerprint(t, sopts, hf_search_engine(s), fp);
         snprintf(row->engine, sizeof row->engine, "%s", hf_engine_name(hf_search_engine(s)));
     }
-    e = cli_agree_all(comm, e);
+    e = hf_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
     int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));
@@ -728,7 +417,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     snprintf(row->ub, sizeof row->ub, "%s", hf_search_ub(s));
     row->group_order = hf_search_group_order(s);
 
-    e = cli_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
+    e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;
     char about[600];
@@ -741,7 +430,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     char path[4096];
     snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],
              rank);
-    e = cli_agree_all(comm, hf_shard_create(path, fp, about, &shard));
+    e = hf_agree_all(comm, hf_shard_create(path, fp, about, &shard));
     if (e != HF_OK)
         goto out;
 
@@ -759,7 +448,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     hf_err_t ce = hf_shard_close(&shard);
     if (e == HF_OK)
         e = ce;
-    e = cli_agree_all(comm, e);
+    e = hf_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
     MPI_Barrier(comm); /* every shard is closed before rank 0 reads them */
@@ -780,7 +469,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
     /* a minimum proven over all integer keys (two dimensions, search.h) certifies the row
      * when the span holds it: then LB is m* itself */
     hf_certificate_t cert;
-    e = cli_agree_all(comm, hf_search_certify(t, &cert));
+    e = hf_agree_all(comm, hf_search_certify(t, &cert));
     if (e != HF_OK)
         goto out;
     if (!certified && cert.certified && oc.m_star == cert.m_star) {
@@ -794,7 +483,7 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
              : none           ? "infeasible"
                               : "open");
     if (rank == 0) {
-        e = merge_shards(cfg->shard_dir, fp, &g);
+        e = hf_shards_merge(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
             long nsym = 0;
             hf_supports_clear(sup);
@@ -823,14 +512,188 @@ hf_err_t cli_search_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_o
             }
         }
     }
-    e = cli_agree_root(comm, e);
+    e = hf_agree_root(comm, e);
     row->seconds = MPI_Wtime() - t0;
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
     if (shard)
         hf_shard_close(&shard);
-    merged_clear(&g);
+    hf_shards_merged_clear(&g);
     free(done);
     hf_search_destroy(&s);
+    return e;
+}
+
+/* ------------------------------------------------------------------ result files */
+
+void hf_campaign_iso_time(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+hf_err_t hf_campaign_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
+{
+    /* NULL is the command line out of memory: a result without its command is refused */
+    if (!cmdline)
+        return hf_error(HF_ERR_NOMEM, "out of memory recording the command line");
+    char host[256] = "?", endt[32];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    hf_campaign_iso_time(endt, sizeof endt);
+    char **fields[] = {&res->version, &res->git_commit, &res->command_line,
+                       &res->host,    &res->start_time, &res->end_time};
+    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline, host, start, endt};
+    for (int i = 0; i < 6; i++) {
+        free(*fields[i]);
+        if (!(*fields[i] = hf_strdup(values[i])))
+            return HF_ERR_NOMEM;
+    }
+    res->ranks = ranks;
+    return HF_OK;
+}
+
+hf_err_t hf_campaign_result_read(const char *path, hf_result_t *r)
+{
+    hf_err_t e = hf_result_read(path, r);
+    struct stat st;
+    char shards[4200];
+    snprintf(shards, sizeof shards, "%s.shards", path);
+    if (e == HF_ERR_IO && access(path, F_OK) != 0 && errno == ENOENT && stat(shards, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        e = hf_error(HF_ERR_IO,
+                     "%s: no such file, but %s/ holds the saved work of a search or run that was "
+                     "stopped before writing it: rerun that command with --resume to finish it "
+                     "and write %s",
+                     path, shards, path);
+    return e;
+}
+
+hf_err_t hf_campaign_check_ranks(int size)
+{
+    const char *expect = getenv("HF_EXPECT_RANKS");
+    if (!expect || !*expect)
+        return HF_OK;
+    char *end;
+    long n = strtol(expect, &end, 10);
+    if (*end || n < 1)
+        return hf_error(HF_ERR_INPUT, "HF_EXPECT_RANKS=%s: must be a positive integer", expect);
+    if (n != size)
+        return hf_error(HF_ERR_MPI,
+                        "HF_EXPECT_RANKS=%s but this MPI job has %d rank(s): the launcher did "
+                        "not start the tasks as one MPI job (with srun use --mpi=pmix; see "
+                        "docs/cluster.md)",
+                        expect, size);
+    return HF_OK;
+}
+
+hf_err_t hf_campaign_check_output(const char *opt, const char *path, int force, const char *keep)
+{
+    char why[1024];
+    int p = hf_job_output_problem(path, why, sizeof why);
+    if (p < 0)
+        return HF_ERR_NOMEM;
+    if (p > 0)
+        return hf_error(HF_ERR_INPUT, "%s %s: %s", opt, path, why);
+    if (!force && access(path, F_OK) == 0)
+        return hf_error(HF_ERR_INPUT, "%s %s: exists; give --force to overwrite it%s%s", opt, path,
+                        keep ? ", or " : "", keep ? keep : "");
+    return HF_OK;
+}
+
+/* ------------------------------------------------------------------ one search, one file */
+
+/* Rank 0, before any work: the output's directory is writable, and an existing file is
+ * overwritten only with --force; with --resume, an existing result of this very search
+ * means there is nothing left to do (*complete, its row in *row). */
+static hf_err_t check_out(const char *out, int force, int resume, const hf_target_t *t,
+                          const hf_search_opts_t *so, int *complete, hf_row_t *row)
+{
+    *complete = 0;
+    hf_err_t e = hf_campaign_check_output("--out", out, force || resume,
+                                          "--resume to keep it if it is the result of this search");
+    if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
+        return e;
+    hf_result_t r;
+    char *json = hf_target_to_json(t);
+    if (!json)
+        return HF_ERR_NOMEM;
+    e = hf_result_read(out, &r);
+    if (e == HF_ERR_NOMEM) {
+        free(json);
+        return e;
+    }
+    if (e == HF_OK && r.nrows == 1 && hf_campaign_row_matches(&r, 0, json, so)) {
+        *complete = 1;
+        *row = r.rows[0];
+    } else if (e == HF_OK) {
+        e = hf_error(HF_ERR_INPUT,
+                     "--out %s: exists and holds another result (%ld row%s%s%s), not this "
+                     "search's; give --force to overwrite it",
+                     out, r.nrows, r.nrows == 1 ? ": " : "", r.nrows == 1 ? r.rows[0].name : "",
+                     r.nrows == 1 && strcmp(r.target_json[0], json) ? "" : ", other settings");
+    } else {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", hf_error_msg());
+        e = hf_error(HF_ERR_INPUT,
+                     "--out %s: exists and is not a readable result (%s); give --force to "
+                     "overwrite it",
+                     out, why);
+    }
+    hf_result_clear(&r);
+    free(json);
+    return e;
+}
+
+hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *so,
+                            const hf_campaign_search_opts_t *o, hf_row_t *row, int *complete)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    hf_result_t res;
+    hf_supports_t sup;
+    hf_unit_record_t *units = NULL;
+    long nunits = 0;
+    char shard_dir[4096], *tjson = NULL;
+    snprintf(shard_dir, sizeof shard_dir, "%s.shards", o->out);
+    hf_result_init(&res);
+    hf_supports_init(&sup, 0, t->d, t->dv);
+    *complete = 0;
+    hf_err_t e = rank == 0 ? check_out(o->out, o->force, o->resume, t, so, complete, row) : HF_OK;
+    if ((e = hf_agree_root(comm, e)) != HF_OK)
+        goto out;
+    MPI_Bcast(complete, 1, MPI_INT, 0, comm);
+    if (*complete) /* --resume after the result was written: it stays as it is */
+        goto out;
+    hf_supports_clear(&sup);
+    hf_campaign_cfg_t cfg = {.shard_dir = shard_dir,
+                             .resume = o->resume,
+                             .quiet = o->quiet,
+                             .row = 0,
+                             .command_line = o->command_line,
+                             .max_name = "--max-atoms"};
+    HF_CHECK(e, hf_campaign_entry(comm, t, so, &cfg, row, &sup, &units, &nunits), out);
+    if (rank == 0) {
+        tjson = hf_target_to_json(t);
+        e = tjson ? hf_result_add_row(&res, row, &sup, tjson) : HF_ERR_NOMEM;
+        res.units = units;
+        res.nunits = nunits;
+        units = NULL;
+        if (e == HF_OK)
+            e = hf_campaign_provenance(&res, o->command_line, o->start, size);
+        if (e == HF_OK)
+            e = hf_result_write(o->out, &res);
+        if (e == HF_OK)
+            hf_shards_remove(shard_dir);
+    }
+    e = hf_agree_root(comm, e);
+out:
+    hf_result_clear(&res);
+    hf_supports_clear(&sup);
+    free(units);
+    free(tjson);
     return e;
 }

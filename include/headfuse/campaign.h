@@ -1,0 +1,132 @@
+/* Campaigns: the work behind `headfuse search` and `headfuse run`, as a library.
+ *
+ * A campaign searches rows (a target at a span) across the MPI ranks: each rank writes
+ * its shard (store), an interrupted search resumes from the finished units, and rank 0
+ * reduces the shards to one table row with its minimal supports. A job file is run
+ * entry by entry with its state in RESULT.h5.shards/ (entry rows, a journalled move of
+ * an edited job's state) until RESULT.h5 holds every row.
+ *
+ * Every function taking an MPI_Comm is collective; errors are agreed on by all ranks
+ * (headfuse/agree.h), so every rank returns the same code and the rank that holds the
+ * message reports it (hf_agree_reporter). The command line parses and prints only. */
+#ifndef HEADFUSE_CAMPAIGN_H
+#define HEADFUSE_CAMPAIGN_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "headfuse/job.h"
+#include "headfuse/search.h"
+#include "headfuse/store.h"
+#include "headfuse/target.h"
+
+/* ------------------------------------------------------------------ one row */
+
+typedef struct {
+    const char *shard_dir; /* where this entry's shards live */
+    int resume;
+    int quiet;
+    int row;                  /* row index in the result (unit log) */
+    const char *command_line; /* provenance */
+    const char *max_name;     /* how the user gave max_atoms, for messages ("--max-atoms") */
+} hf_campaign_cfg_t;
+
+/* Collective. On rank 0, fills row, supports (initialised by the call on every rank)
+ * and appends the unit log to units/nunits (realloc'd). Returns HF_ERR_INTERRUPTED
+ * after a stop signal (shards keep the finished units). */
+hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
+                           const hf_campaign_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
+                           hf_unit_record_t **units, long *nunits);
+
+/* The name of the search engine that options select, as a row records it
+ * (hf_row_t.engine): the engine, or "plain" without pruning. */
+const char *hf_campaign_engine(const hf_search_opts_t *o);
+
+/* Whether row i of a result is the search of the target whose JSON is t_json with
+ * options o: the same target, span, max_atoms and engine (a row of a format-1 file,
+ * whose settings are unknown, never matches). Not collective. */
+int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
+                            const hf_search_opts_t *o);
+
+/* When LB = UB already certifies a row, its one size m* is still enumerated to count
+ * the minimal supports, unless the box has more points or m* more atoms than these
+ * (one exact test of a support of thousands of atoms is out of proportion): then the
+ * product head is stored and the counts are left unknown. */
+#define HF_CERTIFIED_ENUM_POINTS 65536
+#define HF_CERTIFIED_ENUM_ATOMS 4096
+
+/* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
+ * decimal strings (n bytes) and the rule that gives LB (rn bytes). A max_atoms below LB
+ * is HF_ERR_INPUT naming it as max_name: no head of fewer atoms than LB equals the
+ * target, for any keys, so nothing would be searched. Not collective. */
+hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
+                               const char *max_name, int *shortcut, char *lb_out, char *ub_out,
+                               size_t n, char *rule_out, size_t rn);
+
+/* What a one-row search writes (`headfuse search`). */
+typedef struct {
+    const char *out; /* RESULT.h5; its shards go to OUT.shards/ */
+    int force, resume, quiet;
+    const char *command_line, *start; /* provenance */
+} hf_campaign_search_opts_t;
+
+/* Collective: search t with so into o->out. An existing out is refused unless force;
+ * with resume, an existing result of this very search is kept (*complete = 1, nothing
+ * searched). On rank 0, row is the row written (or kept). */
+hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *so,
+                            const hf_campaign_search_opts_t *o, hf_row_t *row, int *complete);
+
+/* ------------------------------------------------------------------ job files */
+
+typedef struct {
+    int resume, force, quiet;
+    int collect;              /* write RESULT.h5 from the finished entries only */
+    long entry;               /* run only this entry (keeping its row in the state), or -1 */
+    const char *command_line; /* provenance; NULL (out of memory) is HF_ERR_NOMEM */
+    const char *start;
+} hf_campaign_job_opts_t;
+
+/* Called on rank 0 after entry i of n finished in this run. */
+typedef void (*hf_campaign_row_fn)(void *ctx, long i, long n, const hf_row_t *row);
+
+typedef struct {
+    int complete;   /* the output already held every row: nothing was run */
+    int entry_done; /* the selected entry had finished earlier */
+    long ran, skipped;
+} hf_campaign_job_outcome_t;
+
+/* Collective: run the job (docs/jobs.md) with its state in OUTPUT.shards/. On rank 0,
+ * res (initialised by the caller) receives the rows: the result written, or the one
+ * row of the selected entry, or the existing output when it was complete. */
+hf_err_t hf_campaign_job_run(MPI_Comm comm, const hf_job_t *job, const hf_campaign_job_opts_t *o,
+                             hf_campaign_row_fn on_row, void *ctx, hf_result_t *res,
+                             hf_campaign_job_outcome_t *oc);
+
+/* ------------------------------------------------------------------ result files */
+
+/* Current time as ISO 8601 UTC ("2026-01-31T12:00:00Z"). */
+void hf_campaign_iso_time(char *buf, size_t n);
+
+/* Fill the provenance of a result (version, commit, command line, host, start and end
+ * time, ranks), replacing what was there. cmdline NULL -> HF_ERR_NOMEM. */
+hf_err_t hf_campaign_provenance(hf_result_t *res, const char *cmdline, const char *start,
+                                int ranks);
+
+/* hf_result_read for a file named by the user: when it does not exist but PATH.shards/
+ * does, the message says that a search or run was stopped before writing it and that
+ * --resume finishes it. */
+hf_err_t hf_campaign_result_read(const char *path, hf_result_t *r);
+
+/* When the environment sets HF_EXPECT_RANKS=N (batch scripts set it to SLURM_NTASKS),
+ * fail with HF_ERR_MPI unless the MPI job has exactly N ranks: N singletons started by a
+ * misconfigured launcher would otherwise all write the same files. */
+hf_err_t hf_campaign_check_ranks(int size);
+
+/* Before any work: whether the output file `path` given by option `opt` ("--out") can
+ * be written. Its directory must exist and be writable (HF_ERR_INPUT "OPT PATH: cannot
+ * write 'PATH': directory D: ..."); an existing file is refused unless force
+ * (HF_ERR_INPUT "OPT PATH: exists; give --force to overwrite it", followed by
+ * ", or KEEP" when keep is not NULL). Not collective. */
+hf_err_t hf_campaign_check_output(const char *opt, const char *path, int force, const char *keep);
+
+#endif
