@@ -15,6 +15,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "headfuse/approx.h"
+#include "headfuse/approx_store.h"
 #include "headfuse/job.h"
 #include "headfuse/search.h"
 #include "headfuse/store.h"
@@ -102,10 +104,32 @@ hf_err_t hf_campaign_job_run(MPI_Comm comm, const hf_job_t *job, const hf_campai
                              hf_campaign_row_fn on_row, void *ctx, hf_result_t *res,
                              hf_campaign_job_outcome_t *oc);
 
+/* ------------------------------------------------------------------ approximations */
+
+typedef struct {
+    const char *out;  /* APPROX.h5 (checked by the caller: hf_campaign_check_output) */
+    const char *from; /* a RESULT.h5 whose first witness of the target warm-starts, or NULL */
+    const char *command_line, *start; /* provenance; command_line NULL -> HF_ERR_NOMEM */
+} hf_campaign_approx_opts_t;
+
+/* Collective: fit o's budgets (hf_approx_run) and write ao->out on rank 0. With from,
+ * the first minimal support stored for t's name is checked exactly against t and used
+ * as the exact warm start (a missing row, other dimensions or a witness that is not
+ * exact -> HF_ERR_INPUT naming --from). res and prov are initialised by the caller and
+ * hold, on rank 0, what was written. */
+hf_err_t hf_campaign_approx(MPI_Comm comm, const hf_target_t *t, hf_approx_opts_t *o,
+                            const hf_campaign_approx_opts_t *ao, hf_approx_result_t *res,
+                            hf_approx_prov_t *prov);
+
 /* ------------------------------------------------------------------ result files */
 
 /* Current time as ISO 8601 UTC ("2026-01-31T12:00:00Z"). */
 void hf_campaign_iso_time(char *buf, size_t n);
+
+/* The command line as a result records it: "headfuse ARG ..." with arguments holding
+ * spaces or quotes in single quotes (malloc'd; NULL when out of memory). argv are the
+ * arguments after the program name. */
+char *hf_campaign_command_line(int argc, char **argv);
 
 /* Fill the provenance of a result (version, commit, command line, host, start and end
  * time, ranks), replacing what was there. cmdline NULL -> HF_ERR_NOMEM. */

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <flint/fmpq.h>
+#include <jansson.h>
 
 #include "headfuse/error.h"
 
@@ -47,6 +48,16 @@ hf_err_t hf_head_validate(const hf_head_t *h, const char *where);
 /* Evaluate the head at query q[d] in double precision with a stable log-sum-exp;
  * writes out[dv]. */
 void hf_head_eval(const hf_head_t *h, const double *q, double *out);
+
+/* The one conversion of a head to and from JSON (witnesses in shard records and in the
+ * command line's output): {"keys": [[k..]..], "weights": ["p/q"..], "values": [..]}
+ * where values[i] is an array of dv rational strings, or with flat and dv = 1 the one
+ * string. to_json writes keys (NULL: h->keys, natoms*d) in place of the head's keys;
+ * new reference, NULL (HF_ERR_NOMEM recorded) when out of memory. from_json fills h
+ * (initialised for d, dv) with m atoms, taking either form of values; anything else ->
+ * HF_ERR_INPUT saying which field. */
+json_t *hf_head_to_json(const hf_head_t *h, const int64_t *keys, int flat);
+hf_err_t hf_head_from_json(hf_head_t *h, const json_t *o, long m);
 
 /* Targets. */
 hf_err_t hf_target_init(hf_target_t *t, const char *name, int d, int dv);

@@ -534,6 +534,28 @@ void hf_campaign_iso_time(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+char *hf_campaign_command_line(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = hf_malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    strcat(s, "headfuse");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        int quote = strpbrk(argv[i], " ;\"'") != NULL;
+        if (quote)
+            strcat(s, "'");
+        strcat(s, argv[i]);
+        if (quote)
+            strcat(s, "'");
+    }
+    return s;
+}
+
 hf_err_t hf_campaign_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
 {
     /* NULL is the command line out of memory: a result without its command is refused */

@@ -1,4 +1,8 @@
 /* Argument scanning, target loading and JSON output shared by the subcommands. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,11 +10,96 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 
+/* A decimal integer in [lo, hi]. */
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* What a value of option o must be, for the message. */
+static void describe(const cli_opt_t *o, char *buf, size_t n)
+{
+    switch (o->kind) {
+    case CLI_INT:
+        if (o->hi == LONG_MAX)
+            snprintf(buf, n, "a %s integer", o->lo == 0 ? "nonnegative" : "positive");
+        else
+            snprintf(buf, n, "an integer %ld..%ld", o->lo, o->hi);
+        break;
+    case CLI_REAL:
+        snprintf(buf, n, "a positive number");
+        break;
+    case CLI_U64:
+        snprintf(buf, n, "a nonnegative integer");
+        break;
+    case CLI_RANGE:
+        snprintf(buf, n, "a range A..B or one integer A, with %ld <= A <= B <= %ld", o->lo, o->hi);
+        break;
+    default:
+        snprintf(buf, n, "a file name, not empty");
+    }
+}
+
+/* Check value v of option o and store it; 0 when it is not of the option's kind. */
+static int take_value(const cli_opt_t *o, const char *v)
+{
+    char *end;
+    switch (o->kind) {
+    case CLI_STR:
+        *(const char **)o->dest = v;
+        return 1;
+    case CLI_PATH:
+        *(const char **)o->dest = v;
+        return *v != '\0';
+    case CLI_INT:
+        return parse_int(v, o->lo, o->hi, o->dest);
+    case CLI_REAL: {
+        errno = 0;
+        double x = strtod(v, &end);
+        if (!*v || *end || errno || !(x > 0) || !isfinite(x))
+            return 0;
+        *(double *)o->dest = x;
+        return 1;
+    }
+    case CLI_U64: {
+        errno = 0;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (!*v || *end || errno || v[0] == '-')
+            return 0;
+        *(uint64_t *)o->dest = (uint64_t)x;
+        return 1;
+    }
+    case CLI_RANGE: {
+        long *r = o->dest;
+        const char *dots = strstr(v, "..");
+        char a[32];
+        size_t n = dots ? (size_t)(dots - v) : strlen(v);
+        if (n == 0 || n >= sizeof a)
+            return 0;
+        memcpy(a, v, n);
+        a[n] = '\0';
+        if (!parse_int(a, o->lo, o->hi, r) || !parse_int(dots ? dots + 2 : a, o->lo, o->hi, r + 1))
+            return 0;
+        return r[0] <= r[1];
+    }
+    default:
+        return 0;
+    }
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos)
 {
-    /* which value options were given: a second one would silently replace the first */
+    /* which options were given: a second value would silently replace the first */
     unsigned char seen[64] = {0};
+    const char *value[64] = {NULL};
+    int help = 0;
     *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -33,29 +122,45 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
                     (int)len, a, cmd);
             return 2;
         }
-        if (o->has_value) {
-            size_t k = (size_t)(o - opts);
-            if (k < sizeof seen && seen[k]) {
-                fprintf(stderr, "headfuse %s: option %s given twice (give it once)\n", cmd,
-                        o->name);
-                return 2;
-            }
-            if (k < sizeof seen)
-                seen[k] = 1;
-            if (eq)
-                *o->value = eq + 1;
-            else if (i + 1 < argc)
-                *o->value = argv[++i];
-            else {
-                fprintf(stderr, "headfuse %s: option %s needs a value\n", cmd, o->name);
-                return 2;
-            }
-        } else {
+        size_t k = (size_t)(o - opts);
+        if (o->kind == CLI_FLAG) {
             if (eq) {
                 fprintf(stderr, "headfuse %s: option %s takes no value\n", cmd, o->name);
                 return 2;
             }
-            *o->flag = 1;
+            *(int *)o->dest = 1;
+            help |= !strcmp(o->name, "--help");
+            continue;
+        }
+        if (k < sizeof seen && seen[k]) {
+            fprintf(stderr, "headfuse %s: option %s given twice (give it once)\n", cmd, o->name);
+            return 2;
+        }
+        if (k < sizeof seen)
+            seen[k] = 1;
+        if (eq)
+            value[k] = eq + 1;
+        else if (i + 1 < argc)
+            value[k] = argv[++i];
+        else {
+            fprintf(stderr, "headfuse %s: option %s needs a value\n", cmd, o->name);
+            return 2;
+        }
+    }
+    /* values are checked in the table's order, after the scan: --help wins over them */
+    for (size_t k = 0; !help && opts[k].name && k < sizeof seen; k++) {
+        const cli_opt_t *o = opts + k;
+        char what[160];
+        if (o->kind == CLI_FLAG)
+            continue;
+        if (!seen[k] && o->required) {
+            fprintf(stderr, "headfuse %s: %s %s is required\n", cmd, o->name, o->required);
+            return 2;
+        }
+        if (seen[k] && !take_value(o, value[k])) {
+            describe(o, what, sizeof what);
+            fprintf(stderr, "headfuse %s: %s %s: must be %s\n", cmd, o->name, value[k], what);
+            return 2;
         }
     }
     return 0;
@@ -87,39 +192,6 @@ json_t *cli_json_bigint(const fmpz_t x)
     }
     fmpz_clear(lim);
     return j;
-}
-
-json_t *cli_json_rational(const fmpq_t x)
-{
-    char *s = hf_rational_str(x);
-    json_t *j = json_string(s ? s : "?");
-    free(s);
-    return j;
-}
-
-json_t *cli_json_head(const hf_head_t *h)
-{
-    json_t *keys = json_array(), *weights = json_array(), *values = json_array();
-    for (long i = 0; i < h->natoms; i++) {
-        json_t *k = json_array();
-        for (int j = 0; j < h->d; j++)
-            json_array_append_new(k, json_integer(h->keys[i * h->d + j]));
-        json_array_append_new(keys, k);
-        json_array_append_new(weights, cli_json_rational(h->weights + i));
-        if (h->dv == 1) {
-            json_array_append_new(values, cli_json_rational(h->values + i));
-        } else {
-            json_t *v = json_array();
-            for (int j = 0; j < h->dv; j++)
-                json_array_append_new(v, cli_json_rational(h->values + i * h->dv + j));
-            json_array_append_new(values, v);
-        }
-    }
-    json_t *o = json_object();
-    json_object_set_new(o, "keys", keys);
-    json_object_set_new(o, "weights", weights);
-    json_object_set_new(o, "values", values);
-    return o;
 }
 
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)

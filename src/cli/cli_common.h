@@ -12,19 +12,67 @@
 #include "headfuse/campaign.h"
 #include "headfuse/target.h"
 
-/* One option a subcommand accepts. has_value: takes the next argument (or =VALUE). */
+/* What an option takes, and where its checked value goes (dest):
+ *   FLAG   no value; int, set to 1 when present
+ *   STR    any text; const char * (the argument itself)
+ *   PATH   a file name, not empty; const char *
+ *   INT    a decimal integer in [lo, hi]; long
+ *   REAL   a positive finite number; double
+ *   U64    a nonnegative decimal integer below 2^64; uint64_t
+ *   RANGE  "A..B" or "A" with lo <= A <= B <= hi; long[2] (A and B) */
+typedef enum { CLI_FLAG, CLI_STR, CLI_PATH, CLI_INT, CLI_REAL, CLI_U64, CLI_RANGE } cli_kind_t;
+
+/* One option a subcommand accepts. required, when not NULL, makes the option
+ * mandatory and names its value in the message ("--out RESULT.h5 is required"). */
 typedef struct {
     const char *name; /* "--keys" */
-    int has_value;
-    const char **value; /* where the value goes (has_value) */
-    int *flag;          /* set to 1 when present (!has_value) */
+    cli_kind_t kind;
+    void *dest;
+    long lo, hi;          /* INT, RANGE */
+    const char *required; /* NULL: optional */
 } cli_opt_t;
 
+#define CLI_OPT_FLAG(n, p)                                                                         \
+    {                                                                                              \
+        (n), CLI_FLAG, (p), 0, 0, NULL                                                             \
+    }
+#define CLI_OPT_STR(n, p)                                                                          \
+    {                                                                                              \
+        (n), CLI_STR, (p), 0, 0, NULL                                                              \
+    }
+#define CLI_OPT_PATH(n, p, req)                                                                    \
+    {                                                                                              \
+        (n), CLI_PATH, (p), 0, 0, (req)                                                            \
+    }
+#define CLI_OPT_INT(n, p, lo, hi, req)                                                             \
+    {                                                                                              \
+        (n), CLI_INT, (p), (lo), (hi), (req)                                                       \
+    }
+#define CLI_OPT_REAL(n, p)                                                                         \
+    {                                                                                              \
+        (n), CLI_REAL, (p), 0, 0, NULL                                                             \
+    }
+#define CLI_OPT_U64(n, p)                                                                          \
+    {                                                                                              \
+        (n), CLI_U64, (p), 0, 0, NULL                                                              \
+    }
+#define CLI_OPT_RANGE(n, p, lo, hi, req)                                                           \
+    {                                                                                              \
+        (n), CLI_RANGE, (p), (lo), (hi), (req)                                                     \
+    }
+#define CLI_OPT_END                                                                                \
+    {                                                                                              \
+        NULL, CLI_FLAG, NULL, 0, 0, NULL                                                           \
+    }
+
 /* Scan argv[1..]: options from the table, positionals into pos[] (at most maxpos).
- * Prints a message naming the command and returns 2 on a bad argument (an unknown
- * option, a missing value, or an option with a value given twice: `--span 2 --span 3`
- * would otherwise keep only the last), else 0. A repeated flag (`--quiet --quiet`)
- * changes nothing and is accepted. */
+ * Every value is checked against its kind here, with one message format: "headfuse
+ * CMD: OPTION VALUE: must be ..." (and "headfuse CMD: OPTION VALUE is required"). An
+ * unknown option, a missing value, a bad value, a missing required option, or an option
+ * with a value given twice (`--span 2 --span 3` would otherwise keep only the last)
+ * prints one line and returns 2, else 0. A repeated flag changes nothing. Options not
+ * given leave dest as it was (the default). With --help given, values are not checked
+ * and required options may be missing. */
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
 
@@ -33,10 +81,6 @@ hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
 
 /* JSON integer when |x| < 2^53, else a decimal string. New reference. */
 json_t *cli_json_bigint(const fmpz_t x);
-/* JSON string of a rational. New reference. */
-json_t *cli_json_rational(const fmpq_t x);
-/* Witness head as {"keys": [[..]], "weights": [..], "values": [..] or [[..]]}. */
-json_t *cli_json_head(const hf_head_t *h);
 /* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
 /* Print one JSON object on stdout (compact keys order preserved) and release it. */

@@ -10,28 +10,6 @@
 #include "headfuse/sched.h"
 #include "cli/cli_common.h"
 
-char *cli_join_argv(int argc, char **argv)
-{
-    size_t len = 16;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 3;
-    char *s = hf_malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    strcat(s, "headfuse");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        int quote = strpbrk(argv[i], " ;\"'") != NULL;
-        if (quote)
-            strcat(s, "'");
-        strcat(s, argv[i]);
-        if (quote)
-            strcat(s, "'");
-    }
-    return s;
-}
-
 json_t *cli_row_json(const hf_row_t *r)
 {
     json_t *o = json_object();

@@ -2,26 +2,17 @@
  * numerically with PETSc/TAO, written to APPROX.h5; and the printing of such files for
  * `headfuse table`. Collective: run it under mpirun (restarts are spread over ranks). */
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <flint/fmpq_vec.h>
-#include <flint/fmpz.h>
 
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "headfuse/approx.h"
 #include "headfuse/approx_store.h"
-#include "headfuse/bounds.h"
-#include "headfuse/store.h"
-#include "headfuse/verify.h"
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse approx (FILE.json | --family NAME:d=N[,k=K]) --atoms A..B\n"
@@ -36,34 +27,6 @@ static const char *usage_text =
     "  Defaults: --samples 1000, --test-samples = --samples, --sigma 1, --seed 1.\n"
     "  An existing APPROX.h5 is kept unless --force.\n"
     "  Exit status 1 if a budget with a known exact head misses rounding level.\n";
-
-/* ---------------------------------------------------------------- option parsing */
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* "A..B" or "A". */
-static int parse_atoms(const char *s, long *lo, long *hi)
-{
-    const char *dots = strstr(s, "..");
-    if (!dots)
-        return parse_long(s, LONG_MIN, LONG_MAX, lo) && ((*hi = *lo), 1);
-    char a[32];
-    size_t n = (size_t)(dots - s);
-    if (n == 0 || n >= sizeof a)
-        return 0;
-    memcpy(a, s, n);
-    a[n] = '\0';
-    return parse_long(a, LONG_MIN, LONG_MAX, lo) && parse_long(dots + 2, LONG_MIN, LONG_MAX, hi);
-}
 
 /* PETSc's options start at the first argument of the form -letter... (after ours). */
 static int petsc_start(int argc, char **argv)
@@ -278,81 +241,29 @@ int cli_table_approx(const char *path, int fmt)
 
 /* ---------------------------------------------------------------- --from */
 
-/* The first minimal witness of `t` stored in a RESULT.h5, checked exactly against t.
- * head is initialised by the caller (hf_head_init(head, t->d, t->dv)). */
-static hf_err_t load_from(const char *path, const hf_target_t *t, hf_head_t *head)
-{
-    hf_result_t res;
-    hf_err_t err;
-    fmpq_t w;
-    fmpq *v = NULL;
-    fmpq_init(w);
-    hf_result_init(&res);
-    HF_CHECK(err, hf_campaign_result_read(path, &res), done);
-    const hf_supports_t *s = NULL;
-    for (long i = 0; i < res.nrows && !s; i++)
-        if (!strcmp(res.rows[i].name, t->name) && res.supports[i].n >= 1 && res.supports[i].m >= 1)
-            s = res.supports + i;
-    if (!s) {
-        err = hf_error(HF_ERR_INPUT, "--from %s: no row for target '%s' with a minimal support",
-                       path, t->name);
-        goto done;
-    }
-    if (s->d != t->d || s->dv != t->dv) {
-        err = hf_error(HF_ERR_INPUT,
-                       "--from %s: the stored supports have d = %d, dv = %d, not %d, %d", path,
-                       s->d, s->dv, t->d, t->dv);
-        goto done;
-    }
-    v = _fmpq_vec_init(t->dv);
-    for (long i = 0; i < s->m; i++) {
-        HF_CHECK(err, hf_rational_parse(w, s->weights[i]), bad);
-        for (int j = 0; j < t->dv; j++)
-            HF_CHECK(err, hf_rational_parse(v + j, s->values[i * t->dv + j]), bad);
-        HF_CHECK(err, hf_head_push(head, s->keys + i * t->d, w, v), done);
-    }
-    int ok = 0;
-    const char *why = NULL;
-    HF_CHECK(err, hf_verify_head(t, head, &ok, &why), done);
-    if (!ok)
-        err = hf_error(HF_ERR_INPUT,
-                       "--from %s: the stored witness is not an exact head of '%s' (%s)", path,
-                       t->name, why ? why : "verifier");
-    goto done;
-bad:
-    hf_error_prefix("--from %s: witness", path);
-    err = HF_ERR_CORRUPT;
-done:
-    if (v)
-        _fmpq_vec_clear(v, t->dv);
-    hf_result_clear(&res);
-    fmpq_clear(w);
-    return err;
-}
-
-/* ---------------------------------------------------------------- the command */
-
 int cli_cmd_approx(int argc, char **argv)
 {
-    const char *family = NULL, *atoms_s = NULL, *samples_s = NULL, *test_s = NULL,
-               *restarts_s = NULL, *sigma_s = NULL, *seed_s = NULL, *out = NULL, *from = NULL,
-               *pmax_s = NULL, *pos[1];
+    const char *family = NULL, *out = NULL, *from = NULL, *pos[1];
+    long atoms[2] = {0, 0}, samples = 0, test_samples = 0, restarts = 0, pmax = -1;
     int quiet = 0, json = 0, force = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
-                        {"--atoms", 1, &atoms_s, NULL},
-                        {"--samples", 1, &samples_s, NULL},
-                        {"--test-samples", 1, &test_s, NULL},
-                        {"--restarts", 1, &restarts_s, NULL},
-                        {"--sigma", 1, &sigma_s, NULL},
-                        {"--seed", 1, &seed_s, NULL},
-                        {"--out", 1, &out, NULL},
-                        {"--from", 1, &from, NULL},
-                        {"--product-max", 1, &pmax_s, NULL},
-                        {"--quiet", 0, NULL, &quiet},
-                        {"--json", 0, NULL, &json},
-                        {"--force", 0, NULL, &force},
-                        {"--help", 0, NULL, &help},
-                        {NULL, 0, NULL, NULL}};
+    hf_approx_opts_t o;
+    hf_approx_opts_default(&o);
+    cli_opt_t opts[] = {
+        CLI_OPT_STR("--family", &family),
+        CLI_OPT_RANGE("--atoms", atoms, 1, HF_APPROX_ATOMS_MAX, "A..B"),
+        CLI_OPT_INT("--samples", &samples, 1, HF_APPROX_SAMPLES_MAX, NULL),
+        CLI_OPT_INT("--test-samples", &test_samples, 1, HF_APPROX_SAMPLES_MAX, NULL),
+        CLI_OPT_INT("--restarts", &restarts, 1, HF_APPROX_RESTARTS_MAX, NULL),
+        CLI_OPT_REAL("--sigma", &o.sigma),
+        CLI_OPT_U64("--seed", &o.seed),
+        CLI_OPT_PATH("--out", &out, "APPROX.h5"),
+        CLI_OPT_PATH("--from", &from, NULL),
+        CLI_OPT_INT("--product-max", &pmax, 0, HF_APPROX_ATOMS_MAX, NULL),
+        CLI_OPT_FLAG("--quiet", &quiet),
+        CLI_OPT_FLAG("--json", &json),
+        CLI_OPT_FLAG("--force", &force),
+        CLI_OPT_FLAG("--help", &help),
+        CLI_OPT_END};
     int pstart = petsc_start(argc, argv);
     if ((status = cli_parse("approx", pstart, argv, opts, pos, 1, &npos)))
         return status;
@@ -360,78 +271,16 @@ int cli_cmd_approx(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-
-    hf_approx_opts_t o;
-    hf_approx_opts_default(&o);
-    long lo, hi, v;
-    if (!atoms_s || !parse_atoms(atoms_s, &lo, &hi)) {
-        fprintf(stderr, "headfuse approx: --atoms: give a range A..B (or one budget A)\n");
-        return 2;
-    }
-    if (lo < 1 || hi < lo || hi > HF_APPROX_ATOMS_MAX) {
-        fprintf(stderr,
-                "headfuse approx: --atoms %s: empty or invalid range (need 1 <= A <= B <= %d)\n",
-                atoms_s, HF_APPROX_ATOMS_MAX);
-        return 2;
-    }
-    o.m_lo = (int)lo;
-    o.m_hi = (int)hi;
-    if (samples_s) {
-        if (!parse_long(samples_s, 1, HF_APPROX_SAMPLES_MAX, &v)) {
-            fprintf(stderr, "headfuse approx: --samples %s: must be an integer 1..%ld\n", samples_s,
-                    HF_APPROX_SAMPLES_MAX);
-            return 2;
-        }
-        o.samples = o.test_samples = v;
-    }
-    if (test_s) {
-        if (!parse_long(test_s, 1, HF_APPROX_SAMPLES_MAX, &v)) {
-            fprintf(stderr, "headfuse approx: --test-samples %s: must be an integer 1..%ld\n",
-                    test_s, HF_APPROX_SAMPLES_MAX);
-            return 2;
-        }
-        o.test_samples = v;
-    }
-    if (restarts_s) {
-        if (!parse_long(restarts_s, 1, HF_APPROX_RESTARTS_MAX, &v)) {
-            fprintf(stderr, "headfuse approx: --restarts %s: must be an integer 1..%ld\n",
-                    restarts_s, HF_APPROX_RESTARTS_MAX);
-            return 2;
-        }
-        o.restarts = v;
-    }
-    if (sigma_s) {
-        char *end;
-        errno = 0;
-        double s = strtod(sigma_s, &end);
-        if (!*sigma_s || *end || errno || !(s > 0) || !isfinite(s)) {
-            fprintf(stderr, "headfuse approx: --sigma %s: must be a positive number\n", sigma_s);
-            return 2;
-        }
-        o.sigma = s;
-    }
-    if (seed_s) {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(seed_s, &end, 10);
-        if (!*seed_s || *end || errno || seed_s[0] == '-') {
-            fprintf(stderr, "headfuse approx: --seed %s: must be a nonnegative integer\n", seed_s);
-            return 2;
-        }
-        o.seed = (uint64_t)s;
-    }
-    if (pmax_s) {
-        if (!parse_long(pmax_s, 0, HF_APPROX_ATOMS_MAX, &v)) {
-            fprintf(stderr, "headfuse approx: --product-max %s: must be an integer 0..%d\n", pmax_s,
-                    HF_APPROX_ATOMS_MAX);
-            return 2;
-        }
-        o.product_max = v;
-    }
-    if (!out) {
-        fprintf(stderr, "headfuse approx: --out APPROX.h5 is required\n");
-        return 2;
-    }
+    o.m_lo = (int)atoms[0];
+    o.m_hi = (int)atoms[1];
+    if (samples)
+        o.samples = o.test_samples = samples;
+    if (test_samples)
+        o.test_samples = test_samples;
+    if (restarts)
+        o.restarts = restarts;
+    if (pmax >= 0)
+        o.product_max = pmax;
 
     /* PETSc sees the program name and its own options only */
     int pargc = 1 + argc - pstart;
@@ -458,19 +307,15 @@ int cli_cmd_approx(int argc, char **argv)
     /* PETSc errors come back as codes and are reported once, with PETSc's message */
     PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
 
-    char start[32], endt[32], host[256] = "?";
+    char start[32];
     hf_campaign_iso_time(start, sizeof start);
-    gethostname(host, sizeof host);
     hf_target_t t;
-    hf_head_t exact;
     hf_approx_result_t res;
     hf_approx_prov_t prov;
     int have_target = 0, missed = 0;
-    fmpz_t lb;
-    fmpz_init(lb);
     hf_approx_result_init(&res);
     hf_approx_prov_init(&prov);
-    char *cmdline = cli_join_argv(argc, argv);
+    char *cmdline = hf_campaign_command_line(argc, argv);
 
     /* find out now, not after the fits, that the file cannot (or must not) be written */
     hf_err_t e = hf_agree_root(
@@ -478,47 +323,11 @@ int cli_cmd_approx(int argc, char **argv)
     if (e == HF_OK)
         e = cli_load_target(npos ? pos[0] : NULL, family, &t);
     have_target = e == HF_OK;
-    if (e == HF_OK && !cmdline) /* APPROX.h5 records the command line */
-        e = HF_ERR_NOMEM;
-    if (have_target)
-        hf_head_init(&exact, t.d, t.dv);
-    if (e == HF_OK && from) {
-        e = load_from(from, &t, &exact);
-        if (e == HF_OK)
-            o.exact_head = &exact;
-    }
     HF_CHECK(e, hf_agree_all(MPI_COMM_WORLD, e), fail);
     o.verbose = !quiet && !json;
-
-    HF_CHECK(e, hf_approx_run(MPI_COMM_WORLD, &t, &o, &res), fail);
-
-    if (rank == 0) {
-        int complete = 0;
-        /* the lower bound only adds context; a capped or failed bound is left out */
-        if (hf_bounds_lower_ex(&t, lb, &complete) == HF_OK) {
-            char *s = fmpz_get_str(NULL, 10, lb);
-            prov.lower_bound = s ? hf_strdup(s) : NULL;
-            flint_free(s);
-        } else {
-            hf_error_clear();
-        }
-        hf_campaign_iso_time(endt, sizeof endt);
-        prov.version = hf_strdup(HF_VERSION);
-        prov.git_commit = hf_strdup(HF_GIT_COMMIT);
-        prov.command_line = hf_strdup(cmdline);
-        prov.host = hf_strdup(host);
-        prov.start_time = hf_strdup(start);
-        prov.end_time = hf_strdup(endt);
-        prov.ranks = size;
-        prov.target_json = hf_target_to_json(&t);
-        /* out of memory is an error, never a file with blank provenance */
-        if (!prov.version || !prov.git_commit || !prov.command_line || !prov.host ||
-            !prov.start_time || !prov.end_time || !prov.target_json)
-            e = HF_ERR_NOMEM;
-        else
-            e = hf_approx_file_write(out, &res, &prov);
-    }
-    HF_CHECK(e, hf_agree_all(MPI_COMM_WORLD, e), fail);
+    hf_campaign_approx_opts_t ao = {
+        .out = out, .from = from, .command_line = cmdline, .start = start};
+    HF_CHECK(e, hf_campaign_approx(MPI_COMM_WORLD, &t, &o, &ao, &res, &prov), fail);
     for (int i = 0; i < res.nrows; i++)
         missed |= !strcmp(res.rows[i].status, "missed");
     if (rank == 0) {
@@ -540,11 +349,8 @@ fail:
 done:
     hf_approx_prov_clear(&prov);
     hf_approx_result_clear(&res);
-    if (have_target) {
-        hf_head_clear(&exact);
+    if (have_target)
         hf_target_clear(&t);
-    }
-    fmpz_clear(lb);
     free(cmdline);
     PetscFinalize();
     free(pargv);

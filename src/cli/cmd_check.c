@@ -31,20 +31,16 @@ int cli_cmd_check(int argc, char **argv)
 {
     const char *family = NULL, *keys_text = NULL, *pos[1];
     int json = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
-                        {"--keys", 1, &keys_text, NULL},
-                        {"--json", 0, NULL, &json},
-                        {"--help", 0, NULL, &help},
-                        {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
+                        {"--keys", CLI_STR, &keys_text, 0, 0, "KEYS"},
+                        CLI_OPT_FLAG("--json", &json),
+                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_END};
     if ((status = cli_parse("check", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
         fputs(usage_text, stdout);
         return 0;
-    }
-    if (!keys_text) {
-        fprintf(stderr, "headfuse check: --keys is required (e.g. --keys \"0;1\")\n");
-        return 2;
     }
     hf_target_t t;
     hf_fraction_t f;
@@ -83,7 +79,7 @@ int cli_cmd_check(int argc, char **argv)
         json_object_set_new(o, "reason", json_string(hf_reason_name(reason)));
         json_object_set_new(o, "reason_text", json_string(hf_reason_text(reason)));
         if (feasible) {
-            json_object_set_new(o, "witness", cli_json_head(&w));
+            json_object_set_new(o, "witness", hf_head_to_json(&w, NULL, 1));
             json_object_set_new(o, "verified", json_true());
             json_object_set_new(o, "max_abs_error", json_real(err));
         }

@@ -1,6 +1,7 @@
 /* headfuse run: a job file (docs/jobs.md) run entry by entry across the ranks into one
  * RESULT.h5 (hf_campaign_job_run); this file parses the options and prints. Collective:
  * run it under mpirun or srun. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +84,15 @@ static void print_row(void *ctx, long i, long n, const hf_row_t *row)
 
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *out_opt = NULL, *entry_s = NULL, *pos[1];
+    const char *out_opt = NULL, *pos[1];
+    long entry = -1;
     int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
-    cli_opt_t opts[] = {{"--out", 1, &out_opt, NULL},     {"--entry", 1, &entry_s, NULL},
-                        {"--resume", 0, NULL, &resume},   {"--force", 0, NULL, &force},
-                        {"--collect", 0, NULL, &collect}, {"--list", 0, NULL, &list},
-                        {"--quiet", 0, NULL, &quiet},     {"--json", 0, NULL, &json},
-                        {"--help", 0, NULL, &help},       {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {
+        CLI_OPT_PATH("--out", &out_opt, NULL), CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
+        CLI_OPT_FLAG("--resume", &resume),     CLI_OPT_FLAG("--force", &force),
+        CLI_OPT_FLAG("--collect", &collect),   CLI_OPT_FLAG("--list", &list),
+        CLI_OPT_FLAG("--quiet", &quiet),       CLI_OPT_FLAG("--json", &json),
+        CLI_OPT_FLAG("--help", &help),         CLI_OPT_END};
     if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
@@ -100,13 +103,7 @@ int cli_cmd_run(int argc, char **argv)
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");
         return 2;
     }
-    char *end;
-    long entry = entry_s ? strtol(entry_s, &end, 10) : -1;
-    if (entry_s && (*end || !*entry_s || entry < 0)) {
-        fprintf(stderr, "headfuse run: --entry: must be an entry index 0, 1, ...\n");
-        return 2;
-    }
-    if (entry_s && collect) {
+    if (entry >= 0 && collect) {
         fprintf(stderr, "headfuse run: --entry and --collect exclude each other\n");
         return 2;
     }
@@ -120,7 +117,7 @@ int cli_cmd_run(int argc, char **argv)
     hf_job_t job;
     hf_result_t res;
     hf_result_init(&res);
-    char *cmdline = cli_join_argv(argc, argv);
+    char *cmdline = hf_campaign_command_line(argc, argv);
     hf_campaign_job_opts_t o = {.resume = resume,
                                 .force = force,
                                 .quiet = quiet,

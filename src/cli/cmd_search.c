@@ -1,6 +1,7 @@
 /* headfuse search: the distributed minimal-support search of one target at one span,
  * written to RESULT.h5 (one table row, its minimal supports with exact witnesses, the
  * per-unit cost log and provenance). Collective: run it under mpirun. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,35 +27,26 @@ static const char *usage_text =
 
 int cli_cmd_search(int argc, char **argv)
 {
-    const char *family = NULL, *span_s = NULL, *out = NULL, *max_s = NULL, *engine_s = NULL,
-               *pos[1];
+    const char *family = NULL, *out = NULL, *engine_s = NULL, *pos[1];
+    long span = 0, max_atoms = 0;
     int resume = 0, force = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},     {"--span", 1, &span_s, NULL},
-                        {"--out", 1, &out, NULL},           {"--max-atoms", 1, &max_s, NULL},
-                        {"--resume", 0, NULL, &resume},     {"--force", 0, NULL, &force},
-                        {"--no-prune", 0, NULL, &no_prune}, {"--quiet", 0, NULL, &quiet},
-                        {"--json", 0, NULL, &json},         {"--engine", 1, &engine_s, NULL},
-                        {"--help", 0, NULL, &help},         {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
+                        CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, "S"),
+                        CLI_OPT_PATH("--out", &out, "RESULT.h5"),
+                        CLI_OPT_INT("--max-atoms", &max_atoms, 1, LONG_MAX, NULL),
+                        CLI_OPT_FLAG("--resume", &resume),
+                        CLI_OPT_FLAG("--force", &force),
+                        CLI_OPT_FLAG("--no-prune", &no_prune),
+                        CLI_OPT_FLAG("--quiet", &quiet),
+                        CLI_OPT_FLAG("--json", &json),
+                        CLI_OPT_STR("--engine", &engine_s),
+                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_END};
     if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
         fputs(usage_text, stdout);
         return 0;
-    }
-    char *end;
-    long span = span_s ? strtol(span_s, &end, 10) : 0;
-    if (!span_s || *end || span < 1 || span > HF_SPAN_MAX) {
-        fprintf(stderr, "headfuse search: --span: must be an integer 1..%d\n", HF_SPAN_MAX);
-        return 2;
-    }
-    long max_atoms = max_s ? strtol(max_s, &end, 10) : 0;
-    if (max_s && (*end || max_atoms < 1)) {
-        fprintf(stderr, "headfuse search: --max-atoms: must be a positive integer\n");
-        return 2;
-    }
-    if (!out) {
-        fprintf(stderr, "headfuse search: --out RESULT.h5 is required\n");
-        return 2;
     }
     hf_engine_t engine = HF_ENGINE_AUTO;
     if (engine_s && hf_engine_parse(engine_s, "--engine", &engine) != HF_OK) {
@@ -77,7 +69,7 @@ int cli_cmd_search(int argc, char **argv)
     hf_target_t t;
     hf_row_t row;
     int have_target = 0, complete = 0;
-    char *cmdline = cli_join_argv(argc, argv);
+    char *cmdline = hf_campaign_command_line(argc, argv);
 
     hf_err_t e = hf_campaign_check_ranks(size);
     if (e != HF_OK)

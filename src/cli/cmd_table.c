@@ -365,9 +365,10 @@ int cli_cmd_table(int argc, char **argv)
     const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
     if (!pos)
         return cli_fail("table", HF_ERR_NOMEM);
-    cli_opt_t opts[] = {{"--json", 0, NULL, &json},         {"--csv", 0, NULL, &csv},
-                        {"--markdown", 0, NULL, &markdown}, {"--supports", 0, NULL, &supports},
-                        {"--help", 0, NULL, &help},         {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {
+        CLI_OPT_FLAG("--json", &json),         CLI_OPT_FLAG("--csv", &csv),
+        CLI_OPT_FLAG("--markdown", &markdown), CLI_OPT_FLAG("--supports", &supports),
+        CLI_OPT_FLAG("--help", &help),         CLI_OPT_END};
     if ((status = cli_parse("table", argc, argv, opts, pos, argc, &npos))) {
         free(pos);
         return status;

@@ -61,11 +61,9 @@ int cli_cmd_target(int argc, char **argv)
 {
     const char *family = NULL, *export_path = NULL, *pos[1];
     int json = 0, help = 0, npos, status = 0;
-    cli_opt_t opts[] = {{"--family", 1, &family, NULL},
-                        {"--export", 1, &export_path, NULL},
-                        {"--json", 0, NULL, &json},
-                        {"--help", 0, NULL, &help},
-                        {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
+                        CLI_OPT_PATH("--export", &export_path, NULL), CLI_OPT_FLAG("--json", &json),
+                        CLI_OPT_FLAG("--help", &help), CLI_OPT_END};
     if ((status = cli_parse("target", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
@@ -118,7 +116,7 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "certified_rule",
                             cert.certified ? json_string(cert.rule) : json_null());
         if (small) {
-            json_t *p = json_object(), *head = cli_json_head(&product);
+            json_t *p = json_object(), *head = hf_head_to_json(&product, NULL, 1);
             json_object_set_new(p, "atoms", json_integer(product.natoms));
             json_object_set_new(p, "verified", json_true());
             json_object_set_new(p, "max_abs_error", json_real(product_err));

@@ -17,38 +17,6 @@ static const char *usage_text =
 
 #define NUMERIC_QUERIES 64
 
-/* Witness head of support j, parsed from its text rationals into h (initialised for
- * the support's d, dv). A weight or value that does not parse is reported in *why
- * as a failure of this witness, not as an error. */
-static hf_err_t build_head(const hf_supports_t *s, long j, hf_head_t *h, int *ok, const char **why)
-{
-    fmpq_t w;
-    fmpq *v = NULL;
-    hf_err_t e = HF_OK;
-    fmpq_init(w);
-    v = _fmpq_vec_init(s->dv);
-    *ok = 1;
-    for (long a = 0; a < s->m && *ok; a++) {
-        if (hf_rational_parse(w, s->weights[j * s->m + a]) != HF_OK) {
-            *ok = 0;
-            *why = "a weight is not a valid rational";
-            break;
-        }
-        for (int c = 0; c < s->dv; c++)
-            if (hf_rational_parse(v + c, s->values[(j * s->m + a) * s->dv + c]) != HF_OK) {
-                *ok = 0;
-                *why = "a value is not a valid rational";
-                break;
-            }
-        if (*ok)
-            HF_CHECK(e, hf_head_push(h, s->keys + (j * s->m + a) * s->d, w, v), done);
-    }
-done:
-    _fmpq_vec_clear(v, s->dv);
-    fmpq_clear(w);
-    return e;
-}
-
 /* Verify the witnesses of row i. Counts failures into *failed; prints the lines, each
  * starting with `lead` ("" for one file, "FILE: " for several). */
 static hf_err_t verify_row(const char *path, const char *lead, const hf_result_t *r, long i,
@@ -75,7 +43,8 @@ static hf_err_t verify_row(const char *path, const char *lead, const hf_result_t
         int ok = 1;
         const char *why = NULL;
         hf_head_init(&h, s->d, s->dv);
-        e = build_head(s, j, &h, &ok, &why);
+        e = hf_supports_head(s, j, &h, &why); /* a bad rational fails the witness */
+        ok = !why;
         if (e == HF_OK && ok)
             e = hf_verify_head(&t, &h, &ok, &why);
         if (e == HF_OK && ok) {
@@ -134,8 +103,8 @@ int cli_cmd_verify(int argc, char **argv)
     const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
     if (!pos)
         return cli_fail("verify", HF_ERR_NOMEM);
-    cli_opt_t opts[] = {
-        {"--quiet", 0, NULL, &quiet}, {"--help", 0, NULL, &help}, {NULL, 0, NULL, NULL}};
+    cli_opt_t opts[] = {CLI_OPT_FLAG("--quiet", &quiet), CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_END};
     if ((status = cli_parse("verify", argc, argv, opts, pos, argc, &npos)) == 0 && help)
         fputs(usage_text, stdout);
     else if (status == 0 && npos == 0) {

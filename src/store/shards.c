@@ -232,33 +232,12 @@ void hf_shards_remove(const char *dir)
 
 /* ------------------------------------------------------------------ witnesses */
 
-/* Append x to the JSON array a as a string; nonzero when out of memory. */
-static int append_rational(json_t *a, const fmpq_t x)
-{
-    char *s = hf_rational_str(x);
-    int bad = !s || json_array_append_new(a, json_string(s)) < 0;
-    free(s);
-    return bad;
-}
-
 hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out)
 {
-    json_t *o = json_object(), *jk = json_array(), *jw = json_array(), *jv = json_array();
-    int bad = !o || !jk || !jw || !jv;
-    for (long i = 0; !bad && i < m; i++) {
-        json_t *k = json_array(), *v = json_array();
-        for (int j = 0; j < w->d; j++)
-            bad |= json_array_append_new(k, json_integer(keys[i * w->d + j])) < 0;
-        bad |= json_array_append_new(jk, k) < 0;
-        bad |= append_rational(jw, w->weights + i);
-        for (int j = 0; j < w->dv; j++)
-            bad |= append_rational(v, w->values + i * w->dv + j);
-        bad |= json_array_append_new(jv, v) < 0;
-    }
-    bad |= json_object_set_new(o, "keys", jk) < 0;
-    bad |= json_object_set_new(o, "weights", jw) < 0;
-    bad |= json_object_set_new(o, "values", jv) < 0;
-    *out = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    hf_head_t h = *w;
+    h.natoms = m; /* the witness's first m atoms carry the support */
+    json_t *o = hf_head_to_json(&h, keys, 0);
+    *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     if (!*out)
         return hf_error(HF_ERR_NOMEM, "out of memory formatting a found support");
@@ -267,41 +246,13 @@ hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char *
 
 hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w)
 {
-    int d = w->d, dv = w->dv;
     json_error_t je;
     json_t *o = json_loads(text, 0, &je);
-    json_t *jk = o ? json_object_get(o, "keys") : NULL;
-    json_t *jw = o ? json_object_get(o, "weights") : NULL;
-    json_t *jv = o ? json_object_get(o, "values") : NULL;
-    hf_err_t e = HF_OK;
-    if (!json_is_array(jk) || !json_is_array(jw) || !json_is_array(jv) ||
-        (long)json_array_size(jk) != m || (long)json_array_size(jw) != m ||
-        (long)json_array_size(jv) != m)
-        e = hf_error(HF_ERR_CORRUPT, "a found-support record has the wrong shape");
-    if (e == HF_OK)
-        e = hf_head_resize(w, m);
-    for (long i = 0; e == HF_OK && i < m; i++) {
-        json_t *k = json_array_get(jk, i), *v = json_array_get(jv, i);
-        if (!json_is_array(k) || (int)json_array_size(k) != d || !json_is_array(v) ||
-            (int)json_array_size(v) != dv) {
-            e = hf_error(HF_ERR_CORRUPT, "a found-support record has the wrong shape");
-            break;
-        }
-        for (int j = 0; j < d; j++)
-            w->keys[i * d + j] = json_integer_value(json_array_get(k, j));
-        const char *ws = json_string_value(json_array_get(jw, i));
-        if (!ws || hf_rational_parse(w->weights + i, ws) != HF_OK) {
-            e = hf_error(HF_ERR_CORRUPT, "a found-support record has a non-string weight");
-            break;
-        }
-        for (int j = 0; j < dv; j++) {
-            const char *vs = json_string_value(json_array_get(v, j));
-            if (!vs || hf_rational_parse(w->values + i * dv + j, vs) != HF_OK) {
-                e = hf_error(HF_ERR_CORRUPT, "a found-support record has a bad value");
-                break;
-            }
-        }
-    }
+    hf_err_t e = o ? hf_head_from_json(w, o, m) : hf_error(HF_ERR_INPUT, "not JSON");
     json_decref(o);
+    if (e == HF_ERR_INPUT) {
+        hf_error_prefix("a found-support record");
+        e = HF_ERR_CORRUPT;
+    }
     return e;
 }
