@@ -30,10 +30,5 @@ json_t *cli_row_json(const hf_row_t *r);
 /* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if
  * not NULL, is the file it was written to. */
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
-/* Testing hooks (src/cli/cli_faults.c, docs/reliability.md): HEADFUSE_FAIL_H5_WRITE=N
- * and HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail;
- * HEADFUSE_FAULT_COUNT=1 prints how many of each were made at exit. Returns 0, or
- * exit status 2 after a message when a value is malformed. */
-int cli_faults_from_env(void);
 
 #endif

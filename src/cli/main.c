@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "headfuse/campaign.h"
 
 static const struct {
     const char *name;
@@ -39,9 +40,10 @@ int main(int argc, char **argv)
         printf("headfuse %s (%s)\n", HF_VERSION, HF_GIT_COMMIT);
         return 0;
     }
-    int status = cli_faults_from_env();
-    if (status)
-        return status;
+    if (hf_campaign_faults_from_env() != HF_OK) {
+        fprintf(stderr, "headfuse: %s\n", hf_error_msg());
+        return 2;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "headfuse/campaign.h"
 
 /* At exit: the counts, one line on stderr (each rank prints its own). HEADFUSE_FAULT_RANK=R
  * arms the faults on rank R only (a disk full on one node, memory short on one rank). */
@@ -17,30 +17,30 @@ static void print_counts(void)
             hf_h5_write_calls(), hf_alloc_calls(), (long)getpid(), r ? r : "0");
 }
 
-/* Parse a non-negative integer variable; 0 if unset or empty, -1 if malformed. */
-static long env_count(const char *name)
+/* Parse a non-negative integer variable into *n; 0 if unset or empty. */
+static hf_err_t env_count(const char *name, long *n)
 {
     const char *v = getenv(name);
+    *n = 0;
     if (!v || !*v)
-        return 0;
+        return HF_OK;
     char *end;
     errno = 0;
-    long n = strtol(v, &end, 10);
-    if (*end || errno || n < 0) {
-        fprintf(stderr, "headfuse: %s=%s: must be a non-negative integer\n", name, v);
-        return -1;
-    }
-    return n;
+    *n = strtol(v, &end, 10);
+    if (*end || errno || *n < 0)
+        return hf_error(HF_ERR_INPUT, "%s=%s: must be a non-negative integer", name, v);
+    return HF_OK;
 }
 
-int cli_faults_from_env(void)
+hf_err_t hf_campaign_faults_from_env(void)
 {
-    long h5 = env_count("HEADFUSE_FAIL_H5_WRITE"), alloc = env_count("HEADFUSE_FAIL_ALLOC");
-    long count = env_count("HEADFUSE_FAULT_COUNT");
+    long h5, alloc, count, only = -2;
     const char *fr = getenv("HEADFUSE_FAULT_RANK"); /* unset: every rank */
-    long only = fr && *fr ? env_count("HEADFUSE_FAULT_RANK") : -2;
-    if (h5 < 0 || alloc < 0 || count < 0 || only == -1)
-        return 2;
+    HF_TRY(env_count("HEADFUSE_FAIL_H5_WRITE", &h5));
+    HF_TRY(env_count("HEADFUSE_FAIL_ALLOC", &alloc));
+    HF_TRY(env_count("HEADFUSE_FAULT_COUNT", &count));
+    if (fr && *fr)
+        HF_TRY(env_count("HEADFUSE_FAULT_RANK", &only));
     /* MPI is not initialised yet: the launcher's variable tells the rank */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     if (only >= 0 && (r ? atol(r) : 0) != only)
@@ -49,5 +49,5 @@ int cli_faults_from_env(void)
     hf_fail_after(alloc);
     if (count > 0)
         atexit(print_counts);
-    return 0;
+    return HF_OK;
 }

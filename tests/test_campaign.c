@@ -1,0 +1,485 @@
+/* Tests of the campaign layer and what it stands on, run under mpirun with 1 and 2 ranks
+ * (CTest: unit.test_campaign.np1, .np2): the error agreement across ranks (which error
+ * wins), one row searched across the ranks with shards and resumed from them, a search
+ * written to its result file, a job file run and resumed, the shard merge, and the one
+ * witness conversion (head <-> JSON, head <-> supports, shard records). */
+#include <dirent.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "headfuse/agree.h"
+#include "headfuse/campaign.h"
+#include "unit.h"
+
+static int rank, size;
+static char tmpdir[64]; /* the same on every rank (rank 0 makes it) */
+
+static void scratch_make(void)
+{
+    if (rank == 0) {
+        strcpy(tmpdir, "/tmp/hf_campaign_XXXXXX");
+        if (!mkdtemp(tmpdir))
+            tmpdir[0] = '\0';
+    }
+    MPI_Bcast(tmpdir, sizeof tmpdir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    CU_ASSERT_FATAL(tmpdir[0] != '\0');
+}
+
+/* Remove a directory tree (rank 0, after every rank is done with it). */
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            rm_tree(p);
+        else
+            unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void scratch_done(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        rm_tree(tmpdir);
+}
+
+/* ------------------------------------------------------------------ agreement */
+
+static void test_agree_none(void)
+{
+    hf_error_clear();
+    CU_ASSERT_EQUAL(hf_agree_all(MPI_COMM_WORLD, HF_OK), HF_OK);
+    CU_ASSERT_EQUAL(hf_agree_root(MPI_COMM_WORLD, HF_OK), HF_OK);
+    CU_ASSERT_EQUAL(hf_agree_all_message(MPI_COMM_WORLD, HF_OK), HF_OK);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), "");
+}
+
+/* The last rank fails alone: every rank returns its code, the others relay it, and the
+ * failing rank is the one that reports. */
+static void test_agree_one_fails(void)
+{
+    int bad = size - 1;
+    hf_error_clear();
+    hf_err_t mine = rank == bad ? hf_error(HF_ERR_IO, "disk gone on rank %d", rank) : HF_OK;
+    CU_ASSERT_EQUAL(hf_agree_all(MPI_COMM_WORLD, mine), HF_ERR_IO);
+    CU_ASSERT_EQUAL(hf_error_is_relayed(), rank != bad);
+    if (rank != bad)
+        CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "failed"));
+    CU_ASSERT_EQUAL(hf_agree_reporter(MPI_COMM_WORLD), bad);
+    hf_error_clear();
+}
+
+/* Several ranks fail with different codes: the lowest rank's own error wins on every
+ * rank (not the order of the error table), and it reports. */
+static void test_agree_lowest_wins(void)
+{
+    hf_error_clear();
+    hf_err_t mine = rank == 0 ? hf_error(HF_ERR_CORRUPT, "bad shard") : hf_error(HF_ERR_IO, "io");
+    CU_ASSERT_EQUAL(hf_agree_all(MPI_COMM_WORLD, mine), HF_ERR_CORRUPT);
+    CU_ASSERT_EQUAL(hf_error_is_relayed(), 0); /* a rank whose own error lost keeps it */
+    CU_ASSERT_EQUAL(hf_agree_reporter(MPI_COMM_WORLD), 0);
+    hf_error_clear();
+}
+
+/* A relayed error loses to an own error on a higher rank. */
+static void test_agree_relayed_loses(void)
+{
+    hf_error_clear();
+    hf_err_t mine = rank == 0 ? hf_error_relay(HF_ERR_MPI, "another rank stopped")
+                              : hf_error(HF_ERR_INPUT, "bad input on rank %d", rank);
+    hf_err_t want = size == 1 ? HF_ERR_MPI : HF_ERR_INPUT;
+    CU_ASSERT_EQUAL(hf_agree_all(MPI_COMM_WORLD, mine), want);
+    CU_ASSERT_EQUAL(hf_agree_reporter(MPI_COMM_WORLD), size == 1 ? 0 : 1);
+    hf_error_clear();
+}
+
+static void test_agree_root_and_message(void)
+{
+    hf_error_clear();
+    /* only rank 0's code counts for a step only rank 0 takes */
+    hf_err_t mine = rank == 0 ? hf_error(HF_ERR_LIMIT, "too big") : HF_ERR_IO;
+    CU_ASSERT_EQUAL(hf_agree_root(MPI_COMM_WORLD, mine), HF_ERR_LIMIT);
+    hf_error_clear();
+    CU_ASSERT_EQUAL(hf_agree_root(MPI_COMM_WORLD, rank == 0 ? HF_OK : HF_ERR_IO), HF_OK);
+    /* the winner's message on every rank */
+    int bad = size - 1;
+    mine = rank == bad ? hf_error(HF_ERR_INPUT, "the message of rank %d", bad) : HF_OK;
+    CU_ASSERT_EQUAL(hf_agree_all_message(MPI_COMM_WORLD, mine), HF_ERR_INPUT);
+    char want[64];
+    snprintf(want, sizeof want, "the message of rank %d", bad);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), want);
+    CU_ASSERT_EQUAL(hf_error_is_relayed(), 0);
+    hf_error_clear();
+}
+
+/* ------------------------------------------------------------------ one row */
+
+/* chain:d=2 at span 3 with the plain engine: 28 units, m* = 7, one minimal support. */
+static hf_search_opts_t chain_opts(void)
+{
+    return (hf_search_opts_t){.span = 3, .prune = 0, .max_atoms = 0, .engine = HF_ENGINE_AUTO};
+}
+
+static void test_entry_and_resume(void)
+{
+    scratch_make();
+    hf_target_t t;
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "chain:d=2") == HF_OK);
+    hf_search_opts_t so = chain_opts();
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/r.h5.shards", tmpdir);
+    hf_campaign_cfg_t cfg = {
+        .shard_dir = dir, .resume = 0, .quiet = 1, .row = 0, .command_line = "test"};
+    hf_row_t row, again;
+    hf_supports_t sup;
+    hf_unit_record_t *units = NULL;
+    long nunits = 0;
+    CU_ASSERT_EQUAL_FATAL(
+        hf_campaign_entry(MPI_COMM_WORLD, &t, &so, &cfg, &row, &sup, &units, &nunits), HF_OK);
+    if (rank == 0) {
+        CU_ASSERT_EQUAL(row.m_star, 7);
+        CU_ASSERT_STRING_EQUAL(row.status, "certified");
+        CU_ASSERT_STRING_EQUAL(row.engine, "plain");
+        CU_ASSERT_EQUAL(row.n_min_raw, 1);
+        CU_ASSERT_EQUAL(row.n_min_sym, 1);
+        CU_ASSERT_EQUAL(row.units, 28);
+        CU_ASSERT_EQUAL(nunits, 28); /* the unit log: every unit once, whichever rank ran it */
+        CU_ASSERT_EQUAL(sup.n, 1);
+        CU_ASSERT_EQUAL(sup.m, 7);
+        /* the stored witness is an exact head of the target */
+        hf_head_t h;
+        const char *why = "unset";
+        hf_head_init(&h, t.d, t.dv);
+        CU_ASSERT_EQUAL(hf_supports_head(&sup, 0, &h, &why), HF_OK);
+        CU_ASSERT_PTR_NULL(why);
+        CU_ASSERT_EQUAL(h.natoms, 7);
+        hf_head_clear(&h);
+    }
+    hf_supports_clear(&sup);
+
+    /* the shards are still there: without --resume they are refused, with it every unit
+     * is taken from them and the row is the same */
+    CU_ASSERT_EQUAL(hf_campaign_entry(MPI_COMM_WORLD, &t, &so, &cfg, &again, &sup, &units, &nunits),
+                    HF_ERR_INPUT);
+    if (rank == 0)
+        CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "holds shards of an earlier run"));
+    hf_supports_clear(&sup);
+    hf_error_clear();
+    cfg.resume = 1;
+    CU_ASSERT_EQUAL_FATAL(
+        hf_campaign_entry(MPI_COMM_WORLD, &t, &so, &cfg, &again, &sup, &units, &nunits), HF_OK);
+    if (rank == 0) {
+        CU_ASSERT_EQUAL(again.m_star, row.m_star);
+        CU_ASSERT_EQUAL(again.nodes, row.nodes);
+        CU_ASSERT_EQUAL(again.n_min_raw, row.n_min_raw);
+        CU_ASSERT_STRING_EQUAL(again.status, row.status);
+    }
+    hf_supports_clear(&sup);
+
+    /* the merge of the directory: 28 finished units, one found record of size 7 */
+    if (rank == 0) {
+        hf_shards_merged_t g;
+        CU_ASSERT_EQUAL(hf_shards_merge(dir, "no such fingerprint", &g), HF_ERR_INPUT);
+        hf_error_clear();
+        char **paths;
+        long n;
+        CU_ASSERT_EQUAL(hf_shards_list(dir, &paths, &n), HF_OK);
+        CU_ASSERT(n >= size); /* one shard per rank and run (the resumed run added more) */
+        hf_shards_list_free(paths, n);
+        hf_shards_remove(dir);
+        CU_ASSERT_EQUAL(access(dir, F_OK), -1);
+    }
+    free(units);
+    hf_target_clear(&t);
+    scratch_done();
+}
+
+/* A max_atoms below the lower bound: nothing can be searched, the message names how
+ * the user gave it. */
+static void test_certified_shortcut(void)
+{
+    hf_target_t t;
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
+    hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 3, .engine = HF_ENGINE_AUTO};
+    char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN], rule[HF_RULE_LEN];
+    int shortcut = -1;
+    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, "--max-atoms", &shortcut, lb, ub, sizeof lb,
+                                          rule, sizeof rule),
+                    HF_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "--max-atoms 3: below the lower bound LB = 4"));
+    hf_error_clear();
+    so.max_atoms = 0;
+    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, "max_atoms", &shortcut, lb, ub, sizeof lb, rule,
+                                          sizeof rule),
+                    HF_OK);
+    CU_ASSERT_STRING_EQUAL(lb, "4");
+    CU_ASSERT_STRING_EQUAL(ub, "4");
+    CU_ASSERT_EQUAL(shortcut, 0); /* a 3x3 box is small: m* is still enumerated */
+    hf_target_clear(&t);
+}
+
+/* A search into its own RESULT.h5; with --resume the finished file is kept. */
+static void test_search_file(void)
+{
+    scratch_make();
+    hf_target_t t;
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
+    hf_search_opts_t so = {.span = 1, .prune = 1, .engine = HF_ENGINE_AUTO};
+    char out[128];
+    snprintf(out, sizeof out, "%s/r.h5", tmpdir);
+    hf_campaign_search_opts_t o = {
+        .out = out, .quiet = 1, .command_line = "headfuse search test", .start = "now"};
+    hf_row_t row;
+    int complete = -1;
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_search(MPI_COMM_WORLD, &t, &so, &o, &row, &complete), HF_OK);
+    CU_ASSERT_EQUAL(complete, 0);
+    if (rank == 0) {
+        CU_ASSERT_EQUAL(row.m_star, 4);
+        hf_result_t r;
+        CU_ASSERT_EQUAL(hf_campaign_result_read(out, &r), HF_OK);
+        CU_ASSERT_EQUAL(r.nrows, 1);
+        CU_ASSERT_EQUAL(r.ranks, size);
+        CU_ASSERT_STRING_EQUAL(r.command_line, "headfuse search test");
+        char *json = hf_target_to_json(&t);
+        CU_ASSERT(hf_campaign_row_matches(&r, 0, json, &so));
+        free(json);
+        hf_result_clear(&r);
+        char shards[160];
+        snprintf(shards, sizeof shards, "%s.shards", out);
+        CU_ASSERT_EQUAL(access(shards, F_OK), -1); /* removed once the result holds all */
+    }
+    /* again: refused without --force or --resume; kept with --resume */
+    CU_ASSERT_EQUAL(hf_campaign_search(MPI_COMM_WORLD, &t, &so, &o, &row, &complete), HF_ERR_INPUT);
+    hf_error_clear();
+    o.resume = 1;
+    CU_ASSERT_EQUAL(hf_campaign_search(MPI_COMM_WORLD, &t, &so, &o, &row, &complete), HF_OK);
+    CU_ASSERT_EQUAL(complete, 1);
+    hf_target_clear(&t);
+    scratch_done();
+}
+
+/* ------------------------------------------------------------------ a job */
+
+static long rows_seen;
+
+static void count_row(void *ctx, long i, long n, const hf_row_t *row)
+{
+    (void)ctx;
+    (void)row;
+    CU_ASSERT(i >= 0 && i < n);
+    rows_seen++;
+}
+
+static void test_job(void)
+{
+    scratch_make();
+    char path[128], out[128];
+    snprintf(path, sizeof path, "%s/j.yaml", tmpdir);
+    snprintf(out, sizeof out, "%s/j.h5", tmpdir);
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("entries:\n  - {family: wd, d: 1, span: 1}\n  - {family: wd, d: 2, span: 1}\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    hf_job_t job;
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, path, out), HF_OK);
+    hf_campaign_job_opts_t o = {
+        .quiet = 1, .entry = -1, .command_line = "headfuse run test", .start = "now"};
+    hf_campaign_job_outcome_t oc;
+    hf_result_t res;
+    hf_result_init(&res);
+    rows_seen = 0;
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_job_run(MPI_COMM_WORLD, &job, &o, count_row, NULL, &res, &oc),
+                          HF_OK);
+    CU_ASSERT_EQUAL(oc.ran, 2);
+    CU_ASSERT_EQUAL(oc.complete, 0);
+    if (rank == 0) {
+        CU_ASSERT_EQUAL(rows_seen, 2);
+        CU_ASSERT_EQUAL(res.nrows, 2);
+        CU_ASSERT_EQUAL(res.rows[0].m_star, 2);
+        CU_ASSERT_EQUAL(res.rows[1].m_star, 4);
+        CU_ASSERT_PTR_NOT_NULL(res.job_text);
+    }
+    hf_result_clear(&res);
+    /* the result is written: a second run is refused, a resumed one has nothing to do */
+    hf_result_init(&res);
+    CU_ASSERT_EQUAL(hf_campaign_job_run(MPI_COMM_WORLD, &job, &o, count_row, NULL, &res, &oc),
+                    HF_ERR_INPUT);
+    hf_error_clear();
+    hf_result_clear(&res);
+    hf_result_init(&res);
+    o.resume = 1;
+    CU_ASSERT_EQUAL(hf_campaign_job_run(MPI_COMM_WORLD, &job, &o, count_row, NULL, &res, &oc),
+                    HF_OK);
+    CU_ASSERT_EQUAL(oc.complete, 1);
+    CU_ASSERT_EQUAL(oc.ran, 0);
+    if (rank == 0)
+        CU_ASSERT_EQUAL(res.nrows, 2);
+    hf_result_clear(&res);
+    /* an entry index beyond the job */
+    o.entry = 5;
+    hf_result_init(&res);
+    CU_ASSERT_EQUAL(hf_campaign_job_run(MPI_COMM_WORLD, &job, &o, NULL, NULL, &res, &oc),
+                    HF_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "--entry 5: the job has 2 entries"));
+    hf_error_clear();
+    hf_result_clear(&res);
+    hf_job_clear(&job);
+    scratch_done();
+}
+
+/* ------------------------------------------------------------------ witnesses */
+
+/* A two-atom head with dv = 2: keys (0,1), (2,-3), weights 1/2, 3, values. */
+static void make_head(hf_head_t *h)
+{
+    hf_head_init(h, 2, 2);
+    CU_ASSERT_FATAL(hf_head_resize(h, 2) == HF_OK);
+    int64_t keys[4] = {0, 1, 2, -3};
+    memcpy(h->keys, keys, sizeof keys);
+    fmpq_set_si(h->weights + 0, 1, 2);
+    fmpq_set_si(h->weights + 1, 3, 1);
+    fmpq_set_si(h->values + 0, -1, 3);
+    fmpq_set_si(h->values + 1, 0, 1);
+    fmpq_set_si(h->values + 2, 5, 7);
+    fmpq_set_si(h->values + 3, 1, 1);
+}
+
+static int heads_equal(const hf_head_t *a, const hf_head_t *b)
+{
+    if (a->natoms != b->natoms || a->d != b->d || a->dv != b->dv)
+        return 0;
+    for (long i = 0; i < a->natoms; i++) {
+        if (!fmpq_equal(a->weights + i, b->weights + i))
+            return 0;
+        for (int j = 0; j < a->d; j++)
+            if (a->keys[i * a->d + j] != b->keys[i * b->d + j])
+                return 0;
+        for (int j = 0; j < a->dv; j++)
+            if (!fmpq_equal(a->values + i * a->dv + j, b->values + i * b->dv + j))
+                return 0;
+    }
+    return 1;
+}
+
+static void test_head_json(void)
+{
+    hf_head_t h, back;
+    make_head(&h);
+    hf_head_init(&back, 2, 2);
+    json_t *o = hf_head_to_json(&h, NULL, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CU_ASSERT_STRING_EQUAL(s, "{\"keys\":[[0,1],[2,-3]],\"weights\":[\"1/2\",\"3\"],"
+                              "\"values\":[[\"-1/3\",\"0\"],[\"5/7\",\"1\"]]}");
+    free(s);
+    CU_ASSERT_EQUAL(hf_head_from_json(&back, o, 2), HF_OK);
+    CU_ASSERT(heads_equal(&h, &back));
+    CU_ASSERT_EQUAL(hf_head_from_json(&back, o, 3), HF_ERR_INPUT); /* wrong atom count */
+    hf_error_clear();
+    json_decref(o);
+
+    /* shard record: the same form, keys given apart from the witness */
+    char *rec = NULL;
+    int64_t keys[4] = {1, 1, 0, 0};
+    CU_ASSERT_EQUAL(hf_found_encode(2, keys, &h, &rec), HF_OK);
+    CU_ASSERT_EQUAL(hf_found_decode(rec, 2, &back), HF_OK);
+    CU_ASSERT_EQUAL(back.keys[0], 1);
+    CU_ASSERT_EQUAL(back.keys[3], 0);
+    CU_ASSERT(fmpq_equal(back.values + 2, h.values + 2));
+    CU_ASSERT_EQUAL(hf_found_decode("{\"keys\":[]}", 2, &back), HF_ERR_CORRUPT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "found-support record"));
+    hf_error_clear();
+    free(rec);
+
+    /* dv = 1: flat values in the command line's JSON, either form read back */
+    hf_head_t one, got;
+    hf_head_init(&one, 1, 1);
+    hf_head_init(&got, 1, 1);
+    int64_t k = 4;
+    fmpq_t w, v;
+    fmpq_init(w);
+    fmpq_init(v);
+    fmpq_set_si(w, 2, 3);
+    fmpq_set_si(v, -5, 1);
+    CU_ASSERT_EQUAL(hf_head_push(&one, &k, w, v), HF_OK);
+    o = hf_head_to_json(&one, NULL, 1);
+    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CU_ASSERT_STRING_EQUAL(s, "{\"keys\":[[4]],\"weights\":[\"2/3\"],\"values\":[\"-5\"]}");
+    CU_ASSERT_EQUAL(hf_head_from_json(&got, o, 1), HF_OK);
+    CU_ASSERT(heads_equal(&one, &got));
+    free(s);
+    json_decref(o);
+    fmpq_clear(w);
+    fmpq_clear(v);
+    hf_head_clear(&one);
+    hf_head_clear(&got);
+
+    /* supports: text rationals as RESULT.h5 stores them, and back */
+    hf_supports_t sup;
+    hf_supports_init(&sup, 2, 2, 2);
+    CU_ASSERT_EQUAL(hf_supports_push_head(&sup, &h), HF_OK);
+    CU_ASSERT_STRING_EQUAL(sup.weights[0], "1/2");
+    CU_ASSERT_STRING_EQUAL(sup.values[2], "5/7");
+    const char *why = "unset";
+    CU_ASSERT_EQUAL(hf_supports_head(&sup, 0, &back, &why), HF_OK);
+    CU_ASSERT_PTR_NULL(why);
+    CU_ASSERT(heads_equal(&h, &back));
+    free(sup.weights[1]);
+    sup.weights[1] = strdup("1/0"); /* not a rational: a bad witness, not an error */
+    CU_ASSERT_EQUAL(hf_supports_head(&sup, 0, &back, &why), HF_OK);
+    CU_ASSERT_PTR_NOT_NULL(why);
+    hf_error_clear();
+    hf_supports_clear(&sup);
+    hf_head_clear(&h);
+    hf_head_clear(&back);
+}
+
+static void finalize(void)
+{
+    MPI_Finalize();
+}
+
+int hf_register_tests(void)
+{
+    /* every rank runs every test; collective tests stay in step because CUnit
+     * assertions do not stop a test */
+    MPI_Init(NULL, NULL);
+    atexit(finalize);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const hf_unit_case_t agree[] = {{"no error", test_agree_none},
+                                           {"one rank fails", test_agree_one_fails},
+                                           {"lowest own error wins", test_agree_lowest_wins},
+                                           {"relayed errors lose", test_agree_relayed_loses},
+                                           {"root and message", test_agree_root_and_message},
+                                           {NULL, NULL}};
+    static const hf_unit_case_t campaign[] = {{"entry and resume", test_entry_and_resume},
+                                              {"certified shortcut", test_certified_shortcut},
+                                              {"search to a file", test_search_file},
+                                              {"job run and resume", test_job},
+                                              {NULL, NULL}};
+    static const hf_unit_case_t witness[] = {{"head json, records, supports", test_head_json},
+                                             {NULL, NULL}};
+    if (hf_unit_suite("agree", agree) || hf_unit_suite("campaign", campaign) ||
+        hf_unit_suite("witness", witness))
+        return -1;
+    return 0;
+}
