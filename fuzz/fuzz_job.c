@@ -1,7 +1,7 @@
 /* Fuzz the YAML job-file loader: hf_job_load on the input written to a file (one per
  * process, rewritten for each input, in a private directory, so relative target
  * paths resolve there or in the source tree). A job that loads is then used as a run
- * uses it (src/cli/cmd_run.c: job_text): every entry's target is built and written
+ * uses it (src/campaign/job.c: job_text): every entry's target is built and written
  * as JSON, and every entry described. Checked: a loaded job's entries are sane, and a
  * refused job has a message naming the file. */
 #include <stdint.h>
