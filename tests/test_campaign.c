@@ -108,6 +108,19 @@ static void test_agree_relayed_loses(void)
     hf_error_clear();
 }
 
+/* The first failing item in an order of its own wins, not the lowest rank. */
+static void test_agree_first(void)
+{
+    hf_error_clear();
+    /* rank r fails on item 10 - r: the last rank holds the first item */
+    hf_err_t mine = hf_error(rank == size - 1 ? HF_ERR_LIMIT : HF_ERR_IO, "item %d", 10 - rank);
+    CU_ASSERT_EQUAL(hf_agree_first(MPI_COMM_WORLD, mine, 10 - rank), HF_ERR_LIMIT);
+    CU_ASSERT_EQUAL(hf_error_is_relayed(), rank != size - 1);
+    CU_ASSERT_EQUAL(hf_agree_reporter(MPI_COMM_WORLD), size - 1);
+    hf_error_clear();
+    CU_ASSERT_EQUAL(hf_agree_first(MPI_COMM_WORLD, HF_OK, 3), HF_OK);
+}
+
 static void test_agree_root_and_message(void)
 {
     hf_error_clear();
@@ -469,6 +482,7 @@ int hf_register_tests(void)
                                            {"one rank fails", test_agree_one_fails},
                                            {"lowest own error wins", test_agree_lowest_wins},
                                            {"relayed errors lose", test_agree_relayed_loses},
+                                           {"first item wins", test_agree_first},
                                            {"root and message", test_agree_root_and_message},
                                            {NULL, NULL}};
     static const hf_unit_case_t campaign[] = {{"entry and resume", test_entry_and_resume},

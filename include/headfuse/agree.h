@@ -19,6 +19,13 @@
 /* Collective: the winning code of e over comm (see above); HF_OK when no rank failed. */
 hf_err_t hf_agree_all(MPI_Comm comm, hf_err_t e);
 
+/* Collective, for work spread over the ranks in an order of its own (the entries of a
+ * job checked before a run): the error with the lowest key wins, whichever rank holds
+ * it (ties: the lower rank). A rank without an error passes any key. Every other rank
+ * records a relayed message, even one that failed too, so that the winner is the one
+ * that reports (hf_agree_reporter). */
+hf_err_t hf_agree_first(MPI_Comm comm, hf_err_t e, long key);
+
 /* Collective, for steps only rank 0 takes: rank 0's code on every rank (the others
  * pass HF_OK or their own code, which is ignored). */
 hf_err_t hf_agree_root(MPI_Comm comm, hf_err_t e);

@@ -424,8 +424,13 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     search_about(t, sopts, about, sizeof about);
     HF_CHECK(e, load_done(comm, rank, cfg, fp, about, &done, &ndone), out);
 
-    /* each rank its own shard, named by rank 0's clock and pid for this run */
-    long long stamp[2] = {(long long)time(NULL), (long long)getpid()};
+    /* each rank its own shard, named by rank 0's clock and pid for this run; a later
+     * entry of the same process in the same second takes the next second */
+    static long long last_stamp;
+    long long now = (long long)time(NULL);
+    if (rank == 0)
+        last_stamp = now = now > last_stamp ? now : last_stamp + 1;
+    long long stamp[2] = {now, (long long)getpid()};
     MPI_Bcast(stamp, 2, MPI_LONG_LONG, 0, comm);
     char path[4096];
     snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],

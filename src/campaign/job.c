@@ -796,21 +796,14 @@ static hf_err_t check_entry(const hf_job_t *job, long i)
 static hf_err_t preflight(MPI_Comm comm, const hf_job_t *job, long first, long last, int rank,
                           int size)
 {
-    long bad = LONG_MAX, worst;
+    long bad = LONG_MAX;
     hf_err_t e = HF_OK;
     for (long i = first + rank; i <= last; i += size)
         if ((e = check_entry(job, i)) != HF_OK) {
             bad = i;
             break;
         }
-    MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MIN, comm);
-    if (worst == LONG_MAX)
-        return HF_OK;
-    int owner = (int)((worst - first) % size), code = (int)e;
-    MPI_Bcast(&code, 1, MPI_INT, owner, comm);
-    if (rank != owner)
-        hf_error_relay((hf_err_t)code, "entry %ld could not be set up on rank %d", worst, owner);
-    return (hf_err_t)code;
+    return hf_agree_first(comm, e, bad); /* the first failing entry, not the lowest rank */
 }
 
 /* ------------------------------------------------------------------ the run */

@@ -31,6 +31,26 @@ hf_err_t hf_agree_all(MPI_Comm comm, hf_err_t e)
     return w;
 }
 
+hf_err_t hf_agree_first(MPI_Comm comm, hf_err_t e, long key)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    struct {
+        long key;
+        int rank;
+    } mine = {e != HF_OK ? key : LONG_MAX, rank}, best;
+    if (e != HF_OK && key == LONG_MAX)
+        mine.key = LONG_MAX - 1; /* an error is never taken for no error */
+    MPI_Allreduce(&mine, &best, 1, MPI_LONG_INT, MPI_MINLOC, comm);
+    if (best.key == LONG_MAX)
+        return HF_OK;
+    int code = (int)e;
+    MPI_Bcast(&code, 1, MPI_INT, best.rank, comm);
+    if (rank != best.rank)
+        hf_error_relay((hf_err_t)code, "rank %d failed", best.rank);
+    return (hf_err_t)code;
+}
+
 hf_err_t hf_agree_root(MPI_Comm comm, hf_err_t e)
 {
     int code = (int)e;
