@@ -23,7 +23,7 @@
 #define HF_SEARCH_LAYERED_UNITS_MAX (1L << 14) /* the aim doubles above this many units */
 #define HF_SEARCH_UNITS_MAX (1L << 20)         /* raise the aim rather than exceed this */
 #define HF_SEARCH_GROUP_DMAX 7                 /* brute-force group (test oracle) d <= this */
-#define HF_SEARCH_GROUP_POINTS_MAX (1L << 17)  /* nauty graph: most monomials of P and Q */
+#define HF_SEARCH_GROUP_POINTS_MAX (1L << 18)  /* nauty graph: most terms of P and Q */
 #define HF_SEARCH_GROUP_ENUM_MAX 645120L       /* most elements tested one by one (2^7 7!) */
 #define HF_SEARCH_ORBIT_MAX (1L << 22)         /* most supports in one orbit closure */
 #define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */

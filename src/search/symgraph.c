@@ -31,6 +31,8 @@ typedef struct {
     int8_t *perm, *sign;
     long order; /* product of the indices of the stabiliser chain, -1 on overflow */
     int nomem;
+    long lit0[HF_D_MAX]; /* vertex of literal (j, side 0, value 1) */
+    int *coord;          /* coordinate of each literal vertex */
 } collect_t;
 
 /* nauty's callbacks carry no context; one group is computed at a time per thread */
@@ -62,9 +64,10 @@ static void on_autom(int count, int *p, int *orbits, int numorbits, int stabvert
     }
     int8_t *perm = c->perm + c->n * d, *sign = c->sign + c->n * d;
     for (int j = 0; j < d; j++) {
-        int im = p[2 * j]; /* literal j+ goes to literal im (< 2d: its own colour) */
-        perm[im >> 1] = (int8_t)j;
-        sign[im >> 1] = (int8_t)(im & 1 ? -1 : 1);
+        /* (j, side 0, value 1) goes to (i, side s, value 1): its own colour */
+        int im = p[c->lit0[j]], i = c->coord[im];
+        perm[i] = (int8_t)j;
+        sign[i] = (int8_t)(im - c->lit0[i] ? -1 : 1);
     }
     c->n++;
 }
@@ -306,9 +309,8 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
     hf_err_t err = HF_OK;
     int d = s->d, too_big = 0;
     mono_t m;
-    collect_t col = {d, 0, 0, NULL, NULL, 1, 0};
-    long *ord = NULL, *cls = NULL, *rep = NULL, *valv = NULL, *eu = NULL, *ev = NULL, *deg = NULL,
-         nedge = 0;
+    collect_t col = {.d = d, .order = 1};
+    long *ord = NULL, *cls = NULL, *rep = NULL, *eu = NULL, *ev = NULL, *deg = NULL, nedge = 0;
     int *lab = NULL, *ptn = NULL, *orbits = NULL;
     sparsegraph sg;
     memset(&sg, 0, sizeof sg);
@@ -334,45 +336,49 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
                 width[j] = m.exp[i * d + j];
         }
     }
-    /* vertex numbering: literals 0..2d-1, monomials, value vertices, class vertices */
+    /* literal chains: coordinate j, side s (0: distance a from the minimum, 1: distance
+     * b from the maximum), value v = 1..len_j (len_j = max(width_j, 1)) is vertex
+     * lit0[j] + 2 (v - 1) + s, coloured v; chain edges v - 1 -- v on each side and one
+     * edge between the two sides at v = 1. A monomial joins the vertex of its value a on
+     * side 0 and of b on side 1 (none for a value 0). */
+    long nlit = 0, maxw = 1;
+    for (int j = 0; j < d; j++) {
+        long len = width[j] ? (long)width[j] : 1;
+        col.lit0[j] = nlit;
+        nlit += 2 * len;
+        maxw = len > maxw ? len : maxw;
+    }
     ord = hf_malloc((size_t)(np ? np : 1) * sizeof *ord);
     cls = hf_malloc((size_t)(np ? np : 1) * sizeof *cls);
     rep = hf_malloc((size_t)(np ? np : 1) * sizeof *rep);
-    long maxe = d + np * (4L * d + 1);
+    col.coord = hf_malloc((size_t)nlit * sizeof *col.coord);
+    long maxe = nlit + np * (2L * d + 1);
     eu = hf_malloc((size_t)maxe * sizeof *eu);
     ev = hf_malloc((size_t)maxe * sizeof *ev);
-    if (!ord || !cls || !rep || !eu || !ev) {
+    if (!ord || !cls || !rep || !col.coord || !eu || !ev) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    /* vertices: literals, monomials, value vertices, class vertices; the cells: the
-     * literals, the monomials by Q(k), the value vertices by value, the classes by t */
-    long nv = 2L * d + np;
+    long nv = nlit + np;
     for (int j = 0; j < d; j++) {
-        eu[nedge] = 2L * j;
-        ev[nedge++] = 2L * j + 1;
-    }
-    long nval = 0; /* valv: the value of each value vertex */
-    valv = hf_malloc((size_t)(np * 2L * d + 1) * sizeof *valv);
-    if (!valv) {
-        err = HF_ERR_NOMEM;
-        goto done;
+        long len = width[j] ? (long)width[j] : 1, l0 = col.lit0[j];
+        for (long k = 0; k < 2 * len; k++)
+            col.coord[l0 + k] = j;
+        eu[nedge] = l0;
+        ev[nedge++] = l0 + 1;
+        for (long v = 2; v <= len; v++)
+            for (int side = 0; side < 2; side++) {
+                eu[nedge] = l0 + 2 * (v - 2) + side;
+                ev[nedge++] = l0 + 2 * (v - 1) + side;
+            }
     }
     for (long i = 0; i < np; i++)
         for (int j = 0; j < d; j++)
             for (int side = 0; side < 2; side++) {
                 ulong a = side ? width[j] - m.exp[i * d + j] : m.exp[i * d + j];
-                long lit = 2L * j + side, pt = 2L * d + i;
-                if (a == 1) {
-                    eu[nedge] = pt;
-                    ev[nedge++] = lit;
-                } else if (a >= 2) {
-                    long w = nv++;
-                    valv[nval++] = (long)a;
-                    eu[nedge] = pt;
-                    ev[nedge++] = w;
-                    eu[nedge] = w;
-                    ev[nedge++] = lit;
+                if (a) {
+                    eu[nedge] = nlit + i;
+                    ev[nedge++] = col.lit0[j] + 2 * ((long)a - 1) + side;
                 }
             }
     /* classes of equal ratios (on supp Q) and of equal P vectors (off it) */
@@ -386,14 +392,13 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
             rep[nclass++] = cls[i]; /* a representative monomial of the class */
             nv++;
         }
-        eu[nedge] = 2L * d + cls[i];
+        eu[nedge] = nlit + cls[i];
         ev[nedge++] = nv - 1;
     }
-    if (nv > NAUTY_INFINITY - 2) {
+    if (nv > NAUTY_INFINITY - 2)
         goto done; /* too large for nauty: complete stays 0 */
-    }
 
-    /* the partition: vertices sorted by (kind, Q(k) or value), a cell per distinct key */
+    /* the partition: literals by value, monomials by Q(k), classes by colour */
     lab = hf_malloc((size_t)nv * sizeof *lab);
     ptn = hf_malloc((size_t)nv * sizeof *ptn);
     orbits = hf_malloc((size_t)nv * sizeof *orbits);
@@ -403,34 +408,25 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
         goto done;
     }
     {
-        long pos = 0, first_val = 2L * d + np;
-        for (long v = 0; v < 2L * d; v++) {
-            lab[pos] = (int)v;
-            ptn[pos++] = 1;
+        long pos = 0;
+        for (long v = 1; v <= maxw; v++) {
+            long start = pos;
+            for (int j = 0; j < d; j++)
+                if (v <= (width[j] ? (long)width[j] : 1))
+                    for (int side = 0; side < 2; side++) {
+                        lab[pos] = (int)(col.lit0[j] + 2 * (v - 1) + side);
+                        ptn[pos++] = 1;
+                    }
+            if (pos > start)
+                ptn[pos - 1] = 0;
         }
-        ptn[pos - 1] = 0;
         for (long i = 0; i < np; i++)
             ord[i] = i;
         qsort(ord, (size_t)np, sizeof *ord, q_cmp);
         for (long i = 0; i < np; i++) {
-            lab[pos] = (int)(2L * d + ord[i]);
+            lab[pos] = (int)(nlit + ord[i]);
             ptn[pos++] = 1;
             if (i + 1 == np || fmpz_cmp(m.q + ord[i], m.q + ord[i + 1]))
-                ptn[pos - 1] = 0;
-        }
-        /* value vertices by value: counting sort over the values present */
-        long maxval = 0;
-        for (long k = 0; k < nval; k++)
-            if (valv[k] > maxval)
-                maxval = valv[k];
-        for (long a = 2; a <= maxval; a++) {
-            long start = pos;
-            for (long k = 0; k < nval; k++)
-                if (valv[k] == a) {
-                    lab[pos] = (int)(first_val + k);
-                    ptn[pos++] = 1;
-                }
-            if (pos > start)
                 ptn[pos - 1] = 0;
         }
         /* class vertices by colour: sort the representatives, keep the class index */
@@ -481,6 +477,10 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
     g_collect = &col;
     sparsenauty(&sg, lab, ptn, orbits, &opt, &stats, NULL);
     g_collect = NULL;
+    /* nauty keeps its work space in statics between calls: release it */
+    nausparse_freedyn();
+    nauty_freedyn();
+    nautil_freedyn();
     if (col.nomem || stats.errstatus) {
         err = col.nomem ? HF_ERR_NOMEM
                         : hf_error(HF_ERR_INTERNAL, "nauty: error status %d", stats.errstatus);
@@ -499,6 +499,7 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
     *gsign = col.sign;
     col.perm = col.sign = NULL;
 done:
+    free(col.coord);
     free(col.perm);
     free(col.sign);
     free(sg.e);
@@ -510,7 +511,6 @@ done:
     free(lab);
     free(ev);
     free(eu);
-    free(valv);
     free(rep);
     free(cls);
     free(ord);
