@@ -772,6 +772,11 @@ static void test_group_orders(void)
             static const int64_t want2[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0};
             CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
             CU_ASSERT(!memcmp(r2, want2, sizeof r2));
+            hf_search_orbit_bytes_max = 1; /* the same over the 80 640 listed elements */
+            memset(r2, 0x7f, sizeof r2);
+            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
+            hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
+            CU_ASSERT(!memcmp(r2, want2, sizeof r2));
         }
         hf_search_destroy(&s);
         hf_target_clear(&t);
@@ -844,6 +849,11 @@ static void oracle_compare(const hf_target_t *t, uint64_t *st)
             k[i] = (int64_t)(rng_next(st) % 3);
         CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
         hf_search_orbit_rep_list(d, order, el, m, k, b);
+        CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
+        /* an orbit too large to hold: the same over the group's listed elements */
+        hf_search_orbit_bytes_max = 1;
+        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
+        hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
         CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
     }
     free(el);

@@ -107,7 +107,8 @@ long hf_search_group_order(const hf_search_t *s);
 
 /* Orbit representative of a support under the group: the lexicographically smallest
  * image (canonical position, keys sorted), over the orbit's closure under the
- * generators (HF_ERR_LIMIT above 2^22 images). out[m*d]. */
+ * generators, or over the group's elements for an orbit too large to hold
+ * (HF_ERR_LIMIT when the group is too large to list as well). out[m*d]. */
 hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,

@@ -25,7 +25,8 @@
 #define HF_SEARCH_GROUP_DMAX 7                 /* brute-force group (test oracle) d <= this */
 #define HF_SEARCH_GROUP_POINTS_MAX (1L << 18)  /* nauty graph: most terms of P and Q */
 #define HF_SEARCH_GROUP_ENUM_MAX 645120L       /* most elements tested one by one (2^7 7!) */
-#define HF_SEARCH_ORBIT_MAX (1L << 22)         /* most supports in one orbit closure */
+#define HF_SEARCH_ORBIT_BYTES (1L << 28)       /* most bytes of one orbit closure */
+#define HF_SEARCH_GROUP_LIST_MAX (1L << 22)    /* above: the group's elements, when listed */
 #define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */
 #define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
 #define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
@@ -41,6 +42,8 @@ extern long hf_search_test_skip_unit;
  * points. */
 extern long hf_search_unit_target;
 extern long hf_search_layered_unit_target;
+/* HF_SEARCH_ORBIT_BYTES; tests lower it to run orbits over the listed group instead. */
+extern long hf_search_orbit_bytes_max;
 
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box

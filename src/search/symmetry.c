@@ -700,19 +700,76 @@ static void keep_min(int64_t *out, const int64_t *img, long len)
         }
 }
 
-void hf_search_orbit_rep_list(int d, long n, const int8_t *elems, long m, const int64_t *keys,
-                              int64_t *out)
+/* The smallest image over n elements; img: scratch of m d + d. */
+static void orbit_min_over(int d, long n, const int8_t *elems, long m, const int64_t *keys,
+                           int64_t *out, int64_t *img)
 {
-    int64_t *img = malloc((size_t)(m * d + d) * sizeof *img);
-    if (!img)
-        abort(); /* test oracle only */
     for (long g = 0; g < n; g++) {
         const int8_t *e = elems + g * 2 * d;
         orbit_image(d, e, e + d, m, keys, g ? img : out, img + m * d);
         if (g)
             keep_min(out, img, m * d);
     }
+}
+
+void hf_search_orbit_rep_list(int d, long n, const int8_t *elems, long m, const int64_t *keys,
+                              int64_t *out)
+{
+    int64_t *img = malloc((size_t)(m * d + d) * sizeof *img);
+    if (!img)
+        abort(); /* test oracle only */
+    orbit_min_over(d, n, elems, m, keys, out, img);
     free(img);
+}
+
+long hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
+
+/* The representative by running over the group's elements, listed by closure under the
+ * generators: for an orbit too large to hold (|G| 2d bytes instead of |orbit| m d 8). */
+static hf_err_t orbit_rep_by_elements(const hf_search_t *s, long m, const int64_t *keys,
+                                      int64_t *out)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d;
+    size_t L = 2 * (size_t)d;
+    int8_t e[2 * HF_D_MAX], g[2 * HF_D_MAX], x[2 * HF_D_MAX];
+    if (s->group_unknown || s->gorder > HF_SEARCH_GROUP_LIST_MAX)
+        return hf_error(HF_ERR_LIMIT,
+                        "orbit: a support of %ld keys has an orbit too large to hold, and the "
+                        "group (order %ld) is too large to list",
+                        m, s->group_unknown ? -1 : s->gorder);
+    int64_t *img = hf_malloc((size_t)(m * d + d) * sizeof *img);
+    itemset_t el;
+    itemset_init(&el, L);
+    if (!img) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (int j = 0; j < d; j++) {
+        e[j] = (int8_t)j;
+        e[d + j] = 1;
+    }
+    if (itemset_add(&el, (uint8_t *)e) < 0) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < el.n; i++) {
+        memcpy(e, el.items + (size_t)i * L, L);
+        for (long k = 0; k < s->ngens; k++) {
+            memcpy(g, s->gperm + k * d, (size_t)d);
+            memcpy(g + d, s->gsign + k * d, (size_t)d);
+            elem_compose(d, e, g, x);
+            if (itemset_add(&el, (uint8_t *)x) < 0) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+        }
+    }
+    orbit_min_over(d, el.n, (const int8_t *)el.items, m, keys, out, img);
+done:
+    itemset_clear(&el);
+    free(img);
+    return err;
 }
 
 hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out)
@@ -736,7 +793,7 @@ hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, 
         return HF_OK;
     }
     /* the orbit is the closure of the support under the generators: the group itself is
-     * never listed (it can have 2^d d! elements) */
+     * not listed (it can have 2^d d! elements) unless the orbit is too large to hold */
     size_t len = (size_t)(m * d) * sizeof *img;
     itemset_t orb;
     itemset_init(&orb, len);
@@ -753,9 +810,10 @@ hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, 
                 err = HF_ERR_NOMEM;
                 goto done;
             }
-            if (r && orb.n > HF_SEARCH_ORBIT_MAX) {
-                err = hf_error(HF_ERR_LIMIT, "orbit: more than %ld supports", HF_SEARCH_ORBIT_MAX);
-                goto done;
+            if (r && (size_t)orb.n * len > (size_t)hf_search_orbit_bytes_max) {
+                itemset_clear(&orb);
+                free(img);
+                return orbit_rep_by_elements(s, m, keys, out);
             }
             if (r)
                 keep_min(out, img, m * d);
