@@ -4,17 +4,19 @@
  * (with Q(1) > 0 fixed) it maps the union of the supports of P and Q onto itself up to a
  * translation, keeps every coefficient of Q, maps the ratios P(k)/Q(k) on supp(Q) by
  * r -> alpha r + beta and the vectors P(k) off supp(Q) by v -> alpha v. The graph
- * below encodes exactly these invariants, so its automorphism group contains every
- * symmetry; its generators are then checked exactly by the caller.
+ * below keeps these invariants (the affine map only through colours that it cannot
+ * change), so its automorphism group contains every symmetry; its generators are then
+ * checked exactly by the caller.
  *
- * Vertices: two literals per coordinate, j+ and j- (an edge between them); one vertex
- * per monomial k, coloured by Q(k); for a coordinate value a = k_j above the minimum
- * and b = width_j - k_j below the maximum an edge k - j+ when a = 1 and a vertex of
- * colour "a" between k and j+ when a >= 2 (likewise b with j-); one vertex per class of
- * equal ratios on supp(Q), and one per class of equal vectors P(k) off supp(Q), joined
- * to the monomials of the class. An automorphism permutes the literal pairs: j+ -> i+
- * is k'_i = k_j, j+ -> i- is k'_i = -k_j (up to translation); it is fixed by its action
- * on the literals, because a monomial is fixed by its coordinates. */
+ * Vertices: per coordinate j two chains of literals (side 0: a = k_j - min, side 1:
+ * b = max - k_j; values 1..width_j, coloured by the value, the sides joined at value 1);
+ * one vertex per monomial k, coloured by Q(k), joined to the literal of its a on side 0
+ * and of its b on side 1; one vertex per class of equal ratios on supp(Q) and per class
+ * of equal vectors P(k) off supp(Q), joined to its monomials and coloured by the value
+ * made invariant under the affine change (mono_normalise). An automorphism maps chains
+ * to chains: (j, side 0) -> (i, side 0) is k'_i = k_j, -> (i, side 1) is k'_i = -k_j
+ * (up to translation); it is fixed by this signed permutation, because a monomial is
+ * fixed by its coordinates. */
 #include <stdlib.h>
 #include <string.h>
 
