@@ -746,33 +746,38 @@ static void test_known_values(void)
 
 /* Group orders: W_d has the d! coordinate permutations, each also composed with negating
  * every coordinate (W_d(-q) = d - W_d(q)), so 2 d!; negating some coordinates only is not
- * affine in W_d. */
+ * affine in W_d. From nauty for every d where P/Q fits the graph (the brute force stops
+ * at d = 7). */
 static void test_group_orders(void)
 {
-    static const long want[] = {0, 2, 4, 12, 48, 240};
-    for (int d = 1; d <= 5; d++) {
+    long want = 1;
+    for (int d = 1; d <= 12; d++) {
         char spec[32];
         hf_target_t t;
         hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 1, .prune = 1, .max_atoms = 0};
+        hf_search_opts_t so = {.span = 1, .prune = d <= 5, .max_atoms = 0};
+        want *= d;
         snprintf(spec, sizeof spec, "wd:d=%d", d);
         CU_ASSERT_FATAL(load(spec, &t));
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        CU_ASSERT_EQUAL(hf_search_group_order(s), want[d]);
-        hf_search_destroy(&s);
-        hf_target_clear(&t);
-    }
-    /* above HF_SEARCH_GROUP_DMAX the group is not computed: the identity only */
-    {
-        hf_target_t t;
-        hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
-        int64_t k[8] = {1, 0, 0, 0, 0, 0, 0, 0}, rep[8];
-        CU_ASSERT_FATAL(load("wd:d=8", &t));
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        CU_ASSERT_EQUAL(hf_search_group_order(s), -1); /* unknown above d = 7 */
-        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 1, k, rep), HF_OK);
-        CU_ASSERT(rep[0] == 0 && rep[7] == 0);
+        if (hf_search_group_order(s) != 2 * want)
+            fprintf(stderr, "\n%s: group order %ld\n", spec, hf_search_group_order(s));
+        CU_ASSERT_EQUAL(hf_search_group_order(s), 2 * want);
+        if (d == 8) {
+            /* above the brute force's d = 7: orbits by closure under the generators */
+            int64_t k[8] = {1, 0, 0, 0, 0, 0, 0, 0}, rep[8];
+            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 1, k, rep), HF_OK);
+            CU_ASSERT(rep[0] == 0 && rep[7] == 0);
+            int64_t two[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, r2[16];
+            static const int64_t want2[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0};
+            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
+            CU_ASSERT(!memcmp(r2, want2, sizeof r2));
+            hf_search_orbit_bytes_max = 1; /* the same over the 80 640 listed elements */
+            memset(r2, 0x7f, sizeof r2);
+            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
+            hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
+            CU_ASSERT(!memcmp(r2, want2, sizeof r2));
+        }
         hf_search_destroy(&s);
         hf_target_clear(&t);
     }
@@ -780,7 +785,8 @@ static void test_group_orders(void)
     static const struct {
         const char *spec;
         long order;
-    } more[] = {{"chain:d=2", 4}, {"chain:d=3", 4}, {"wdw:d=2", 2}, {"multi:d=2,k=3", 4}};
+    } more[] = {{"chain:d=2", 4},     {"chain:d=3", 4}, {"wdw:d=2", 2},
+                {"multi:d=2,k=3", 4}, {"chain:d=9", 4}, {"multi:d=9,k=2", 2 * 362880L}};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
         hf_target_t t;
         hf_search_t *s = NULL;
@@ -791,6 +797,141 @@ static void test_group_orders(void)
             fprintf(stderr, "\n%s: group order %ld\n", more[i].spec, hf_search_group_order(s));
         CU_ASSERT_EQUAL(hf_search_group_order(s), more[i].order);
         hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+}
+
+/* nauty against the brute force (the test oracle): the same group order, and the same
+ * orbit representative for random supports, on one target. */
+static void oracle_compare(const hf_target_t *t, uint64_t *st)
+{
+    hf_search_t *s = NULL;
+    hf_search_opts_t so = {.span = 2, .prune = 0, .max_atoms = 0};
+    long order = 0, ng = 0;
+    int8_t *gp = NULL, *gs = NULL, *el = NULL;
+    int d = t->d;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_group_brute(s, &order, &ng, &gp, &gs, &el), HF_OK);
+    if (hf_search_group_order(s) != order)
+        fprintf(stderr, "\n%s: nauty %ld, brute force %ld\n", t->name, hf_search_group_order(s),
+                order);
+    CU_ASSERT_EQUAL(hf_search_group_order(s), order);
+    /* the normal-form check agrees with the brute force's test: on the symmetries and on
+     * random signed permutations */
+    for (int trial = 0; trial < 16; trial++) {
+        int8_t p[HF_D_MAX], sg[HF_D_MAX];
+        int a = -1, b = -1;
+        if (trial < 4 && trial < order) {
+            memcpy(p, el + trial * 2 * d, (size_t)d);
+            memcpy(sg, el + trial * 2 * d + d, (size_t)d);
+        } else {
+            for (int j = 0; j < d; j++)
+                p[j] = (int8_t)j;
+            for (int j = d - 1; j > 0; j--) {
+                int r = (int)(rng_next(st) % (uint64_t)(j + 1));
+                int8_t x = p[j];
+                p[j] = p[r];
+                p[r] = x;
+            }
+            for (int j = 0; j < d; j++)
+                sg[j] = rng_next(st) % 2 ? -1 : 1;
+        }
+        CU_ASSERT_EQUAL(hf_search_group_check(s, p, sg, &a), HF_OK);
+        CU_ASSERT_EQUAL(hf_search_group_exact_test(s, p, sg, &b), HF_OK);
+        CU_ASSERT_EQUAL(a, b);
+        if (trial < 4 && trial < order)
+            CU_ASSERT_EQUAL(a, 1);
+    }
+    for (int trial = 0; trial < 8; trial++) {
+        long m = 1 + (long)(rng_next(st) % 5);
+        int64_t k[5 * HF_D_MAX], a[5 * HF_D_MAX], b[5 * HF_D_MAX];
+        for (long i = 0; i < m * d; i++)
+            k[i] = (int64_t)(rng_next(st) % 3);
+        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
+        hf_search_orbit_rep_list(d, order, el, m, k, b);
+        CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
+        /* an orbit too large to hold: the same over the group's listed elements */
+        hf_search_orbit_bytes_max = 1;
+        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
+        hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
+        CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
+    }
+    free(el);
+    free(gs);
+    free(gp);
+    hf_search_destroy(&s);
+}
+
+static void test_group_oracle_families(void)
+{
+    static const char *const fams[] = {"wd", "chain", "wdw", "multi:k=2", "multi:k=3"};
+    uint64_t st = 611;
+    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++)
+        for (int d = 1; d <= 6; d++) {
+            char spec[48];
+            hf_target_t t;
+            const char *colon = strchr(fams[i], ':');
+            if (colon)
+                snprintf(spec, sizeof spec, "%.*s:d=%d,%s", (int)(colon - fams[i]), fams[i], d,
+                         colon + 1);
+            else
+                snprintf(spec, sizeof spec, "%s:d=%d", fams[i], d);
+            if (!load(spec, &t)) {
+                CU_FAIL("target did not load");
+                continue;
+            }
+            oracle_compare(&t, &st);
+            hf_target_clear(&t);
+        }
+    static const char *const files[] = {"data/cubic_factor.json",
+                                        "data/two_heads_shared.json",
+                                        "tests/fixtures/good/duplicate_keys.json",
+                                        "tests/fixtures/good/dv2.json",
+                                        "tests/fixtures/good/rational_weights.json",
+                                        "tests/fixtures/good/value_array_dv1.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        hf_target_t t;
+        if (!load(files[i], &t)) {
+            CU_FAIL("target did not load");
+            continue;
+        }
+        oracle_compare(&t, &st);
+        hf_target_clear(&t);
+    }
+}
+
+/* Random small targets, d = 1..4: sums of heads whose keys are drawn from a few
+ * symmetric patterns (so that groups larger than 1 occur) or at random. */
+static void test_group_oracle_random(void)
+{
+    uint64_t st = 20261202;
+    for (int trial = 0; trial < 60; trial++) {
+        int d = 1 + (int)(rng_next(&st) % 4), nh = 1 + (int)(rng_next(&st) % 3);
+        hf_target_t t;
+        hf_head_t h;
+        char name[32];
+        snprintf(name, sizeof name, "grandom%d", trial);
+        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, name, d, 1), HF_OK);
+        for (int k = 0; k < nh; k++) {
+            int na = 2 + (int)(rng_next(&st) % 2);
+            int64_t keys[3 * HF_D_MAX];
+            long w[3], v[3];
+            int sym = (int)(rng_next(&st) % 2); /* 0/1 keys, weight 1, values 0..1 */
+            for (int a = 0; a < na; a++) {
+                for (int j = 0; j < d; j++)
+                    keys[a * d + j] = (int64_t)(rng_next(&st) % (sym ? 2 : 3));
+                w[a] = sym ? 1 : 1 + (long)(rng_next(&st) % 3);
+                v[a] = sym ? (long)(rng_next(&st) % 2) : (long)(rng_next(&st) % 5) - 2;
+            }
+            int dup = 0;
+            for (int a = 0; a < na; a++)
+                for (int b = 0; b < a; b++)
+                    dup |= !memcmp(keys + a * d, keys + b * d, (size_t)d * sizeof *keys);
+            if (!dup)
+                one_head(&t, &h, d, na, keys, w, v);
+        }
+        if (t.nheads > 0)
+            oracle_compare(&t, &st);
         hf_target_clear(&t);
     }
 }
@@ -808,9 +949,13 @@ static void test_orbit_rep(void)
     static const int64_t k[] = {3, 1, 1, 1, 1, 1, 1, 2, 1, 4, 1, 3};
     long m = 4;
     int64_t rep[12], rep2[12], img[12];
+    long order = 0, ng = 0;
+    int8_t *gp = NULL, *gs = NULL, *el = NULL;
     CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, rep), HF_OK);
-    for (long g = 0; g < s->gorder; g++) {
-        const int8_t *p = s->gperm + g * 3, *sg = s->gsign + g * 3;
+    CU_ASSERT_EQUAL_FATAL(hf_search_group_brute(s, &order, &ng, &gp, &gs, &el), HF_OK);
+    CU_ASSERT_EQUAL(order, 12);
+    for (long g = 0; g < order; g++) {
+        const int8_t *p = el + g * 6, *sg = p + 3;
         for (long i = 0; i < m; i++)
             for (int j = 0; j < 3; j++)
                 img[i * 3 + j] = sg[j] * k[i * 3 + p[j]] + 5; /* a translate of g K */
@@ -826,6 +971,9 @@ static void test_orbit_rep(void)
             break;
         }
     CU_ASSERT(le);
+    free(el);
+    free(gs);
+    free(gp);
     hf_search_destroy(&s);
     hf_target_clear(&t);
 }
@@ -1153,6 +1301,8 @@ int hf_register_tests(void)
         {"vector values: one alpha for all components", test_vector_values},
         {"known values W_2, W_3, chain", test_known_values},
         {"symmetry group orders", test_group_orders},
+        {"symmetry group: nauty against the brute force, families", test_group_oracle_families},
+        {"symmetry group: nauty against the brute force, random", test_group_oracle_random},
         {"orbit representatives", test_orbit_rep},
         {"unit order does not matter", test_unit_determinism},
         {"planted dropped unit is caught", test_planted_dropped_unit},

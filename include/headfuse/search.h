@@ -106,12 +106,16 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
 /* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
- * with T(g q) = alpha T(q) + beta, found by exact comparison of fractions. -1 when d is
- * too large to compute it (d > 7); orbit representatives then use the identity alone. */
+ * with T(g q) = alpha T(q) + beta, from nauty's automorphisms of a graph built from P/Q,
+ * each generator checked exactly (docs/search.md, "Symmetry"). -1 when it is not known
+ * (P and Q over 2^18 terms with d > 7, or an order too large to test or to hold);
+ * orbit representatives then use the checked generators, a subgroup. */
 long hf_search_group_order(const hf_search_t *s);
 
 /* Orbit representative of a support under the group: the lexicographically smallest
- * image (canonical position, keys sorted). out[m*d]. */
+ * image (canonical position, keys sorted), over the orbit's closure under the
+ * generators, or over the group's elements for an orbit too large to hold
+ * (HF_ERR_LIMIT when the group is too large to list as well). out[m*d]. */
 hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,

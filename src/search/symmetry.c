@@ -18,19 +18,19 @@
 
 #include "search/search_impl.h"
 
-int hf_search_fraction_affine_equal(const hf_fraction_t *a, const hf_fraction_t *b)
+/* Pb/Qb = alpha Pa/Qa + beta, both in normal form over one context. */
+static int affine_equal(const fmpz_mpoly_ctx_struct *ctx, int d, int dv,
+                        const fmpz_mpoly_struct *Pa, const fmpz_mpoly_struct *Qa,
+                        const fmpz_mpoly_struct *Pb, const fmpz_mpoly_struct *Qb)
 {
-    if (a->d != b->d || a->dv != b->dv)
+    slong len = fmpz_mpoly_length(Qa, ctx);
+    if (len == 0 || fmpz_mpoly_length(Qb, ctx) != len)
         return 0;
-    const fmpz_mpoly_ctx_struct *ctx = a->ctx;
-    slong len = fmpz_mpoly_length(a->Q, ctx);
-    if (len == 0 || fmpz_mpoly_length(b->Q, ctx) != len)
-        return 0;
-    int dv = a->dv, res = 0;
+    int res = 0;
     fmpz_t la, lb, ca, cb;
     fmpz_mpoly_t x, y;
     fmpz_mpoly_struct *ra = flint_malloc(2 * dv * sizeof *ra), *rb = ra + dv;
-    ulong *exp = flint_malloc((a->d ? a->d : 1) * sizeof *exp);
+    ulong *exp = flint_malloc((d ? d : 1) * sizeof *exp);
     fmpz_init(la);
     fmpz_init(lb);
     fmpz_init(ca);
@@ -41,23 +41,23 @@ int hf_search_fraction_affine_equal(const hf_fraction_t *a, const hf_fraction_t 
         fmpz_mpoly_init(ra + j, ctx);
 
     /* Q_b = lambda Q_a */
-    fmpz_mpoly_get_term_coeff_fmpz(la, a->Q, 0, ctx);
-    fmpz_mpoly_get_term_coeff_fmpz(lb, b->Q, 0, ctx);
-    fmpz_mpoly_scalar_mul_fmpz(x, a->Q, lb, ctx);
-    fmpz_mpoly_scalar_mul_fmpz(y, b->Q, la, ctx);
+    fmpz_mpoly_get_term_coeff_fmpz(la, Qa, 0, ctx);
+    fmpz_mpoly_get_term_coeff_fmpz(lb, Qb, 0, ctx);
+    fmpz_mpoly_scalar_mul_fmpz(x, Qa, lb, ctx);
+    fmpz_mpoly_scalar_mul_fmpz(y, Qb, la, ctx);
     if (!fmpz_mpoly_equal(x, y, ctx))
         goto done;
     /* remove the multiple of Q from each numerator: r = lc(Q) P - P[lm(Q)] Q, which is
      * zero iff P is in span(Q) */
-    fmpz_mpoly_get_term_exp_ui(exp, a->Q, 0, ctx);
+    fmpz_mpoly_get_term_exp_ui(exp, Qa, 0, ctx);
     for (int j = 0; j < dv; j++) {
-        fmpz_mpoly_get_coeff_fmpz_ui(ca, a->P + j, exp, ctx);
-        fmpz_mpoly_scalar_mul_fmpz(ra + j, a->P + j, la, ctx);
-        fmpz_mpoly_scalar_mul_fmpz(x, a->Q, ca, ctx);
+        fmpz_mpoly_get_coeff_fmpz_ui(ca, Pa + j, exp, ctx);
+        fmpz_mpoly_scalar_mul_fmpz(ra + j, Pa + j, la, ctx);
+        fmpz_mpoly_scalar_mul_fmpz(x, Qa, ca, ctx);
         fmpz_mpoly_sub(ra + j, ra + j, x, ctx);
-        fmpz_mpoly_get_coeff_fmpz_ui(cb, b->P + j, exp, ctx);
-        fmpz_mpoly_scalar_mul_fmpz(rb + j, b->P + j, lb, ctx);
-        fmpz_mpoly_scalar_mul_fmpz(x, b->Q, cb, ctx);
+        fmpz_mpoly_get_coeff_fmpz_ui(cb, Pb + j, exp, ctx);
+        fmpz_mpoly_scalar_mul_fmpz(rb + j, Pb + j, lb, ctx);
+        fmpz_mpoly_scalar_mul_fmpz(x, Qb, cb, ctx);
         fmpz_mpoly_sub(rb + j, rb + j, x, ctx);
     }
     /* the reduced numerators must be proportional with one nonzero factor */
@@ -95,6 +95,59 @@ done:
     flint_free(exp);
     flint_free(ra);
     return res;
+}
+
+int hf_search_fraction_affine_equal(const hf_fraction_t *a, const hf_fraction_t *b)
+{
+    if (a->d != b->d || a->dv != b->dv)
+        return 0;
+    return affine_equal(a->ctx, a->d, a->dv, a->P, a->Q, b->P, b->Q);
+}
+
+hf_err_t hf_search_group_check(const hf_search_t *s, const int8_t *perm, const int8_t *sign,
+                               int *yes)
+{
+    const hf_fraction_t *f = &s->frac;
+    const fmpz_mpoly_ctx_struct *ctx = f->ctx;
+    int d = f->d, dv = f->dv;
+    int64_t mn[HF_D_MAX];
+    ulong e[HF_D_MAX], ne[HF_D_MAX];
+    fmpz_t c;
+    fmpz_mpoly_struct *img = flint_malloc((size_t)(dv + 1) * sizeof *img);
+    fmpz_init(c);
+    for (int j = 0; j <= dv; j++)
+        fmpz_mpoly_init(img + j, ctx);
+    for (int j = 0; j < d; j++)
+        mn[j] = INT64_MAX;
+    /* the map x^k -> x^(g k), then the translation that removes the common monomial */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i <= dv; i++) {
+            const fmpz_mpoly_struct *src = i ? f->P + i - 1 : f->Q;
+            for (slong t = 0; t < fmpz_mpoly_length(src, ctx); t++) {
+                fmpz_mpoly_get_term_exp_ui(e, src, t, ctx);
+                for (int j = 0; j < d; j++) {
+                    int64_t v = sign[j] * (int64_t)e[perm[j]];
+                    if (pass == 0)
+                        mn[j] = v < mn[j] ? v : mn[j];
+                    else
+                        ne[j] = (ulong)(v - mn[j]);
+                }
+                if (pass == 1) {
+                    fmpz_mpoly_get_term_coeff_fmpz(c, src, t, ctx);
+                    fmpz_mpoly_push_term_fmpz_ui(img + i, c, ne, ctx);
+                }
+            }
+        }
+    for (int i = 0; i <= dv; i++) {
+        fmpz_mpoly_sort_terms(img + i, ctx);
+        fmpz_mpoly_combine_like_terms(img + i, ctx);
+    }
+    *yes = affine_equal(ctx, d, dv, f->P, f->Q, img + 1, img);
+    for (int j = 0; j <= dv; j++)
+        fmpz_mpoly_clear(img + j, ctx);
+    flint_free(img);
+    fmpz_clear(c);
+    return HF_OK;
 }
 
 /* ---------------------------------------------------------------- modular filter */
@@ -253,8 +306,8 @@ static int modfilter_rejects(const modfilter_t *mf, const hf_target_t *t, const 
 /* ---------------------------------------------------------------- exact test */
 
 /* 1 when T with keys mapped by g is alpha T + beta (exact comparison of fractions). */
-static hf_err_t group_exact_test(const hf_search_t *s, const int8_t *perm, const int8_t *sign,
-                                 int *yes)
+hf_err_t hf_search_group_exact_test(const hf_search_t *s, const int8_t *perm, const int8_t *sign,
+                                    int *yes)
 {
     hf_err_t err = HF_OK;
     int d = s->d;
@@ -290,157 +343,308 @@ static hf_err_t group_exact_test(const hf_search_t *s, const int8_t *perm, const
     return err;
 }
 
+/* ---------------------------------------------------------------- sets of items */
+
+/* Fixed-length byte strings in insertion order with an open-addressing index: group
+ * elements (2d bytes) and supports (m d keys). */
+typedef struct {
+    size_t len;
+    long n, cap;
+    uint8_t *items; /* n x len */
+    long *slot;     /* item index or -1 */
+    long nslot;     /* a power of two, or 0 */
+} itemset_t;
+
+static uint64_t item_hash(const uint8_t *p, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void itemset_init(itemset_t *s, size_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->len = len;
+}
+
+static void itemset_clear(itemset_t *s)
+{
+    free(s->slot);
+    free(s->items);
+}
+
+static long itemset_find(const itemset_t *s, const uint8_t *key, long *pos)
+{
+    size_t mask = (size_t)s->nslot - 1, h = (size_t)item_hash(key, s->len) & mask;
+    for (; s->slot[h] >= 0; h = (h + 1) & mask)
+        if (!memcmp(s->items + (size_t)s->slot[h] * s->len, key, s->len))
+            break;
+    *pos = (long)h;
+    return s->slot[h];
+}
+
+/* 1: added, 0: already present, -1: out of memory. key must not point into s. */
+static int itemset_add(itemset_t *s, const uint8_t *key)
+{
+    if (2 * (s->n + 1) > s->nslot) {
+        long ns = s->nslot ? 2 * s->nslot : 64;
+        long *slot = hf_malloc((size_t)ns * sizeof *slot);
+        if (!slot)
+            return -1;
+        for (long i = 0; i < ns; i++)
+            slot[i] = -1;
+        free(s->slot);
+        s->slot = slot;
+        s->nslot = ns;
+        for (long i = 0; i < s->n; i++) {
+            long pos;
+            itemset_find(s, s->items + (size_t)i * s->len, &pos);
+            s->slot[pos] = i;
+        }
+    }
+    long pos;
+    if (itemset_find(s, key, &pos) >= 0)
+        return 0;
+    if (s->n == s->cap) {
+        long nc = s->cap ? 2 * s->cap : 64;
+        uint8_t *it = hf_realloc(s->items, (size_t)nc * s->len);
+        if (!it)
+            return -1;
+        s->items = it;
+        s->cap = nc;
+    }
+    memcpy(s->items + (size_t)s->n * s->len, key, s->len);
+    s->slot[pos] = s->n++;
+    return 1;
+}
+
+static int itemset_has(const itemset_t *s, const uint8_t *key)
+{
+    long pos;
+    return s->nslot && itemset_find(s, key, &pos) >= 0;
+}
+
 /* ---------------------------------------------------------------- the group */
 
-/* Element e = permutation rank * 2^d + sign mask (bit j set: sign_j = -1). */
-typedef struct {
-    int d;
-    long nperm;
-    int8_t *perms; /* nperm x d, lexicographic */
-} permtab_t;
-
-static long perm_rank(const int8_t *p, int d)
-{
-    long r = 0;
-    for (int i = 0; i < d; i++) {
-        long smaller = 0;
-        for (int j = i + 1; j < d; j++)
-            smaller += p[j] < p[i];
-        r = r * (d - i) + smaller;
-    }
-    return r;
-}
-
-static void elem_decode(const permtab_t *pt, long e, int8_t *perm, int8_t *sign)
-{
-    int d = pt->d;
-    memcpy(perm, pt->perms + (e >> d) * d, (size_t)d);
-    for (int j = 0; j < d; j++)
-        sign[j] = (e >> j) & 1 ? -1 : 1;
-}
+/* An element as 2d bytes: perm[0..d-1], then sign[0..d-1] (+1 or -1). */
 
 /* Apply h, then g: perm_j = perm_h[perm_g[j]], sign_j = sign_g[j] sign_h[perm_g[j]]. */
-static long elem_compose(const permtab_t *pt, long g, long h)
+static void elem_compose(int d, const int8_t *g, const int8_t *h, int8_t *out)
 {
-    int d = pt->d;
-    int8_t pg[HF_D_MAX], sg[HF_D_MAX], ph[HF_D_MAX], sh[HF_D_MAX], p[HF_D_MAX];
-    long mask = 0;
-    elem_decode(pt, g, pg, sg);
-    elem_decode(pt, h, ph, sh);
     for (int j = 0; j < d; j++) {
-        p[j] = ph[pg[j]];
-        if (sg[j] * sh[pg[j]] < 0)
-            mask |= 1L << j;
+        out[j] = h[g[j]];
+        out[d + j] = (int8_t)(g[d + j] * h[d + g[j]]);
     }
-    return (perm_rank(p, d) << d) | mask;
+}
+
+hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *cperm,
+                                const int8_t *csign, long limit, int oracle, long *order,
+                                long *ngens, int8_t **gperm, int8_t **gsign, int8_t **elems)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d;
+    size_t L = 2 * (size_t)d;
+    itemset_t cand, sym;
+    modfilter_t mf;
+    int have_mf = 0;
+    int8_t *c = hf_malloc((size_t)(ncand ? ncand : 1) * L), *gens = NULL;
+    int8_t e[2 * HF_D_MAX], x[2 * HF_D_MAX];
+    long ng = 0;
+    itemset_init(&cand, L);
+    itemset_init(&sym, L);
+    *order = *ngens = 0;
+    *gperm = *gsign = NULL;
+    if (elems)
+        *elems = NULL;
+    gens = hf_malloc(L * ((size_t)d * 8 + 8));
+    if (!c || !gens) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long k = 0; k < ncand; k++) {
+        memcpy(c + k * L, cperm + k * d, (size_t)d);
+        memcpy(c + k * L + d, csign + k * d, (size_t)d);
+    }
+    for (int j = 0; j < d; j++) {
+        e[j] = (int8_t)j;
+        e[d + j] = 1;
+    }
+    HF_CHECK(err, modfilter_init(&mf, &s->t, e, e + d), done);
+    have_mf = 1;
+    if (itemset_add(&cand, (uint8_t *)e) < 0 || itemset_add(&sym, (uint8_t *)e) < 0) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    /* breadth-first over the candidate group; a candidate outside the symmetries found so
+     * far is tested, and a proven one joins the generators and the group is closed again
+     * (a finite set containing 1 and closed under the generators is the group) */
+    for (long i = 0; i < cand.n; i++) {
+        memcpy(e, cand.items + (size_t)i * L, L);
+        if (!itemset_has(&sym, (uint8_t *)e) && !modfilter_rejects(&mf, &s->t, e, e + d)) {
+            int yes = 0;
+            HF_CHECK(err,
+                     oracle ? hf_search_group_exact_test(s, e, e + d, &yes)
+                            : hf_search_group_check(s, e, e + d, &yes),
+                     done);
+            if (yes) {
+                if (ng == d * 8 + 8) { /* at most log2 |G| <= d log2(2d) generators */
+                    err = hf_error(HF_ERR_LIMIT, "symmetry: too many generators");
+                    goto done;
+                }
+                memcpy(gens + ng++ * L, e, L);
+                for (long a = 0; a < sym.n; a++)
+                    for (long k = 0; k < ng; k++) {
+                        int8_t y[2 * HF_D_MAX];
+                        memcpy(y, sym.items + (size_t)a * L, L);
+                        elem_compose(d, y, gens + k * L, x);
+                        if (itemset_add(&sym, (uint8_t *)x) < 0) {
+                            err = HF_ERR_NOMEM;
+                            goto done;
+                        }
+                    }
+            }
+        }
+        for (long k = 0; k < ncand; k++) {
+            elem_compose(d, e, c + k * L, x);
+            int r = itemset_add(&cand, (uint8_t *)x);
+            if (r < 0) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+            if (r && cand.n > limit) {
+                err = hf_error(HF_ERR_LIMIT, "symmetry: more than %ld candidates to test", limit);
+                goto done;
+            }
+        }
+    }
+    *gperm = hf_malloc((size_t)(ng ? ng : 1) * d);
+    *gsign = hf_malloc((size_t)(ng ? ng : 1) * d);
+    if (!*gperm || !*gsign) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long k = 0; k < ng; k++) {
+        memcpy(*gperm + k * d, gens + k * L, (size_t)d);
+        memcpy(*gsign + k * d, gens + k * L + d, (size_t)d);
+    }
+    *ngens = ng;
+    *order = sym.n;
+    if (elems) {
+        *elems = (int8_t *)sym.items; /* identity first */
+        sym.items = NULL;
+    }
+done:
+    if (err != HF_OK) {
+        free(*gperm);
+        free(*gsign);
+        *gperm = *gsign = NULL;
+    }
+    if (have_mf)
+        modfilter_clear(&mf);
+    itemset_clear(&sym);
+    itemset_clear(&cand);
+    free(gens);
+    free(c);
+    return err;
+}
+
+hf_err_t hf_search_group_brute(const hf_search_t *s, long *order, long *ngens, int8_t **gperm,
+                               int8_t **gsign, int8_t **elems)
+{
+    int d = s->d;
+    if (d > HF_SEARCH_GROUP_DMAX)
+        return hf_error(HF_ERR_LIMIT, "symmetry: brute force for d <= %d only",
+                        HF_SEARCH_GROUP_DMAX);
+    /* the signed permutations are generated by the swaps (j j+1) and one sign change */
+    int8_t p[HF_D_MAX * HF_D_MAX], sg[HF_D_MAX * HF_D_MAX];
+    for (int k = 0; k < d; k++)
+        for (int j = 0; j < d; j++) {
+            p[k * d + j] = (int8_t)j;
+            sg[k * d + j] = 1;
+        }
+    for (int k = 0; k + 1 < d; k++) {
+        p[k * d + k] = (int8_t)(k + 1);
+        p[k * d + k + 1] = (int8_t)k;
+    }
+    sg[(d - 1) * d] = -1;
+    return hf_search_group_filter(s, d, p, sg, LONG_MAX, 1, order, ngens, gperm, gsign, elems);
+}
+
+static hf_err_t group_set(hf_search_t *s, long order, int unknown, long ngens, int8_t *gperm,
+                          int8_t *gsign)
+{
+    s->gorder = order;
+    s->group_unknown = unknown;
+    s->ngens = ngens;
+    s->gperm = gperm;
+    s->gsign = gsign;
+    return HF_OK;
 }
 
 hf_err_t hf_search_group_compute(hf_search_t *s)
 {
     hf_err_t err = HF_OK;
-    int d = s->d;
-    permtab_t pt = {d, 1, NULL};
-    modfilter_t mf;
-    int have_mf = 0;
-    uint8_t *in = NULL;
-    long *list = NULL, *gens = NULL, nlist = 0, ngens = 0;
-    int8_t perm[HF_D_MAX], sign[HF_D_MAX];
+    int d = s->d, complete = 0;
+    long norder = -1, nn = 0, order = 0, ng = 0, nok = 0;
+    int8_t *np = NULL, *ns = NULL, *gp = NULL, *gs = NULL;
 
-    if (d > HF_SEARCH_GROUP_DMAX) {
-        /* 2^d d! candidates is too many to test: use the identity alone and report the
-         * order as unknown, so no orbit count is claimed */
-        s->gorder = 1;
-        s->group_unknown = 1;
-        s->gperm = hf_malloc((size_t)d);
-        s->gsign = hf_malloc((size_t)d);
-        if (!s->gperm || !s->gsign)
-            return HF_ERR_NOMEM;
-        for (int j = 0; j < d; j++) {
-            s->gperm[j] = (int8_t)j;
-            s->gsign[j] = 1;
+    HF_CHECK(err, hf_search_group_nauty(s, &complete, &norder, &nn, &np, &ns), done);
+    if (!complete) {
+        /* P/Q too large for the graph: the brute force where it runs, else unknown */
+        if (d <= HF_SEARCH_GROUP_DMAX) {
+            HF_CHECK(err, hf_search_group_brute(s, &order, &ng, &gp, &gs, NULL), done);
+            err = group_set(s, order, 0, ng, gp, gs);
+            gp = gs = NULL;
+        } else {
+            err = group_set(s, 1, 1, 0, NULL, NULL);
         }
-        return HF_OK;
+        goto done;
     }
-    for (int j = 2; j <= d; j++)
-        pt.nperm *= j;
-    long nel = pt.nperm << d;
-    pt.perms = hf_malloc((size_t)pt.nperm * d);
-    in = hf_calloc((size_t)nel, 1);
-    list = hf_malloc((size_t)nel * sizeof *list);
-    gens = hf_malloc((size_t)(d + 2) * 8 * sizeof *gens);
-    if (!pt.perms || !in || !list || !gens) {
+    /* every automorphism of the graph is a candidate; each generator is checked exactly */
+    gp = hf_malloc((size_t)(nn ? nn : 1) * d);
+    gs = hf_malloc((size_t)(nn ? nn : 1) * d);
+    if (!gp || !gs) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    /* permutations in lexicographic order (next-permutation steps) */
-    for (int j = 0; j < d; j++)
-        perm[j] = (int8_t)j;
-    for (long r = 0; r < pt.nperm; r++) {
-        memcpy(pt.perms + r * d, perm, (size_t)d);
-        int i = d - 2;
-        while (i >= 0 && perm[i] > perm[i + 1])
-            i--;
-        if (i < 0)
-            break;
-        int j = d - 1;
-        while (perm[j] < perm[i])
-            j--;
-        int8_t tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
-        for (int a = i + 1, b = d - 1; a < b; a++, b--) {
-            tmp = perm[a];
-            perm[a] = perm[b];
-            perm[b] = tmp;
-        }
-    }
-    elem_decode(&pt, 0, perm, sign);
-    HF_CHECK(err, modfilter_init(&mf, &s->t, perm, sign), done);
-    have_mf = 1;
-    in[0] = 1; /* the identity */
-    list[nlist++] = 0;
-    for (long e = 1; e < nel; e++) {
-        if (in[e])
-            continue;
-        elem_decode(&pt, e, perm, sign);
-        if (modfilter_rejects(&mf, &s->t, perm, sign))
-            continue;
+    for (long k = 0; k < nn; k++) {
         int yes = 0;
-        HF_CHECK(err, group_exact_test(s, perm, sign, &yes), done);
-        if (!yes)
-            continue;
-        /* a proven symmetry: close the group under products with the generators
-         * (a finite set containing 1 and closed under the generators is the group) */
-        gens[ngens++] = e;
-        for (long i = 0; i < nlist; i++)
-            for (long k = 0; k < ngens; k++) {
-                long x = elem_compose(&pt, list[i], gens[k]);
-                if (!in[x]) {
-                    in[x] = 1;
-                    list[nlist++] = x;
-                }
-            }
-    }
-    s->gorder = nlist;
-    s->gperm = hf_malloc((size_t)nlist * d);
-    s->gsign = hf_malloc((size_t)nlist * d);
-    if (!s->gperm || !s->gsign) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    /* elements in increasing index order: the identity first */
-    for (long e = 0, n = 0; e < nel; e++)
-        if (in[e]) {
-            elem_decode(&pt, e, s->gperm + n * d, s->gsign + n * d);
-            n++;
+        HF_CHECK(err, hf_search_group_check(s, np + k * d, ns + k * d, &yes), done);
+        if (yes) {
+            memcpy(gp + nok * d, np + k * d, (size_t)d);
+            memcpy(gs + nok * d, ns + k * d, (size_t)d);
+            nok++;
         }
+    }
+    if (nok == nn) {
+        /* the graph's group is the symmetry group (docs/search.md, "Symmetry") */
+        err = group_set(s, norder < 0 ? 1 : norder, norder < 0, nn, gp, gs);
+        gp = gs = NULL;
+    } else if (norder > 0 && norder <= HF_SEARCH_GROUP_ENUM_MAX) {
+        /* a generator failed: the symmetries are a subgroup of the graph's group, found
+         * by testing its elements one by one */
+        free(gp);
+        free(gs);
+        gp = gs = NULL;
+        HF_CHECK(err,
+                 hf_search_group_filter(s, nn, np, ns, HF_SEARCH_GROUP_ENUM_MAX, 0, &order, &ng,
+                                        &gp, &gs, NULL),
+                 done);
+        err = group_set(s, order, 0, ng, gp, gs);
+        gp = gs = NULL;
+    } else {
+        /* too large to test element by element: keep the checked generators (a subgroup)
+         * and report the order as unknown, so no orbit count is claimed */
+        err = group_set(s, 1, 1, nok, gp, gs);
+        gp = gs = NULL;
+    }
 done:
-    if (have_mf)
-        modfilter_clear(&mf);
-    free(gens);
-    free(list);
-    free(in);
-    free(pt.perms);
+    free(gp);
+    free(gs);
+    free(np);
+    free(ns);
     return err;
 }
 
@@ -457,12 +661,10 @@ static int row_cmp(const int64_t *a, const int64_t *b, int d)
     return 0;
 }
 
-/* Image of keys under group element g, in canonical position, rows sorted. */
-static void orbit_image(const hf_search_t *s, long g, long m, const int64_t *keys, int64_t *img,
-                        int64_t *row)
+/* Image of keys under (perm, sign), in canonical position, rows sorted. */
+static void orbit_image(int d, const int8_t *perm, const int8_t *sign, long m, const int64_t *keys,
+                        int64_t *img, int64_t *row)
 {
-    int d = s->d;
-    const int8_t *perm = s->gperm + g * d, *sign = s->gsign + g * d;
     int64_t mn[HF_D_MAX];
     for (int j = 0; j < d; j++)
         mn[j] = INT64_MAX;
@@ -488,25 +690,137 @@ static void orbit_image(const hf_search_t *s, long g, long m, const int64_t *key
     }
 }
 
+static void keep_min(int64_t *out, const int64_t *img, long len)
+{
+    for (long i = 0; i < len; i++)
+        if (img[i] != out[i]) {
+            if (img[i] < out[i])
+                memcpy(out, img, (size_t)len * sizeof *img);
+            return;
+        }
+}
+
+/* The smallest image over n elements; img: scratch of m d + d. */
+static void orbit_min_over(int d, long n, const int8_t *elems, long m, const int64_t *keys,
+                           int64_t *out, int64_t *img)
+{
+    for (long g = 0; g < n; g++) {
+        const int8_t *e = elems + g * 2 * d;
+        orbit_image(d, e, e + d, m, keys, g ? img : out, img + m * d);
+        if (g)
+            keep_min(out, img, m * d);
+    }
+}
+
+void hf_search_orbit_rep_list(int d, long n, const int8_t *elems, long m, const int64_t *keys,
+                              int64_t *out)
+{
+    int64_t *img = malloc((size_t)(m * d + d) * sizeof *img);
+    if (!img)
+        abort(); /* test oracle only */
+    orbit_min_over(d, n, elems, m, keys, out, img);
+    free(img);
+}
+
+long hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
+
+/* The representative by running over the group's elements, listed by closure under the
+ * generators: for an orbit too large to hold (|G| 2d bytes instead of |orbit| m d 8). */
+static hf_err_t orbit_rep_by_elements(const hf_search_t *s, long m, const int64_t *keys,
+                                      int64_t *out)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d;
+    size_t L = 2 * (size_t)d;
+    int8_t e[2 * HF_D_MAX], g[2 * HF_D_MAX], x[2 * HF_D_MAX];
+    if (s->group_unknown || s->gorder > HF_SEARCH_GROUP_LIST_MAX)
+        return hf_error(HF_ERR_LIMIT,
+                        "orbit: a support of %ld keys has an orbit too large to hold, and the "
+                        "group (order %ld) is too large to list",
+                        m, s->group_unknown ? -1 : s->gorder);
+    int64_t *img = hf_malloc((size_t)(m * d + d) * sizeof *img);
+    itemset_t el;
+    itemset_init(&el, L);
+    if (!img) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (int j = 0; j < d; j++) {
+        e[j] = (int8_t)j;
+        e[d + j] = 1;
+    }
+    if (itemset_add(&el, (uint8_t *)e) < 0) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < el.n; i++) {
+        memcpy(e, el.items + (size_t)i * L, L);
+        for (long k = 0; k < s->ngens; k++) {
+            memcpy(g, s->gperm + k * d, (size_t)d);
+            memcpy(g + d, s->gsign + k * d, (size_t)d);
+            elem_compose(d, e, g, x);
+            if (itemset_add(&el, (uint8_t *)x) < 0) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+        }
+    }
+    orbit_min_over(d, el.n, (const int8_t *)el.items, m, keys, out, img);
+done:
+    itemset_clear(&el);
+    free(img);
+    return err;
+}
+
 hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out)
 {
+    hf_err_t err = HF_OK;
     int d = s->d;
+    int8_t id[HF_D_MAX], one[HF_D_MAX];
     if (m < 1)
         return hf_error(HF_ERR_INPUT, "orbit: size %ld: must be >= 1", m);
-    int64_t *img = hf_malloc((size_t)(m * d + d) * sizeof *img);
+    for (int j = 0; j < d; j++) {
+        id[j] = (int8_t)j;
+        one[j] = 1;
+    }
+    int64_t *img = hf_malloc((size_t)(2 * m * d + d) * sizeof *img);
     if (!img)
         return HF_ERR_NOMEM;
-    int64_t *row = img + m * d;
-    orbit_image(s, 0, m, keys, out, row);
-    for (long g = 1; g < s->gorder; g++) {
-        orbit_image(s, g, m, keys, img, row);
-        for (long i = 0; i < m * d; i++)
-            if (img[i] != out[i]) {
-                if (img[i] < out[i])
-                    memcpy(out, img, (size_t)(m * d) * sizeof *img);
-                break;
-            }
+    int64_t *cur = img + m * d, *row = cur + m * d;
+    orbit_image(d, id, one, m, keys, out, row);
+    if (s->ngens == 0) {
+        free(img);
+        return HF_OK;
     }
+    /* the orbit is the closure of the support under the generators: the group itself is
+     * not listed (it can have 2^d d! elements) unless the orbit is too large to hold */
+    size_t len = (size_t)(m * d) * sizeof *img;
+    itemset_t orb;
+    itemset_init(&orb, len);
+    if (itemset_add(&orb, (const uint8_t *)out) < 0) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < orb.n; i++) {
+        memcpy(cur, orb.items + (size_t)i * len, len);
+        for (long k = 0; k < s->ngens; k++) {
+            orbit_image(d, s->gperm + k * d, s->gsign + k * d, m, cur, img, row);
+            int r = itemset_add(&orb, (const uint8_t *)img);
+            if (r < 0) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+            if (r && (size_t)orb.n * len > (size_t)hf_search_orbit_bytes_max) {
+                itemset_clear(&orb);
+                free(img);
+                return orbit_rep_by_elements(s, m, keys, out);
+            }
+            if (r)
+                keep_min(out, img, m * d);
+        }
+    }
+done:
+    itemset_clear(&orb);
     free(img);
-    return HF_OK;
+    return err;
 }

@@ -1,0 +1,521 @@
+/* Candidate symmetries of a target from nauty (docs/search.md, "Symmetry").
+ *
+ * A symmetry g (symmetry.c) maps P/Q, in its unique normal form, to alpha P/Q + beta, so
+ * (with Q(1) > 0 fixed) it maps the union of the supports of P and Q onto itself up to a
+ * translation, keeps every coefficient of Q, maps the ratios P(k)/Q(k) on supp(Q) by
+ * r -> alpha r + beta and the vectors P(k) off supp(Q) by v -> alpha v. The graph
+ * below keeps these invariants (the affine map only through colours that it cannot
+ * change), so its automorphism group contains every symmetry; its generators are then
+ * checked exactly by the caller.
+ *
+ * Vertices: per coordinate j two chains of literals (side 0: a = k_j - min, side 1:
+ * b = max - k_j; values 1..width_j, coloured by the value, the sides joined at value 1);
+ * one vertex per monomial k, coloured by Q(k), joined to the literal of its a on side 0
+ * and of its b on side 1; one vertex per class of equal ratios on supp(Q) and per class
+ * of equal vectors P(k) off supp(Q), joined to its monomials and coloured by the value
+ * made invariant under the affine change (mono_normalise). An automorphism maps chains
+ * to chains: (j, side 0) -> (i, side 0) is k'_i = k_j, -> (i, side 1) is k'_i = -k_j
+ * (up to translation); it is fixed by this signed permutation, because a monomial is
+ * fixed by its coordinates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpq.h>
+
+#include "search/search_impl.h"
+
+#include <nausparse.h>
+#include <nauty.h>
+
+typedef struct {
+    int d;
+    long n, cap;
+    int8_t *perm, *sign;
+    long order; /* product of the indices of the stabiliser chain, -1 on overflow */
+    int nomem;
+    long lit0[HF_D_MAX]; /* vertex of literal (j, side 0, value 1) */
+    int *coord;          /* coordinate of each literal vertex */
+} collect_t;
+
+/* nauty's callbacks carry no context; one group is computed at a time per thread */
+static _Thread_local collect_t *g_collect;
+
+static void on_autom(int count, int *p, int *orbits, int numorbits, int stabvertex, int n)
+{
+    (void)count;
+    (void)orbits;
+    (void)numorbits;
+    (void)stabvertex;
+    (void)n;
+    collect_t *c = g_collect;
+    int d = c->d;
+    if (c->nomem)
+        return;
+    if (c->n == c->cap) {
+        long nc = c->cap ? 2 * c->cap : 16;
+        int8_t *pp = hf_realloc(c->perm, (size_t)nc * d), *ss = hf_realloc(c->sign, (size_t)nc * d);
+        if (pp)
+            c->perm = pp;
+        if (ss)
+            c->sign = ss;
+        if (!pp || !ss) {
+            c->nomem = 1;
+            return;
+        }
+        c->cap = nc;
+    }
+    int8_t *perm = c->perm + c->n * d, *sign = c->sign + c->n * d;
+    for (int j = 0; j < d; j++) {
+        /* (j, side 0, value 1) goes to (i, side s, value 1): its own colour */
+        int im = p[c->lit0[j]], i = c->coord[im];
+        perm[i] = (int8_t)j;
+        sign[i] = (int8_t)(im - c->lit0[i] ? -1 : 1);
+    }
+    c->n++;
+}
+
+static void on_level(int *lab, int *ptn, int level, int *orbits, statsblk *stats, int tv, int index,
+                     int tcellsize, int numcells, int childcount, int n)
+{
+    (void)lab;
+    (void)ptn;
+    (void)level;
+    (void)orbits;
+    (void)stats;
+    (void)tv;
+    (void)tcellsize;
+    (void)numcells;
+    (void)childcount;
+    (void)n;
+    collect_t *c = g_collect;
+    if (c->order >= 0 && __builtin_mul_overflow(c->order, (long)index, &c->order))
+        c->order = -1;
+}
+
+/* ---------------------------------------------------------------- monomials */
+
+typedef struct {
+    int d, dv;
+    long np;
+    ulong *exp; /* np x d */
+    fmpz *q;    /* Q(k) */
+    fmpz *p;    /* np x dv */
+    fmpq *r;    /* np x dv: P(k)/Q(k) on supp(Q) */
+    fmpq *t;    /* np x dv: r or P(k) normalised up to the affine change (class colour) */
+} mono_t;
+
+static _Thread_local const mono_t *g_mono;
+
+static int exp_cmp(const void *a, const void *b)
+{
+    const ulong *x = a, *y = b;
+    for (int j = 0; j < g_mono->d; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
+/* Q(k) order: the cells of monomials */
+static int q_cmp(const void *a, const void *b)
+{
+    long i = *(const long *)a, k = *(const long *)b;
+    int c = fmpz_cmp(g_mono->q + i, g_mono->q + k);
+    return c ? c : (i > k) - (i < k);
+}
+
+/* class colours: on supp(Q) first, then by the normalised vector t */
+static int colour_cmp_raw(long i, long k)
+{
+    const mono_t *m = g_mono;
+    int zi = fmpz_is_zero(m->q + i), zk = fmpz_is_zero(m->q + k);
+    if (zi != zk)
+        return zi - zk;
+    for (int j = 0; j < m->dv; j++) {
+        int c = fmpq_cmp(m->t + i * m->dv + j, m->t + k * m->dv + j);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* classes: on supp(Q) by ratio vector, off it by P vector (supp(Q) first) */
+static int class_cmp_raw(long i, long k)
+{
+    const mono_t *m = g_mono;
+    int zi = fmpz_is_zero(m->q + i), zk = fmpz_is_zero(m->q + k);
+    if (zi != zk)
+        return zi - zk;
+    for (int j = 0; j < m->dv; j++) {
+        int c = zi ? fmpz_cmp(m->p + i * m->dv + j, m->p + k * m->dv + j)
+                   : fmpq_cmp(m->r + i * m->dv + j, m->r + k * m->dv + j);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+    long i = *(const long *)a, k = *(const long *)b;
+    int c = class_cmp_raw(i, k);
+    return c ? c : (i > k) - (i < k);
+}
+
+static void mono_clear(mono_t *m)
+{
+    if (m->q)
+        _fmpz_vec_clear(m->q, m->np);
+    if (m->p)
+        _fmpz_vec_clear(m->p, m->np * m->dv);
+    if (m->r)
+        _fmpq_vec_clear(m->r, m->np * m->dv);
+    if (m->t)
+        _fmpq_vec_clear(m->t, m->np * m->dv);
+    free(m->exp);
+}
+
+/* The class colours t. On supp(Q) a symmetry maps r to alpha r + beta: per component,
+ * t = (r - min) / (max - min) is kept when alpha > 0 and becomes 1 - t (every component
+ * at once) when alpha < 0, so the smaller of the two vectors is invariant. Off supp(Q)
+ * P(k) goes to alpha P(k): t = P(k) / max |P| or its negative, the smaller. */
+static void mono_normalise(mono_t *m)
+{
+    int dv = m->dv;
+    long np = m->np;
+    fmpq_t lo, hi, x;
+    fmpz_t smax;
+    fmpq *flip = _fmpq_vec_init(dv);
+    fmpq_init(lo);
+    fmpq_init(hi);
+    fmpq_init(x);
+    fmpz_init(smax);
+    m->t = _fmpq_vec_init(np * dv);
+    for (long i = 0; i < np; i++)
+        if (fmpz_is_zero(m->q + i))
+            for (int j = 0; j < dv; j++)
+                if (fmpz_cmpabs(m->p + i * dv + j, smax) > 0)
+                    fmpz_abs(smax, m->p + i * dv + j);
+    for (int j = 0; j < dv; j++) {
+        int first = 1;
+        for (long i = 0; i < np; i++) {
+            const fmpq *r = m->r + i * dv + j;
+            if (fmpz_is_zero(m->q + i))
+                continue;
+            if (first || fmpq_cmp(r, lo) < 0)
+                fmpq_set(lo, r);
+            if (first || fmpq_cmp(r, hi) > 0)
+                fmpq_set(hi, r);
+            first = 0;
+        }
+        fmpq_sub(hi, hi, lo); /* the range; 0 for a constant component */
+        for (long i = 0; i < np; i++) {
+            fmpq *t = m->t + i * dv + j;
+            if (fmpz_is_zero(m->q + i)) {
+                if (!fmpz_is_zero(smax))
+                    fmpq_set_fmpz_frac(t, m->p + i * dv + j, smax);
+            } else if (!fmpq_is_zero(hi)) {
+                fmpq_sub(x, m->r + i * dv + j, lo);
+                fmpq_div(t, x, hi);
+            }
+        }
+        /* remember which components may flip: 1 in the range slot, via lo */
+        fmpq_set_si(flip + j, !fmpq_is_zero(hi), 1);
+    }
+    for (long i = 0; i < np; i++) {
+        fmpq *t = m->t + i * dv;
+        int zero = fmpz_is_zero(m->q + i), c = 0;
+        for (int j = 0; j < dv && !c; j++) {
+            /* the image under alpha < 0: 1 - t (or -t off supp Q) */
+            if (zero)
+                fmpq_neg(x, t + j);
+            else if (fmpq_is_zero(flip + j))
+                fmpq_set(x, t + j);
+            else
+                fmpq_sub_si(x, t + j, 1), fmpq_neg(x, x);
+            c = fmpq_cmp(x, t + j);
+        }
+        if (c < 0)
+            for (int j = 0; j < dv; j++) {
+                if (zero)
+                    fmpq_neg(t + j, t + j);
+                else if (!fmpq_is_zero(flip + j))
+                    fmpq_sub_si(t + j, t + j, 1), fmpq_neg(t + j, t + j);
+            }
+    }
+    fmpz_clear(smax);
+    fmpq_clear(x);
+    fmpq_clear(hi);
+    fmpq_clear(lo);
+    _fmpq_vec_clear(flip, dv);
+}
+
+/* The monomials of P and Q with their coefficients; *too_big when over the limit. */
+static hf_err_t mono_collect(const hf_fraction_t *f, mono_t *m, int *too_big)
+{
+    const fmpz_mpoly_ctx_struct *ctx = f->ctx;
+    int d = f->d, dv = f->dv;
+    long tot = fmpz_mpoly_length(f->Q, ctx);
+    memset(m, 0, sizeof *m);
+    m->d = d;
+    m->dv = dv;
+    for (int j = 0; j < dv; j++)
+        tot += fmpz_mpoly_length(f->P + j, ctx);
+    *too_big = tot > HF_SEARCH_GROUP_POINTS_MAX;
+    if (*too_big)
+        return HF_OK;
+    m->exp = hf_malloc((size_t)(tot ? tot : 1) * d * sizeof *m->exp);
+    if (!m->exp)
+        return HF_ERR_NOMEM;
+    long n = 0;
+    for (int j = -1; j < dv; j++) {
+        const fmpz_mpoly_struct *poly = j < 0 ? f->Q : f->P + j;
+        for (slong t = 0; t < fmpz_mpoly_length(poly, ctx); t++)
+            fmpz_mpoly_get_term_exp_ui(m->exp + n++ * d, poly, t, ctx);
+    }
+    g_mono = m;
+    qsort(m->exp, (size_t)n, (size_t)d * sizeof *m->exp, exp_cmp);
+    long u = 0;
+    for (long i = 0; i < n; i++)
+        if (u == 0 || exp_cmp(m->exp + (u - 1) * d, m->exp + i * d))
+            memmove(m->exp + u++ * d, m->exp + i * d, (size_t)d * sizeof *m->exp);
+    m->np = u;
+    m->q = _fmpz_vec_init(u);
+    m->p = _fmpz_vec_init(u * dv);
+    m->r = _fmpq_vec_init(u * dv);
+    for (long i = 0; i < u; i++) {
+        fmpz_mpoly_get_coeff_fmpz_ui(m->q + i, f->Q, m->exp + i * d, ctx);
+        for (int j = 0; j < dv; j++) {
+            fmpz_mpoly_get_coeff_fmpz_ui(m->p + i * dv + j, f->P + j, m->exp + i * d, ctx);
+            if (!fmpz_is_zero(m->q + i))
+                fmpq_set_fmpz_frac(m->r + i * dv + j, m->p + i * dv + j, m->q + i);
+        }
+    }
+    mono_normalise(m);
+    return HF_OK;
+}
+
+/* ---------------------------------------------------------------- the graph */
+
+static _Thread_local const long *g_rep;
+
+static int class_vertex_cmp(const void *a, const void *b)
+{
+    long i = *(const long *)a, k = *(const long *)b;
+    int c = colour_cmp_raw(g_rep[i], g_rep[k]);
+    return c ? c : (i > k) - (i < k);
+}
+
+hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order, long *ngens,
+                               int8_t **gperm, int8_t **gsign)
+{
+    hf_err_t err = HF_OK;
+    int d = s->d, too_big = 0;
+    mono_t m;
+    collect_t col = {.d = d, .order = 1};
+    long *ord = NULL, *cls = NULL, *rep = NULL, *eu = NULL, *ev = NULL, *deg = NULL, nedge = 0;
+    int *lab = NULL, *ptn = NULL, *orbits = NULL;
+    sparsegraph sg;
+    memset(&sg, 0, sizeof sg);
+    *complete = 0;
+    *order = -1;
+    *ngens = 0;
+    *gperm = *gsign = NULL;
+
+    HF_CHECK(err, mono_collect(&s->frac, &m, &too_big), done);
+    if (too_big)
+        goto done;
+    long np = m.np;
+    ulong width[HF_D_MAX];
+    for (int j = 0; j < d; j++) {
+        /* the normal form has no common monomial factor: the minimum is 0 already */
+        ulong lo = m.exp[j];
+        width[j] = 0;
+        for (long i = 0; i < np; i++)
+            lo = m.exp[i * d + j] < lo ? m.exp[i * d + j] : lo;
+        for (long i = 0; i < np; i++) {
+            m.exp[i * d + j] -= lo;
+            if (m.exp[i * d + j] > width[j])
+                width[j] = m.exp[i * d + j];
+        }
+    }
+    /* literal chains: coordinate j, side s (0: distance a from the minimum, 1: distance
+     * b from the maximum), value v = 1..len_j (len_j = max(width_j, 1)) is vertex
+     * lit0[j] + 2 (v - 1) + s, coloured v; chain edges v - 1 -- v on each side and one
+     * edge between the two sides at v = 1. A monomial joins the vertex of its value a on
+     * side 0 and of b on side 1 (none for a value 0). */
+    long nlit = 0, maxw = 1;
+    for (int j = 0; j < d; j++) {
+        long len = width[j] ? (long)width[j] : 1;
+        col.lit0[j] = nlit;
+        nlit += 2 * len;
+        maxw = len > maxw ? len : maxw;
+    }
+    ord = hf_malloc((size_t)(np ? np : 1) * sizeof *ord);
+    cls = hf_malloc((size_t)(np ? np : 1) * sizeof *cls);
+    rep = hf_malloc((size_t)(np ? np : 1) * sizeof *rep);
+    col.coord = hf_malloc((size_t)nlit * sizeof *col.coord);
+    long maxe = nlit + np * (2L * d + 1);
+    eu = hf_malloc((size_t)maxe * sizeof *eu);
+    ev = hf_malloc((size_t)maxe * sizeof *ev);
+    if (!ord || !cls || !rep || !col.coord || !eu || !ev) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    long nv = nlit + np;
+    for (int j = 0; j < d; j++) {
+        long len = width[j] ? (long)width[j] : 1, l0 = col.lit0[j];
+        for (long k = 0; k < 2 * len; k++)
+            col.coord[l0 + k] = j;
+        eu[nedge] = l0;
+        ev[nedge++] = l0 + 1;
+        for (long v = 2; v <= len; v++)
+            for (int side = 0; side < 2; side++) {
+                eu[nedge] = l0 + 2 * (v - 2) + side;
+                ev[nedge++] = l0 + 2 * (v - 1) + side;
+            }
+    }
+    for (long i = 0; i < np; i++)
+        for (int j = 0; j < d; j++)
+            for (int side = 0; side < 2; side++) {
+                ulong a = side ? width[j] - m.exp[i * d + j] : m.exp[i * d + j];
+                if (a) {
+                    eu[nedge] = nlit + i;
+                    ev[nedge++] = col.lit0[j] + 2 * ((long)a - 1) + side;
+                }
+            }
+    /* classes of equal ratios (on supp Q) and of equal P vectors (off it) */
+    g_mono = &m;
+    for (long i = 0; i < np; i++)
+        cls[i] = i;
+    qsort(cls, (size_t)np, sizeof *cls, class_cmp);
+    long first_class = nv, nclass = 0;
+    for (long i = 0; i < np; i++) {
+        if (i == 0 || class_cmp_raw(cls[i - 1], cls[i])) {
+            rep[nclass++] = cls[i]; /* a representative monomial of the class */
+            nv++;
+        }
+        eu[nedge] = nlit + cls[i];
+        ev[nedge++] = nv - 1;
+    }
+    if (nv > NAUTY_INFINITY - 2)
+        goto done; /* too large for nauty: complete stays 0 */
+
+    /* the partition: literals by value, monomials by Q(k), classes by colour */
+    lab = hf_malloc((size_t)nv * sizeof *lab);
+    ptn = hf_malloc((size_t)nv * sizeof *ptn);
+    orbits = hf_malloc((size_t)nv * sizeof *orbits);
+    deg = hf_calloc((size_t)nv, sizeof *deg);
+    if (!lab || !ptn || !orbits || !deg) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    {
+        long pos = 0;
+        for (long v = 1; v <= maxw; v++) {
+            long start = pos;
+            for (int j = 0; j < d; j++)
+                if (v <= (width[j] ? (long)width[j] : 1))
+                    for (int side = 0; side < 2; side++) {
+                        lab[pos] = (int)(col.lit0[j] + 2 * (v - 1) + side);
+                        ptn[pos++] = 1;
+                    }
+            if (pos > start)
+                ptn[pos - 1] = 0;
+        }
+        for (long i = 0; i < np; i++)
+            ord[i] = i;
+        qsort(ord, (size_t)np, sizeof *ord, q_cmp);
+        for (long i = 0; i < np; i++) {
+            lab[pos] = (int)(nlit + ord[i]);
+            ptn[pos++] = 1;
+            if (i + 1 == np || fmpz_cmp(m.q + ord[i], m.q + ord[i + 1]))
+                ptn[pos - 1] = 0;
+        }
+        /* class vertices by colour: sort the representatives, keep the class index */
+        for (long c = 0; c < nclass; c++)
+            cls[c] = c;
+        g_rep = rep;
+        qsort(cls, (size_t)nclass, sizeof *cls, class_vertex_cmp);
+        for (long c = 0; c < nclass; c++) {
+            lab[pos] = (int)(first_class + cls[c]);
+            ptn[pos++] = 1;
+            if (c + 1 == nclass || colour_cmp_raw(rep[cls[c]], rep[cls[c + 1]]))
+                ptn[pos - 1] = 0;
+        }
+    }
+
+    /* compressed adjacency, both directions */
+    for (long k = 0; k < nedge; k++) {
+        deg[eu[k]]++;
+        deg[ev[k]]++;
+    }
+    sg.nv = (int)nv;
+    sg.nde = (size_t)(2 * nedge);
+    sg.v = hf_malloc((size_t)nv * sizeof *sg.v);
+    sg.d = hf_malloc((size_t)nv * sizeof *sg.d);
+    sg.e = hf_malloc((size_t)(nedge ? 2 * nedge : 1) * sizeof *sg.e);
+    if (!sg.v || !sg.d || !sg.e) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    sg.vlen = sg.dlen = (size_t)nv;
+    sg.elen = (size_t)(2 * nedge);
+    for (long v = 0, off = 0; v < nv; v++) {
+        sg.v[v] = (size_t)off;
+        sg.d[v] = 0;
+        off += deg[v];
+    }
+    for (long k = 0; k < nedge; k++) {
+        sg.e[sg.v[eu[k]] + sg.d[eu[k]]++] = (int)ev[k];
+        sg.e[sg.v[ev[k]] + sg.d[ev[k]]++] = (int)eu[k];
+    }
+
+    DEFAULTOPTIONS_SPARSEGRAPH(opt);
+    statsblk stats;
+    opt.defaultptn = FALSE;
+    opt.userautomproc = on_autom;
+    opt.userlevelproc = on_level;
+    nauty_check(WORDSIZE, SETWORDSNEEDED(nv), (int)nv, NAUTYVERSIONID);
+    g_collect = &col;
+    sparsenauty(&sg, lab, ptn, orbits, &opt, &stats, NULL);
+    g_collect = NULL;
+    /* nauty keeps its work space in statics between calls: release it */
+    nausparse_freedyn();
+    nauty_freedyn();
+    nautil_freedyn();
+    if (col.nomem || stats.errstatus) {
+        err = col.nomem ? HF_ERR_NOMEM
+                        : hf_error(HF_ERR_INTERNAL, "nauty: error status %d", stats.errstatus);
+        goto done;
+    }
+    /* cross-check the exact order with nauty's own (a double, exact below 1e10) */
+    if (col.order > 0 && stats.grpsize2 == 0 && stats.grpsize1 != (double)col.order) {
+        err = hf_error(HF_ERR_INTERNAL, "nauty: group order %.0f, stabiliser chain %ld",
+                       stats.grpsize1, col.order);
+        goto done;
+    }
+    *complete = 1;
+    *order = col.order;
+    *ngens = col.n;
+    *gperm = col.perm;
+    *gsign = col.sign;
+    col.perm = col.sign = NULL;
+done:
+    free(col.coord);
+    free(col.perm);
+    free(col.sign);
+    free(sg.e);
+    free(sg.d);
+    free(sg.v);
+    free(deg);
+    free(orbits);
+    free(ptn);
+    free(lab);
+    free(ev);
+    free(eu);
+    free(rep);
+    free(cls);
+    free(ord);
+    mono_clear(&m);
+    return err;
+}
