@@ -23,6 +23,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "headfuse/core.h"
 #include "headfuse/target.h"
 
 #define HF_APPROX_ATOMS_MAX 1024        /* largest atom budget */
@@ -69,23 +70,7 @@ void hf_approx_head_delete(hf_approx_head_t *h, int i);
  * equal halves, repeatedly: the function does not change. */
 hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m);
 
-/* ---------------------------------------------------------------- random numbers */
-
-/* splitmix64 with Box-Muller normals: the same sequence on every machine with IEEE
- * doubles and a faithful libm (log, sqrt, cos, sin). */
-typedef struct {
-    uint64_t state;
-    int has_spare;
-    double spare;
-} hf_rng_t;
-
-void hf_rng_seed(hf_rng_t *r, uint64_t seed);
-uint64_t hf_rng_next(hf_rng_t *r);
-double hf_rng_uniform(hf_rng_t *r); /* in (0, 1), 53 random bits */
-double hf_rng_normal(hf_rng_t *r);  /* standard normal */
-
-/* Stream seeds: one value mixed from a base seed and up to three integers. */
-uint64_t hf_rng_mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+/* Random numbers: hf_rng_t of core.h. */
 
 /* ---------------------------------------------------------------- samples and error */
 

@@ -93,13 +93,10 @@ static long bits_weight(const uint64_t *b, long words, const long *weight)
 
 static uint64_t row_hash(const fmpz *a, long n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (long i = 0; i < n; i++) {
-        uint64_t v = fmpz_fdiv_ui(a + i, UINT64_C(0xFFFFFFFFFFFFFFC5));
-        h = (h ^ v) * 1099511628211ULL;
-        h ^= h >> 29;
-    }
-    return h;
+    uint64_t h = HF_HASH_INIT;
+    for (long i = 0; i < n; i++)
+        h = hf_hash_word(h, fmpz_fdiv_ui(a + i, UINT64_C(0xFFFFFFFFFFFFFFC5)));
+    return hf_hash_mix(h);
 }
 
 /* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "headfuse/algebra.h"
+#include "headfuse/core.h"
 #include "headfuse/exact.h"
 #include "headfuse/search.h"
 
