@@ -19,7 +19,7 @@
 static void use_entry(const hf_job_t *job, long i)
 {
     const hf_job_entry_t *e = job->entries + i;
-    if (!e->label || !e->family == !e->target_path || e->span < 1 || e->span > HF_JOB_SPAN_MAX ||
+    if (!e->label || !e->family == !e->target_path || e->span < 1 || e->span > HF_SPAN_MAX ||
         e->max_atoms < 0 || (e->prune != 0 && e->prune != 1) || e->line < 1 || e->index < 0)
         FUZZ_BUG("entry %ld of a loaded job is not sane", i);
     char *desc = hf_job_entry_describe(job, i);

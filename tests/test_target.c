@@ -120,6 +120,7 @@ static void test_rational_good(void)
     fmpq_init(x);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CU_ASSERT_EQUAL_FATAL(hf_rational_parse(x, cases[i].in), HF_OK);
+        CU_ASSERT(hf_rational_syntax_ok(cases[i].in)); /* one grammar for both */
         char *s = hf_rational_str(x);
         CU_ASSERT_STRING_EQUAL(s, cases[i].out);
         free(s);
@@ -162,6 +163,8 @@ static void test_rational_bad(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_err_t err = hf_rational_parse(x, cases[i].in);
         CU_ASSERT_EQUAL(err, HF_ERR_INPUT);
+        /* what the parser refuses the syntax check refuses too: "1/0" included */
+        CU_ASSERT(!hf_rational_syntax_ok(cases[i].in));
         CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), cases[i].msg));
         if (err != HF_ERR_INPUT || !strstr(hf_error_msg(), cases[i].msg))
             fprintf(stderr, "\nrational '%s': %s\n", cases[i].in, hf_error_msg());
@@ -169,6 +172,7 @@ static void test_rational_bad(void)
     /* a failed parse leaves the output alone */
     CU_ASSERT_EQUAL(fmpz_get_si(fmpq_numref(x)), 5);
     CU_ASSERT_EQUAL(hf_rational_parse(x, NULL), HF_ERR_INPUT);
+    CU_ASSERT(!hf_rational_syntax_ok(NULL));
     fmpq_clear(x);
 }
 
@@ -255,6 +259,21 @@ static void test_family_wdw(void)
     CU_ASSERT(atom_is(&t, 3, 1, e4, "1", "4"));
     check_round_trip(&t);
     hf_target_clear(&t);
+}
+
+/* One registry: names, k and the message list come from the same table. */
+static void test_family_registry(void)
+{
+    CU_ASSERT_EQUAL(HF_NFAMILIES, 4);
+    CU_ASSERT_STRING_EQUAL(hf_family_list(), "wd, chain, multi, wdw");
+    for (int i = 0; i < HF_NFAMILIES; i++) {
+        const char *name = hf_family_name((hf_family_t)i);
+        CU_ASSERT_EQUAL(hf_family_find(name, strlen(name)), i);
+        CU_ASSERT_EQUAL(hf_family_takes_k((hf_family_t)i), i == HF_FAMILY_MULTI);
+    }
+    CU_ASSERT_EQUAL(hf_family_find("chainx", 5), HF_FAMILY_CHAIN); /* the first n only */
+    CU_ASSERT_EQUAL(hf_family_find("w", 1), -1);
+    CU_ASSERT_EQUAL(hf_family_find("WD", 2), -1);
 }
 
 static void test_family_bad(void)
@@ -888,8 +907,13 @@ int hf_register_tests(void)
         {NULL, NULL},
     };
     static const hf_unit_case_t family[] = {
-        {"wd", test_family_wd},   {"chain", test_family_chain},   {"multi", test_family_multi},
-        {"wdw", test_family_wdw}, {"bad specs", test_family_bad}, {NULL, NULL},
+        {"wd", test_family_wd},
+        {"chain", test_family_chain},
+        {"multi", test_family_multi},
+        {"wdw", test_family_wdw},
+        {"bad specs", test_family_bad},
+        {"registry", test_family_registry},
+        {NULL, NULL},
     };
     static const hf_unit_case_t json[] = {
         {"dv2 fixture", test_json_dv2},

@@ -16,7 +16,6 @@
 #include "headfuse/error.h"
 #include "headfuse/target.h"
 
-#define HF_JOB_SPAN_MAX 16        /* equals HF_SPAN_MAX of search.h */
 #define HF_JOB_ENTRIES_MAX 100000 /* after expanding sweeps */
 
 /* One expanded entry: one target at one span. */
@@ -24,7 +23,7 @@ typedef struct {
     char *family;      /* canonical family spec "multi:d=2,k=3", or NULL */
     char *target_path; /* resolved path of a JSON target file, or NULL */
     char *label;       /* the target's name ("wd:d=3" or the JSON file's name) */
-    int span;          /* 1..HF_JOB_SPAN_MAX */
+    int span;          /* 1..HF_SPAN_MAX */
     long max_atoms;    /* 0: no limit */
     int prune;         /* 1: proven pruning rules (default); 0: plain enumerator */
     int engine;        /* hf_engine_t (search.h): auto (default), cone, layered or plain */

@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <flint/fmpq.h>
 
+#include "headfuse/core.h"
 #include "headfuse/error.h"
 
 #define HF_D_MAX 64          /* largest query dimension d */
 #define HF_DV_MAX 16         /* largest value dimension dv */
 #define HF_KEY_MAX 1048576   /* |key coordinate| bound: keeps exponents and degrees sane */
 #define HF_ATOMS_MAX 1048576 /* atoms per head read from a file */
+#define HF_SPAN_MAX 16       /* largest span S (keys in {0..S}^d): search, job files, CLI */
 
 /* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */
 typedef struct {
@@ -63,6 +65,27 @@ void hf_target_eval(const hf_target_t *t, const double *q, double *out);
  * messages. Bad input -> HF_ERR_INPUT with "origin: field: problem". */
 hf_err_t hf_target_from_json_text(hf_target_t *t, const char *text, const char *origin);
 hf_err_t hf_target_load_json(hf_target_t *t, const char *path);
+/* The built-in families, one table for --family, job files and messages:
+ * X(id, name, takes_k). k (multi only) is in HF_FAMILY_K_MIN..HF_FAMILY_K_MAX. */
+#define HF_FAMILY_TABLE(X)                                                                         \
+    X(HF_FAMILY_WD, "wd", 0)                                                                       \
+    X(HF_FAMILY_CHAIN, "chain", 0)                                                                 \
+    X(HF_FAMILY_MULTI, "multi", 1)                                                                 \
+    X(HF_FAMILY_WDW, "wdw", 0)
+#define HF_FAMILY_ENUM(id, name, takes_k) id,
+typedef enum { HF_FAMILY_TABLE(HF_FAMILY_ENUM) HF_NFAMILIES } hf_family_t;
+#undef HF_FAMILY_ENUM
+#define HF_FAMILY_K_MIN 2
+#define HF_FAMILY_K_MAX 64
+#define HF_FAMILY_K_DEFAULT 3
+
+/* The family named by the n characters at name, or -1. */
+int hf_family_find(const char *name, size_t n);
+const char *hf_family_name(hf_family_t f);
+int hf_family_takes_k(hf_family_t f);
+/* "wd, chain, multi, wdw": the names, for messages. */
+const char *hf_family_list(void);
+
 /* Built-in family "NAME:d=N[,k=K]". Bad spec -> HF_ERR_INPUT naming --family. */
 hf_err_t hf_target_from_family(hf_target_t *t, const char *spec);
 /* Serialise to the JSON schema (malloc'd string, caller frees) / write to a file. */
@@ -70,8 +93,11 @@ char *hf_target_to_json(const hf_target_t *t);
 hf_err_t hf_target_save_json(const hf_target_t *t, const char *path);
 
 /* Exact rationals: strict parse of "[-]digits[/digits]" (no spaces, nonzero
- * denominator) into canonical form; print as "p" or "p/q" (malloc'd). */
+ * denominator) into canonical form; print as "p" or "p/q" (malloc'd). The one grammar:
+ * hf_rational_syntax_ok says, without converting or recording an error, whether parse
+ * would accept s (stored files are checked with it too). */
 hf_err_t hf_rational_parse(fmpq_t out, const char *s);
+int hf_rational_syntax_ok(const char *s);
 char *hf_rational_str(const fmpq_t x);
 
 /* Keys option "0,0;1,0;0,1": m keys of dimension d (keys malloc'd, m*d). `origin`

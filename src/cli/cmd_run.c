@@ -26,8 +26,6 @@
 #include "headfuse/job.h"
 #include "headfuse/sched.h"
 
-_Static_assert(HF_JOB_SPAN_MAX == HF_SPAN_MAX, "job and search must agree on the span range");
-
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
     "                [--json] [--list] [--entry I] [--collect]\n"

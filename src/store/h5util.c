@@ -660,21 +660,3 @@ uint32_t hf_store_checksum(const char *s, size_t n)
     }
     return h;
 }
-
-int hf_store_rational_syntax_ok(const char *s)
-{
-    if (*s == '-')
-        s++;
-    if (!(*s >= '0' && *s <= '9'))
-        return 0;
-    while (*s >= '0' && *s <= '9')
-        s++;
-    if (*s == '/') {
-        s++;
-        if (!(*s >= '0' && *s <= '9'))
-            return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == '\0';
-}

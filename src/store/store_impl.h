@@ -169,9 +169,6 @@ hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path,
  * the per-chunk Fletcher32 of the datasets holding it. */
 uint32_t hf_store_checksum(const char *s, size_t n);
 
-/* Strict "[-]digits[/digits]" syntax check of a rational written as text. */
-int hf_store_rational_syntax_ok(const char *s);
-
 /* Test hook: write the buffered found records WITHOUT a completion record and
  * flush, as if the process was killed between the two flushes. */
 hf_err_t hf_shard_debug_write_found(hf_shard_t *sh);

@@ -84,7 +84,11 @@ static void real_hint(double x, char *shown, size_t nshown, char *hint, size_t n
     digits[nd] = '\0';
     if (*p != 'e')
         return;
-    long e = strtol(p + 1, NULL, 10) - (nd - 1);
+    long e;
+    /* %e writes the exponent as [+-]digits; the parser takes no '+' */
+    if (hf_parse_long(p + 1 + (p[1] == '+'), -1, -400, 400, &e) != HF_PARSE_OK)
+        return;
+    e -= nd - 1;
     if (e > 30 || e < -30)
         return;
     fmpq_t r;
