@@ -47,14 +47,17 @@ typedef struct {
     double *values;
 } hf_approx_head_t;
 
-/* Zero head with m >= 1 atoms (biases 0: equal weights). h is initialised by the call;
- * clear it even on error. */
+/* Ownership as everywhere (docs/architecture.md, "Conventions"): init_empty makes the
+ * empty head (m = 0, nothing allocated; cannot fail); init makes a zero head with m >= 1
+ * atoms (biases 0: equal weights) from uninitialised memory, and on failure leaves the
+ * empty head. Either way the caller clears it after. */
+void hf_approx_head_init_empty(hf_approx_head_t *h);
 hf_err_t hf_approx_head_init(hf_approx_head_t *h, int m, int d, int dv);
-void hf_approx_head_clear(hf_approx_head_t *h); /* accepts a cleared or failed head */
-/* dst uninitialised; copies src. */
+void hf_approx_head_clear(hf_approx_head_t *h); /* leaves the empty head */
+/* dst (initialised) becomes a copy of src; on failure dst keeps its value. */
 hf_err_t hf_approx_head_copy(hf_approx_head_t *dst, const hf_approx_head_t *src);
 /* The exact head h in floating point: bias = log(weight), computed from the rational
- * without overflow. out uninitialised. */
+ * without overflow. out initialised; replaced on success, kept on failure. */
 hf_err_t hf_approx_head_from_exact(hf_approx_head_t *out, const hf_head_t *h);
 /* out[dv] = f(q[d]), with the softmax shifted by its largest logit. */
 void hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out);

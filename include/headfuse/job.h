@@ -44,9 +44,11 @@ typedef struct {
 /* Read and check a job file. output, when not NULL, overrides the file's `output:`
  * key. A relative `output:` is relative to the current directory; a relative target
  * path is looked up relative to the job file's directory, then to the source tree.
- * Every target is built once to check it (not kept). job is initialised by the call
- * (hf_job_clear it even on failure). Errors: HF_ERR_INPUT for everything wrong in the
- * file (message "FILE:LINE: KEY: problem"), HF_ERR_IO when the file cannot be read. */
+ * Every target is built once to check it (not kept). job must be initialised
+ * (hf_job_init); its old value is replaced, and the caller clears it after, on failure
+ * too (it may then hold part of the file). Errors: HF_ERR_INPUT for everything wrong in
+ * the file (message "FILE:LINE: KEY: problem"), HF_ERR_IO when the file cannot be read. */
+void hf_job_init(hf_job_t *job); /* the empty job; cannot fail */
 hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output);
 void hf_job_clear(hf_job_t *job);
 
@@ -57,7 +59,7 @@ void hf_job_clear(hf_job_t *job);
  * that a bad path is refused before any work. Does not look at whether out exists. */
 int hf_job_output_problem(const char *out, char *why, size_t n);
 
-/* Build the target of entry i (t uninitialised on entry; clear it after success).
+/* Build the target of entry i into t (initialised; replaced on success, kept on failure).
  * Errors name the job file, line and key. */
 hf_err_t hf_job_entry_target(const hf_job_t *job, long i, hf_target_t *t);
 

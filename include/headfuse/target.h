@@ -41,7 +41,7 @@ typedef struct {
 void hf_head_init(hf_head_t *h, int d, int dv);
 void hf_head_clear(hf_head_t *h);
 hf_err_t hf_head_resize(hf_head_t *h, long natoms);
-hf_err_t hf_head_copy(hf_head_t *dst, const hf_head_t *src); /* dst initialised */
+hf_err_t hf_head_copy(hf_head_t *dst, const hf_head_t *src); /* any d, dv: dst takes src's */
 /* Append one atom (copies key[d], weight, value[dv]). */
 hf_err_t hf_head_push(hf_head_t *h, const int64_t *key, const fmpq_t weight, const fmpq *value);
 /* Check a head: natoms >= 1, weights > 0, |keys| <= HF_KEY_MAX. Message names `where`. */
@@ -50,10 +50,19 @@ hf_err_t hf_head_validate(const hf_head_t *h, const char *where);
  * writes out[dv]. */
 void hf_head_eval(const hf_head_t *h, const double *q, double *out);
 
-/* Targets. */
+/* Targets. Ownership (docs/architecture.md, "Conventions"): the caller initialises every
+ * target before passing it anywhere, as an output too, and clears it after, always.
+ * init_empty makes the empty target (no name, no heads; cannot fail), the value an
+ * output is initialised to; init makes a named target without heads (t uninitialised;
+ * on failure t is empty and clearing it is still right). */
+void hf_target_init_empty(hf_target_t *t);
 hf_err_t hf_target_init(hf_target_t *t, const char *name, int d, int dv);
 void hf_target_clear(hf_target_t *t);
-hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src); /* dst uninitialised */
+void hf_target_swap(hf_target_t *a, hf_target_t *b);
+/* Functions that fill a target (copy, from_json_text, load_json, from_family, the limit
+ * target of bounds.h, hf_job_entry_target...) take it initialised and replace its value
+ * on success; on failure it keeps its value. */
+hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src);
 /* Append a copy of a head (its d, dv must match). */
 hf_err_t hf_target_add_head(hf_target_t *t, const hf_head_t *h);
 /* Total atoms over all heads ("head-atom terms"). */

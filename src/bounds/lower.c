@@ -833,6 +833,7 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
     }
     for (long i = 0; i < N.nfaces; i++) {
         hf_target_t lim;
+        hf_target_init_empty(&lim);
         HF_CHECK(err, hf_bounds_limit_target(t, N.faces[i].w, &lim), cleanup);
         err = lb_of_target(cx, &lim, 1, v);
         hf_target_clear(&lim);

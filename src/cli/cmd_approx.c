@@ -462,6 +462,7 @@ int cli_cmd_approx(int argc, char **argv)
     cli_iso_time(start, sizeof start);
     gethostname(host, sizeof host);
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_head_t exact;
     hf_approx_result_t res;
     hf_approx_prov_t prov;

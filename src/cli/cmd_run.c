@@ -88,6 +88,7 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
         len = (size_t)snprintf(s, cap, "headfuse job state 1\nentries %ld\n", job->nentries);
     for (long i = 0; e == HF_OK && i < job->nentries; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if ((e = hf_job_entry_target(job, i, &t)) != HF_OK)
             break;
         char *json = hf_target_to_json(&t), *desc = hf_job_entry_describe(job, i);
@@ -542,6 +543,7 @@ static hf_err_t read_row(state_t *st, long i, hf_result_t *r)
     hf_result_init(r);
     HF_TRY(hf_result_read(path, r));
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(st->job, i, &t));
     char *json = hf_target_to_json(&t);
     hf_target_clear(&t);
@@ -631,6 +633,7 @@ static hf_err_t assemble(state_t *st, const char *out, const char *cmdline, cons
 static hf_err_t entry_search(const hf_job_t *job, long i, char **json, hf_search_opts_t *so)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(job, i, &t));
     *json = hf_target_to_json(&t);
     hf_target_clear(&t);
@@ -782,6 +785,7 @@ static int result_complete(state_t *st, const char *out)
 static hf_err_t check_entry(const hf_job_t *job, long i)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(job, i, &t));
     const hf_job_entry_t *je = job->entries + i;
     hf_search_opts_t so = {.span = je->span,
@@ -836,6 +840,7 @@ static hf_err_t preflight(const hf_job_t *job, long first, long last, int rank, 
 static int list_job(const char *path, const char *out, int json)
 {
     hf_job_t job;
+    hf_job_init(&job);
     hf_err_t e = hf_job_load(&job, path, out);
     if (e != HF_OK) {
         hf_job_clear(&job);
@@ -913,6 +918,7 @@ int cli_cmd_run(int argc, char **argv)
     cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_job_t job;
+    hf_job_init(&job);
     hf_result_t res;
     hf_result_init(&res);
     state_t st;
@@ -1016,6 +1022,7 @@ int cli_cmd_run(int argc, char **argv)
             goto fail;
         }
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_err_t te = hf_job_entry_target(&job, i, &t);
         /* a rank that cannot build the target must not leave the others searching */
         if ((e = cli_agree_all(MPI_COMM_WORLD, te)) != HF_OK) {

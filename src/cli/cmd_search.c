@@ -120,12 +120,13 @@ int cli_cmd_search(int argc, char **argv)
     cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_result_t res;
     hf_row_t row;
     hf_supports_t sup;
     hf_unit_record_t *units = NULL;
     long nunits = 0;
-    int have_target = 0, have_sup = 0;
+    int have_sup = 0;
     char *cmdline = cli_join_argv(argc, argv), *tjson = NULL;
     char shard_dir[4096];
     snprintf(shard_dir, sizeof shard_dir, "%s.shards", out);
@@ -135,7 +136,6 @@ int cli_cmd_search(int argc, char **argv)
     if (e != HF_OK)
         goto fail;
     e = cli_load_target(npos ? pos[0] : NULL, family, &t);
-    have_target = e == HF_OK;
     if (e == HF_OK && !cmdline) /* the shards and the result record the command line */
         e = HF_ERR_NOMEM;
     if ((e = cli_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
@@ -201,8 +201,7 @@ done:
     hf_result_clear(&res);
     if (have_sup)
         hf_supports_clear(&sup);
-    if (have_target)
-        hf_target_clear(&t);
+    hf_target_clear(&t);
     free(units);
     free(cmdline);
     free(tjson);

@@ -410,6 +410,7 @@ static hf_err_t check_target(const ctx_t *c, const yaml_node_t *n, const char *k
                              const char *family, const char *path, char **name)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_err_t e = family ? hf_target_from_family(&t, family) : hf_target_load_json(&t, path);
     if (e != HF_OK) {
         if (e == HF_ERR_NOMEM)
@@ -676,9 +677,14 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     return p < 0 ? HF_ERR_NOMEM : p ? bad(c, n ? n : root, "output", "%s", why) : HF_OK;
 }
 
-hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output)
+void hf_job_init(hf_job_t *job)
 {
     memset(job, 0, sizeof *job);
+}
+
+hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output)
+{
+    hf_job_clear(job); /* job is initialised: load replaces what it holds */
     yaml_parser_t parser;
     yaml_document_t doc, extra;
     int have_parser = 0, have_doc = 0, have_extra = 0;

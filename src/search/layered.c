@@ -93,9 +93,9 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
     int d = s->d;
     int64_t w[HF_D_MAX] = {0};
     hf_target_t lim;
+    hf_target_init_empty(&lim);
     fmpz_t lb;
     hf_fs_t *fs = NULL;
-    int have_lim = 0;
     *out = NULL;
     fmpz_init(lb);
     if (d == 1) {
@@ -115,9 +115,7 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
         goto done;
     }
     w[d - 1] = sign;
-    memset(&lim, 0, sizeof lim);
     HF_CHECK(err, hf_bounds_limit_target(&s->t, w, &lim), fail);
-    have_lim = 1;
     fs = fs_new(d - 1);
     if (!fs) {
         err = HF_ERR_NOMEM;
@@ -145,8 +143,7 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
 fail:
     fs_destroy(fs);
 done:
-    if (have_lim)
-        hf_target_clear(&lim);
+    hf_target_clear(&lim);
     fmpz_clear(lb);
     return err;
 }
@@ -350,9 +347,9 @@ hf_err_t hf_search_layered_init(hf_search_t *s)
             for (int side = 0; side < 2; side++) {
                 int64_t w[HF_D_MAX] = {0};
                 hf_target_t lim;
+                hf_target_init_empty(&lim);
                 hf_fraction_t f;
                 w[j] = side ? 1 : -1;
-                memset(&lim, 0, sizeof lim);
                 err = hf_bounds_limit_target(&s->t, w, &lim);
                 if (err == HF_OK) {
                     err = hf_fraction_from_target(&f, &lim);

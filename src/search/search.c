@@ -305,10 +305,11 @@ hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep,
     int d = t->d, dv = t->dv;
     char kept[HF_D_MAX] = {0};
     hf_head_t h;
+    hf_target_t tmp; /* built aside: out keeps its value on failure */
     for (int j = 0; j < dkeep; j++)
         kept[keep[j]] = 1;
-    HF_TRY(hf_target_init(out, t->name, dkeep, dv));
     hf_head_init(&h, dkeep, dv);
+    HF_CHECK(err, hf_target_init(&tmp, t->name, dkeep, dv), fail);
     for (int k = 0; k < t->nheads; k++) {
         const hf_head_t *src = &t->heads[k];
         HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
@@ -325,13 +326,12 @@ hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep,
             for (int j = 0; j < dv; j++)
                 fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
         }
-        HF_CHECK(err, hf_target_add_head(out, &h), fail);
+        HF_CHECK(err, hf_target_add_head(&tmp, &h), fail);
     }
-    hf_head_clear(&h);
-    return HF_OK;
+    hf_target_swap(out, &tmp);
 fail:
     hf_head_clear(&h);
-    hf_target_clear(out);
+    hf_target_clear(&tmp);
     return err;
 }
 

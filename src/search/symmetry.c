@@ -252,6 +252,7 @@ static hf_err_t group_exact_test(const hf_search_t *s, const int8_t *perm, const
     hf_err_t err = HF_OK;
     int d = s->d;
     hf_target_t tg;
+    hf_target_init_empty(&tg);
     hf_fraction_t fg;
     int64_t k[HF_D_MAX], mn[HF_D_MAX];
     *yes = 0;

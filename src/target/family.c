@@ -114,7 +114,6 @@ static hf_err_t build_family(hf_target_t *t, hf_family_t fam, int d, int k)
 
 hf_err_t hf_target_from_family(hf_target_t *t, const char *spec)
 {
-    memset(t, 0, sizeof *t);
     if (!spec)
         spec = "";
     const char *colon = strchr(spec, ':');
@@ -175,10 +174,12 @@ hf_err_t hf_target_from_family(hf_target_t *t, const char *spec)
         snprintf(name, sizeof name, "%s:d=%d,k=%d", family_names[fam], d, k);
     else
         snprintf(name, sizeof name, "%s:d=%d", family_names[fam], d);
-    hf_err_t err = hf_target_init(t, name, d, 1);
+    hf_target_t tmp;
+    hf_err_t err = hf_target_init(&tmp, name, d, 1);
     if (err == HF_OK)
-        err = build_family(t, (hf_family_t)fam, d, k);
-    if (err != HF_OK)
-        hf_target_clear(t);
+        err = build_family(&tmp, (hf_family_t)fam, d, k);
+    if (err == HF_OK)
+        hf_target_swap(t, &tmp);
+    hf_target_clear(&tmp);
     return err;
 }
