@@ -24,6 +24,7 @@
  *
  * Targets are kept in a compact form with sparse keys (only nonzero coordinates), so
  * that W_64 and its limits cost little; docs/bounds.md explains the canonical form. */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,6 +616,19 @@ static hf_err_t lb_newton(lb_ctx_t *cx, const lb_tgt_t *C, fmpz_t v, int *known)
     return err;
 }
 
+/* LB of the canonical compact target C (ser: its serialisation, the memo key) into out,
+ * by the rules at the top of this file, recursively:
+ *   1. a memo hit returns the remembered bound; a constant target needs one atom;
+ *   2. past LB_DEPTH_MAX or LB_WORK_MAX the bound is 1 (valid, not remembered) and
+ *      cx->truncated records that it was cut short;
+ *   3. rule (b), when try_newton: the Newton vertex count, if within reach, is the
+ *      bound (rules (a) and (c) cannot exceed it);
+ *   4. else rule (a): along each direction w (coordinate axes, then e_i +- e_j for
+ *      small d) where not every head is flat, LB(T_w) + LB(T_-w) by recursion on the
+ *      two canonicalised faces, taken only when lb_prove shows T is not invariant
+ *      along w; it stops once the bound reaches the product of the head sizes (an
+ *      upper bound on m*, so no direction can give more).
+ * The result is remembered under ser. */
 static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const hf_bounds_buf_t *ser, int depth,
                        int try_newton, fmpz_t out)
 {
@@ -716,6 +730,8 @@ static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const hf_bounds_buf_t *s
             break;
         }
     }
+    /* a lower bound never exceeds the product construction's size */
+    assert(fmpz_cmp_ui(out, 1) >= 0 && fmpz_cmp(out, cap) <= 0);
     HF_CHECK(err, hf_bounds_bytemap_put(&cx->memo, ser->p, ser->n, out), cleanup);
 cleanup:
     fmpz_clear(cap);

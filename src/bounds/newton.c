@@ -314,8 +314,8 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
     hf_ivset_t seen, cand;
     uint64_t *vb = hf_calloc((size_t)nwv, sizeof *vb);
     uint64_t *fb = hf_calloc((size_t)nwf, sizeof *fb);
-    long *count = NULL, ccap = 0;
-    uint64_t *cf = NULL; /* facet sets of the candidates */
+    long *count = NULL, ccap = 0, cfcap = 0; /* cf: cfcap rows of nwf words */
+    uint64_t *cf = NULL;                     /* facet sets of the candidates */
     int added;
     memset(&seen, 0, sizeof seen);
     memset(&cand, 0, sizeof cand);
@@ -365,22 +365,9 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
                     goto cleanup;
                 }
                 if (added) {
-                    if (c >= ccap) {
-                        long cap = ccap ? 2 * ccap : 64;
-                        long *cn = hf_realloc(count, (size_t)cap * sizeof *cn);
-                        if (!cn) {
-                            err = HF_ERR_NOMEM;
-                            goto cleanup;
-                        }
-                        count = cn;
-                        uint64_t *cfn = hf_realloc(cf, (size_t)cap * nwf * sizeof *cfn);
-                        if (!cfn) {
-                            err = HF_ERR_NOMEM;
-                            goto cleanup;
-                        }
-                        cf = cfn;
-                        ccap = cap;
-                    }
+                    HF_CHECK(err, HF_GROW(&count, &ccap, c + 1), cleanup);
+                    HF_CHECK(err, hf_grow((void **)&cf, &cfcap, c + 1, (size_t)nwf * sizeof *cf),
+                             cleanup);
                     count[c] = 0;
                     memcpy(cf + c * nwf, fb, (size_t)nwf * sizeof *fb);
                 }

@@ -453,16 +453,7 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
             goto cleanup;
         }
         if (added) {
-            if (ng == cap) {
-                long c = cap ? 2 * cap : 16;
-                line_group_t *p = hf_realloc(groups, (size_t)c * sizeof *p);
-                if (!p) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                groups = p;
-                cap = c;
-            }
+            HF_CHECK(err, HF_GROW(&groups, &cap, ng + 1), cleanup);
             line_group_t *g = groups + ng;
             g->P = hf_malloc((size_t)dv * sizeof *g->P);
             if (!g->P) {

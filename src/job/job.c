@@ -426,6 +426,12 @@ static hf_err_t check_target(const ctx_t *c, const yaml_node_t *n, const char *k
 static const char *const entry_keys[] = {"family",    "target", "d",      "k", "span",
                                          "max_atoms", "prune",  "engine", NULL};
 
+/* Entry `index` of the job file (the mapping n) expanded into job->entries: its keys
+ * checked (entry_keys), its settings read over the defaults (an entry's own span sweep,
+ * or a copy of the defaults'; prune and engine resolved together), then exactly one of
+ * `target` (a JSON file, resolved and loaded once to check it; one entry per span) or
+ * `family` (name from the registry, d and k sweeps, every spec built once through the
+ * loader's memo; one entry per d, k and span). Messages name "FILE:LINE: entries[i].KEY". */
 static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, int index,
                            const settings_t *defaults)
 {

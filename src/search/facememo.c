@@ -68,16 +68,7 @@ static hf_err_t memo_room(hf_facememo_t *mm, long len)
         mm->nused = 0;
         mm->npool = 0;
     }
-    if (mm->npool + len > mm->cappool) {
-        long cap = mm->cappool ? 2 * mm->cappool : 4096;
-        while (cap < mm->npool + len)
-            cap *= 2;
-        uint32_t *p = hf_realloc(mm->pool, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        mm->pool = p;
-        mm->cappool = cap;
-    }
+    HF_TRY(HF_GROW(&mm->pool, &mm->cappool, mm->npool + len));
     if (2 * (mm->nused + 1) <= mm->nslots)
         return HF_OK;
     long n = mm->nslots ? 2 * mm->nslots : 1024;
