@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     hf_target_t t;
+    hf_target_init_empty(&t);
     if (hf_target_from_family(&t, argv[1]) != HF_OK) {
         fprintf(stderr, "%s\n", hf_error_msg());
         return 2;

@@ -138,6 +138,7 @@ cleanup:
 static int bench_large(const char *spec)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_fraction_t f;
     hf_exact_t *e = NULL;
     hf_head_t h;

@@ -20,6 +20,7 @@ static double now(void)
 static int bench(const char *spec)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_search_t *s = NULL;
     hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
     if (hf_target_from_family(&t, spec) != HF_OK || hf_search_create(&t, &so, &s) != HF_OK) {

@@ -115,6 +115,7 @@ int main(int argc, char **argv)
     if (!strcmp(list, "pruned"))
         snprintf(list, sizeof list, "layered");
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_err_t err =
         strstr(spec, ".json") ? hf_target_load_json(&t, spec) : hf_target_from_family(&t, spec);
     if (err != HF_OK) {

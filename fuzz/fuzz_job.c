@@ -19,7 +19,7 @@
 static void use_entry(const hf_job_t *job, long i)
 {
     const hf_job_entry_t *e = job->entries + i;
-    if (!e->label || !e->family == !e->target_path || e->span < 1 || e->span > HF_JOB_SPAN_MAX ||
+    if (!e->label || !e->family == !e->target_path || e->span < 1 || e->span > HF_SPAN_MAX ||
         e->max_atoms < 0 || (e->prune != 0 && e->prune != 1) || e->line < 1 || e->index < 0)
         FUZZ_BUG("entry %ld of a loaded job is not sane", i);
     char *desc = hf_job_entry_describe(job, i);
@@ -29,6 +29,7 @@ static void use_entry(const hf_job_t *job, long i)
     if (i >= BUILD_MAX && i != job->nentries - 1)
         return;
     hf_target_t t;
+    hf_target_init_empty(&t);
     /* the target was built once while loading; it must build again */
     if (hf_job_entry_target(job, i, &t) != HF_OK)
         FUZZ_BUG("entry %ld of a loaded job does not build: %s", i, hf_error_msg());
@@ -46,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_path(path, sizeof path, "job.yaml");
     fuzz_write_file(path, data, size);
     hf_job_t job;
+    hf_job_init(&job);
     hf_err_t err = hf_job_load(&job, path, NULL);
     if (err == HF_OK) {
         if (job.nentries < 1 || job.nentries > HF_JOB_ENTRIES_MAX || !job.name || !job.output)

@@ -422,6 +422,7 @@ static void use_result(const hf_result_t *r)
         if (!r->target_json[i])
             FUZZ_BUG("row %ld has no target_json", i);
         hf_target_t t;
+        hf_target_init_empty(&t);
         if (hf_target_from_json_text(&t, r->target_json[i], "target_json") == HF_OK)
             hf_target_clear(&t);
         long m = s->m > 0 ? s->m : 0;

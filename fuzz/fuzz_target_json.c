@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     hf_target_t t, back;
+    hf_target_init_empty(&t);
+    hf_target_init_empty(&back);
     if (hf_target_from_json_text(&t, text, "fuzz.json") == HF_OK) {
         /* a parsed target is valid: its heads pass the same check a search makes */
         for (int h = 0; h < t.nheads; h++)

@@ -115,6 +115,7 @@ static void test_rng_mix(void)
 static void check_derivatives(int m, int d, int dv, uint64_t seed)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     char spec[32];
     snprintf(spec, sizeof spec, "wd:d=%d", d);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, spec), HF_OK);
@@ -217,6 +218,7 @@ static void test_jacobian_fd(void)
 static void test_jacobian_fd_catches_error(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_data_t s;
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 30, 1.0, 5), HF_OK);
@@ -256,7 +258,9 @@ static void test_exact_head_in_floating_point(void)
     const char *fams[] = {"wd:d=2", "wd:d=3", "chain:d=2", "multi:d=2,k=3"};
     for (size_t i = 0; i < sizeof fams / sizeof *fams; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_approx_head_t h;
+        hf_approx_head_init_empty(&h);
         product_head(fams[i], &t, &h);
         double err = max_abs_diff_eval(&h, &t, 200, 7);
         CU_ASSERT(err < 1e-13);
@@ -272,6 +276,7 @@ static void test_huge_weights(void)
     /* weights far outside double range still give finite biases */
     hf_head_t e;
     hf_approx_head_t h;
+    hf_approx_head_init_empty(&h);
     int64_t k0[1] = {0}, k1[1] = {1};
     fmpq_t w, v;
     fmpq_init(w);
@@ -295,7 +300,9 @@ static void test_huge_weights(void)
 static void test_split_delete_least_useful(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_approx_head_t h;
+    hf_approx_head_init_empty(&h);
     product_head("wd:d=2", &t, &h);
     /* splitting keeps the function */
     CU_ASSERT_EQUAL_FATAL(hf_approx_head_split_to(&h, 7), HF_OK);
@@ -336,6 +343,7 @@ static void test_split_delete_least_useful(void)
 static void test_bad_data(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_approx_data_t s;
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     CU_ASSERT_EQUAL(hf_approx_data_make(&s, &t, 0, 1.0, 1), HF_ERR_INPUT);
@@ -364,7 +372,9 @@ static int petsc_down(void)
 static void test_solve_from_perturbed_exact(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_approx_head_t h;
+    hf_approx_head_init_empty(&h);
     product_head("wd:d=2", &t, &h);
     hf_approx_data_t s;
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 200, 1.0, 21), HF_OK);
@@ -406,6 +416,7 @@ static void test_warm_truncation(void)
     /* product head of W_3 truncated greedily to 4 atoms, then solved: an approximation
      * no worse than its start */
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_head_t e;
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=3"), HF_OK);
     hf_head_init(&e, 3, 1);
@@ -435,6 +446,7 @@ static void test_warm_truncation(void)
 static void check_w2_table(long product_max)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
     small_opts(&o, 1, 5, 200, 4);
@@ -488,6 +500,7 @@ static void test_w2_random_only(void)
 static void test_run_bad_options(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     struct {
         int lo, hi;
@@ -513,6 +526,7 @@ static void test_run_bad_options(void)
 static void test_file_round_trip(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
     small_opts(&o, 2, 4, 100, 2);
@@ -605,6 +619,7 @@ static void test_file_round_trip(void)
 static void test_file_write_faults(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_opts_t o;
     small_opts(&o, 3, 4, 50, 1);

@@ -305,6 +305,8 @@ static long naive_lb(const hf_target_t *t)
                 for (int k = 0; k < d; k++)
                     wn[k] = -w[k];
                 hf_target_t a, b;
+                hf_target_init_empty(&a);
+                hf_target_init_empty(&b);
                 fam_die(hf_bounds_limit_target(t, w, &a));
                 fam_die(hf_bounds_limit_target(t, wn, &b));
                 /* skip directions along which every head is flat (the limit is T) */
@@ -407,6 +409,8 @@ static void test_random_targets(void)
 static void test_limit_target(void)
 {
     hf_target_t t, l;
+    hf_target_init_empty(&t);
+    hf_target_init_empty(&l);
     int64_t w[2] = {1, 0}, wn[2] = {-1, 0};
     fam_wd(&t, 2);
     CU_ASSERT_EQUAL_FATAL(hf_bounds_limit_target(&t, w, &l), HF_OK);
@@ -1312,6 +1316,7 @@ static void test_lb_known_values(void)
                 {NULL, 0, 0, "data/two_heads_shared.json", 5}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if (rows[i].file)
             fam_die(hf_target_load_json(&t, rows[i].file));
         else if (!strcmp(rows[i].family, "wd"))

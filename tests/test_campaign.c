@@ -152,6 +152,7 @@ static void test_entry_and_resume(void)
 {
     scratch_make();
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "chain:d=2") == HF_OK);
     hf_search_opts_t so = chain_opts();
     char dir[128];
@@ -227,6 +228,7 @@ static void test_entry_and_resume(void)
 static void test_certified_shortcut(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
     hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 3, .engine = HF_ENGINE_AUTO};
     char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN], rule[HF_RULE_LEN];
@@ -251,6 +253,7 @@ static void test_search_file(void)
 {
     scratch_make();
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
     hf_search_opts_t so = {.span = 1, .prune = 1, .engine = HF_ENGINE_AUTO};
     char out[128];
@@ -312,6 +315,7 @@ static void test_job(void)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, path, out), HF_OK);
     hf_campaign_job_opts_t o = {
         .quiet = 1, .entry = -1, .command_line = "headfuse run test", .start = "now"};

@@ -47,6 +47,7 @@ static void test_sweeps_expand(void)
     };
     long n = (long)(sizeof want / sizeof *want);
     hf_job_t job;
+    hf_job_init(&job);
     hf_err_t e = hf_job_load(&job, GOOD "/sweeps.yaml", NULL);
     CU_ASSERT_EQUAL_FATAL(e, HF_OK);
     if (e != HF_OK)
@@ -73,6 +74,7 @@ static void test_sweeps_expand(void)
     /* every entry builds the target it names */
     for (long i = 0; i < n; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         CU_ASSERT_EQUAL_FATAL(hf_job_entry_target(&job, i, &t), HF_OK);
         CU_ASSERT_STRING_EQUAL(t.name, job.entries[i].label);
         hf_target_clear(&t);
@@ -84,6 +86,7 @@ static void test_sweeps_expand(void)
     CU_ASSERT_STRING_EQUAL(s, "chain:d=2 span 2 no-prune");
     free(s);
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL(hf_job_entry_target(&job, n, &t), HF_ERR_INPUT);
     hf_job_clear(&job);
 }
@@ -91,6 +94,7 @@ static void test_sweeps_expand(void)
 static void test_minimal_defaults(void)
 {
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/minimal.yaml", NULL), HF_OK);
     CU_ASSERT_STRING_EQUAL(job.name, "minimal");
     CU_ASSERT_PTR_NULL(job.description);
@@ -110,6 +114,7 @@ static void test_engines(void)
                                HF_ENGINE_PLAIN};
     static const int prune[] = {1, 1, 1, 0, 0};
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/engines.yaml", "/tmp/hf-engines.h5"), HF_OK);
     CU_ASSERT_EQUAL_FATAL(job.nentries, 5);
     for (long i = 0; i < 5; i++) {
@@ -139,6 +144,7 @@ static void test_aliases_and_memo(void)
     };
     long n = (long)(sizeof want / sizeof *want);
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/aliases.yaml", NULL), HF_OK);
     CU_ASSERT_EQUAL_FATAL(job.nentries, n);
     for (long i = 0; i < n; i++) {
@@ -151,6 +157,7 @@ static void test_aliases_and_memo(void)
 static void test_output_override(void)
 {
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL(hf_job_load(&job, GOOD "/minimal.yaml", "/tmp/hf-override.h5"), HF_OK);
     CU_ASSERT_STRING_EQUAL(job.output, "/tmp/hf-override.h5");
     hf_job_clear(&job);
@@ -166,6 +173,7 @@ static void test_output_override(void)
 static void test_missing_file(void)
 {
     hf_job_t job;
+    hf_job_init(&job);
     CU_ASSERT_EQUAL(hf_job_load(&job, GOOD "/no-such-job.yaml", NULL), HF_ERR_INPUT);
     CU_ASSERT_STRING_EQUAL(hf_error_msg(), GOOD "/no-such-job.yaml: cannot read the job file: "
                                                 "No such file or directory");
@@ -211,6 +219,7 @@ static void test_bad_fixtures(void)
         snprintf(also, sizeof also, "%s", header(path, 2, "also"));
         CU_ASSERT(strlen(want) > strlen(path) + 1); /* every fixture states its message */
         hf_job_t job;
+        hf_job_init(&job);
         hf_err_t e = hf_job_load(&job, path, NULL);
         const char *msg = hf_error_msg();
         int ok = e == HF_ERR_INPUT && !strncmp(msg, want, strlen(want)) && strstr(msg, also);
@@ -232,6 +241,7 @@ static void test_allocation_failures(void)
     int saw_nomem = 0;
     for (long n = 1; n < 5000; n++) {
         hf_job_t job;
+        hf_job_init(&job);
         hf_fail_after(n);
         hf_err_t e = hf_job_load(&job, GOOD "/sweeps.yaml", NULL);
         hf_fail_after(0);

@@ -244,9 +244,11 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
     return err;
 }
 
-/* A target from a family spec or a JSON file (names containing ".json"). */
+/* A target from a family spec or a JSON file (names containing ".json"); t holds no
+ * target before the call (it is initialised here). */
 static int load(const char *spec, hf_target_t *t)
 {
+    hf_target_init_empty(t);
     hf_err_t err =
         strstr(spec, ".json") ? hf_target_load_json(t, spec) : hf_target_from_family(t, spec);
     if (err != HF_OK)
@@ -347,6 +349,7 @@ static void test_pruned_equals_plain_families(void)
                  {"data/two_heads_shared.json", 2, 5}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if (!load(cases[i].spec, &t)) {
             CU_FAIL("target did not load");
             continue;
@@ -381,6 +384,7 @@ static void test_engines_families(void)
                                        "tests/fixtures/good/value_array_dv1.json"};
     for (size_t i = 0; i < sizeof fams / sizeof *fams; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if (!load(fams[i], &t)) {
             CU_FAIL("target did not load");
             continue;
@@ -475,6 +479,7 @@ static void test_certify_2d(void)
                  {"data/two_heads_shared.json", 0, -1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_certificate_t c;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         CU_ASSERT_EQUAL(hf_search_certify(&t, &c), HF_OK);
@@ -537,6 +542,7 @@ static void test_pruned_equals_plain_all_sizes(void)
                  {"data/cubic_factor.json", 3, 4, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if (!load(cases[i].spec, &t)) {
             CU_FAIL("target did not load");
             continue;
@@ -606,6 +612,7 @@ static void test_small_units(void)
     } cases[] = {{"wd:d=2", 3, 0}, {"chain:d=2", 2, 0}, {"wd:d=2", 2, 6}, {"wd:d=3", 1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
         loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0};
@@ -705,6 +712,7 @@ static void test_pruned_equals_plain_3d(void)
 static void test_known_values(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     found_t f;
     loop_out_t o;
     loop_opts_t lo = {1, 1, 0, 0, 0, 0};
@@ -754,6 +762,7 @@ static void test_group_orders(void)
     for (int d = 1; d <= 12; d++) {
         char spec[32];
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_search_t *s = NULL;
         hf_search_opts_t so = {.span = 1, .prune = d <= 5, .max_atoms = 0};
         want *= d;
@@ -789,6 +798,7 @@ static void test_group_orders(void)
                 {"multi:d=2,k=3", 4}, {"chain:d=9", 4}, {"multi:d=9,k=2", 2 * 362880L}};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_search_t *s = NULL;
         hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
         CU_ASSERT_FATAL(load(more[i].spec, &t));
@@ -941,6 +951,7 @@ static void test_group_oracle_random(void)
 static void test_orbit_rep(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_search_t *s = NULL;
     hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
     CU_ASSERT_FATAL(load("wd:d=3", &t));
@@ -987,6 +998,7 @@ static void test_unit_determinism(void)
     } cases[] = {{"wd:d=3", 2, 1}, {"chain:d=2", 2, 1}, {"wd:d=2", 2, 0}, {"wdw:d=2", 2, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
         loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0};
@@ -1014,6 +1026,7 @@ static void test_planted_dropped_unit(void)
     static const char *specs[] = {"wd:d=2", "chain:d=2"};
     for (size_t i = 0; i < 2; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         found_t a, b, q;
         loop_out_t oa, ob, oq;
         loop_opts_t lp = {1, 2, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0};
@@ -1045,6 +1058,7 @@ static int poll_stop(void *ctx)
 static void test_poll_and_bad_calls(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_search_t *s = NULL;
     hf_search_opts_t so = {.span = 3, .prune = 0, .max_atoms = 0};
     long nu = 0, calls = 0, nodes = 0;
@@ -1188,6 +1202,8 @@ static void test_level_polled(void)
 static void test_affine_equal(void)
 {
     hf_target_t a, b;
+    hf_target_init_empty(&a);
+    hf_target_init_empty(&b);
     hf_fraction_t fa, fb;
     CU_ASSERT_FATAL(load("wd:d=2", &a));
     CU_ASSERT_FATAL(load("wdw:d=2", &b));
@@ -1261,6 +1277,7 @@ static void test_facememo(void)
 static void test_allocation_failures(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     long ok_in_a_row = 0, nomem = 0, bad = 0;
     CU_ASSERT_FATAL(load("chain:d=2", &t));
     for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {

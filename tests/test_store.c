@@ -287,6 +287,12 @@ static void test_result_write_rejects_invalid(void)
     r.supports[2].weights[1] = strdup("1/x");
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     CU_ASSERT(!file_exists(path));
+    /* the target's grammar: a zero denominator is no rational */
+    free(r.supports[2].weights[1]);
+    r.supports[2].weights[1] = strdup("1/0");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "weight '1/0' is not a rational") != NULL);
+    CU_ASSERT(!file_exists(path));
     hf_result_clear(&r);
     scratch_done();
 }
@@ -1317,6 +1323,19 @@ static void test_result_string_variants(void)
     H5Fclose(f);
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
     CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/0/weights: element 1 is not a rational") != NULL);
+
+    /* "1/0" in a file is refused as the target parser refuses it */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    g = H5Gopen2(f, "rows/0", H5P_DEFAULT);
+    t = str_type(4, H5T_STR_NULLTERM);
+    char zero[6][4] = {"1", "1/0", "1", "1", "1", "1"};
+    replace_str_dataset(g, "weights", t, 2, d0, zero);
+    H5Tclose(t);
+    H5Gclose(g);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
     CU_ASSERT(strstr(hf_error_msg(), "/rows/0/weights: element 1 is not a rational") != NULL);
 
     /* sizes never trusted: above 16 MiB a string, or more data than the file has

@@ -73,6 +73,7 @@ static void check_round_trip(const hf_target_t *t)
     char *json = hf_target_to_json(t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(json);
     hf_target_t back;
+    hf_target_init_empty(&back);
     hf_err_t err = hf_target_from_json_text(&back, json, "round trip");
     CU_ASSERT_EQUAL(err, HF_OK);
     if (err != HF_OK) {
@@ -120,6 +121,7 @@ static void test_rational_good(void)
     fmpq_init(x);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CU_ASSERT_EQUAL_FATAL(hf_rational_parse(x, cases[i].in), HF_OK);
+        CU_ASSERT(hf_rational_syntax_ok(cases[i].in)); /* one grammar for both */
         char *s = hf_rational_str(x);
         CU_ASSERT_STRING_EQUAL(s, cases[i].out);
         free(s);
@@ -162,6 +164,8 @@ static void test_rational_bad(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_err_t err = hf_rational_parse(x, cases[i].in);
         CU_ASSERT_EQUAL(err, HF_ERR_INPUT);
+        /* what the parser refuses the syntax check refuses too: "1/0" included */
+        CU_ASSERT(!hf_rational_syntax_ok(cases[i].in));
         CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), cases[i].msg));
         if (err != HF_ERR_INPUT || !strstr(hf_error_msg(), cases[i].msg))
             fprintf(stderr, "\nrational '%s': %s\n", cases[i].in, hf_error_msg());
@@ -169,6 +173,7 @@ static void test_rational_bad(void)
     /* a failed parse leaves the output alone */
     CU_ASSERT_EQUAL(fmpz_get_si(fmpq_numref(x)), 5);
     CU_ASSERT_EQUAL(hf_rational_parse(x, NULL), HF_ERR_INPUT);
+    CU_ASSERT(!hf_rational_syntax_ok(NULL));
     fmpq_clear(x);
 }
 
@@ -177,6 +182,7 @@ static void test_rational_bad(void)
 static void test_family_wd(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=3"), HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "wd:d=3");
     CU_ASSERT_EQUAL(t.d, 3);
@@ -200,6 +206,7 @@ static void test_family_wd(void)
 static void test_family_chain(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "chain:d=3"), HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "chain:d=3");
     CU_ASSERT_EQUAL(t.nheads, 5); /* 3 singles then 2 pairs */
@@ -220,6 +227,7 @@ static void test_family_chain(void)
 static void test_family_multi(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "multi:d=2"), HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "multi:d=2,k=3"); /* canonical: default k spelled out */
     CU_ASSERT_EQUAL(t.nheads, 2);
@@ -245,6 +253,7 @@ static void test_family_multi(void)
 static void test_family_wdw(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wdw:d=4"), HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "wdw:d=4");
     CU_ASSERT_EQUAL(t.nheads, 4);
@@ -255,6 +264,48 @@ static void test_family_wdw(void)
     CU_ASSERT(atom_is(&t, 3, 1, e4, "1", "4"));
     check_round_trip(&t);
     hf_target_clear(&t);
+}
+
+/* Ownership: an initialised target passed as output is replaced on success (its old
+ * value freed: LeakSanitizer checks under build-asan) and kept on failure; the caller
+ * clears once at the end. */
+static void test_output_ownership(void)
+{
+    hf_target_t t, u;
+    hf_target_init_empty(&t);
+    hf_target_init_empty(&u);
+    CU_ASSERT_EQUAL(t.nheads, 0);
+    hf_target_clear(&t); /* the empty target clears harmlessly */
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "chain:d=3"), HF_OK); /* replaces */
+    CU_ASSERT_STRING_EQUAL(t.name, "chain:d=3");
+    CU_ASSERT_EQUAL(hf_target_from_family(&t, "nope:d=1"), HF_ERR_INPUT);
+    CU_ASSERT_STRING_EQUAL(t.name, "chain:d=3"); /* kept on failure */
+    CU_ASSERT_EQUAL(hf_target_from_json_text(&t, "{", "x"), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(t.nheads, 5);
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&u, "wd:d=1"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_target_copy(&u, &t), HF_OK); /* u's old value goes */
+    CU_ASSERT_STRING_EQUAL(u.name, "chain:d=3");
+    CU_ASSERT_EQUAL(u.nheads, 5);
+    CU_ASSERT_EQUAL_FATAL(hf_target_copy(&u, &u), HF_OK); /* aliasing is fine */
+    CU_ASSERT_EQUAL(u.nheads, 5);
+    hf_target_clear(&u);
+    hf_target_clear(&t);
+}
+
+/* One registry: names, k and the message list come from the same table. */
+static void test_family_registry(void)
+{
+    CU_ASSERT_EQUAL(HF_NFAMILIES, 4);
+    CU_ASSERT_STRING_EQUAL(hf_family_list(), "wd, chain, multi, wdw");
+    for (int i = 0; i < HF_NFAMILIES; i++) {
+        const char *name = hf_family_name((hf_family_t)i);
+        CU_ASSERT_EQUAL(hf_family_find(name, strlen(name)), i);
+        CU_ASSERT_EQUAL(hf_family_takes_k((hf_family_t)i), i == HF_FAMILY_MULTI);
+    }
+    CU_ASSERT_EQUAL(hf_family_find("chainx", 5), HF_FAMILY_CHAIN); /* the first n only */
+    CU_ASSERT_EQUAL(hf_family_find("w", 1), -1);
+    CU_ASSERT_EQUAL(hf_family_find("WD", 2), -1);
 }
 
 static void test_family_bad(void)
@@ -289,6 +340,7 @@ static void test_family_bad(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_err_t err = hf_target_from_family(&t, cases[i].spec);
         CU_ASSERT_EQUAL(err, HF_ERR_INPUT);
         const char *msg = hf_error_msg();
@@ -299,6 +351,7 @@ static void test_family_bad(void)
         hf_target_clear(&t); /* a failed call leaves a cleared target */
     }
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL(hf_target_from_family(&t, NULL), HF_ERR_INPUT);
 }
 
@@ -307,6 +360,7 @@ static void test_family_bad(void)
 static void test_json_dv2(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_err_t err = hf_target_load_json(&t, GOOD_DIR "/dv2.json");
     CU_ASSERT_EQUAL_FATAL(err, HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "two values");
@@ -340,6 +394,7 @@ static void test_json_dv2(void)
 static void test_json_rational_weights(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&t, GOOD_DIR "/rational_weights.json"), HF_OK);
     CU_ASSERT_STRING_EQUAL(t.name, "rational_weights"); /* basename without .json */
     CU_ASSERT_EQUAL(t.dv, 1);                           /* default */
@@ -354,6 +409,7 @@ static void test_json_rational_weights(void)
 static void test_json_other_good(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     int64_t k0[1] = {0}, k1[1] = {1};
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&t, GOOD_DIR "/value_array_dv1.json"), HF_OK);
     CU_ASSERT(atom_is(&t, 0, 1, k1, "1", "1"));
@@ -387,6 +443,7 @@ static void test_json_other_good(void)
 static void test_json_export_format(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=1"), HF_OK);
     char *json = hf_target_to_json(&t);
     CU_ASSERT_STRING_EQUAL(json, "{\n"
@@ -457,6 +514,8 @@ static void test_json_save_load(void)
     char path[256];
     snprintf(path, sizeof path, "%s/saved.json", dir);
     hf_target_t t, back;
+    hf_target_init_empty(&t);
+    hf_target_init_empty(&back);
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&t, GOOD_DIR "/dv2.json"), HF_OK);
     CU_ASSERT_EQUAL(hf_target_save_json(&t, path), HF_OK);
     CU_ASSERT_EQUAL(hf_target_load_json(&back, path), HF_OK);
@@ -482,6 +541,7 @@ static void test_json_save_load(void)
 static void test_json_data_files(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&t, "data/two_heads_shared.json"), HF_OK);
     CU_ASSERT_EQUAL(t.d, 2);
     CU_ASSERT_EQUAL(t.nheads, 2);
@@ -563,6 +623,7 @@ static void test_json_bad_fixtures(void)
         snprintf(path, sizeof path, BAD_DIR "/%s", bad_fixtures[i].file);
         snprintf(prefix, sizeof prefix, "%s: %s: ", path, bad_fixtures[i].field);
         hf_target_t t;
+        hf_target_init_empty(&t);
         hf_error_clear();
         hf_err_t err = hf_target_load_json(&t, path);
         const char *msg = hf_error_msg();
@@ -624,6 +685,7 @@ static void test_json_bad_fixtures_complete(void)
 static void test_json_text_misc(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL(hf_target_from_json_text(&t, NULL, "x"), HF_ERR_INPUT);
     CU_ASSERT_EQUAL(hf_target_from_json_text(&t, "", "x"), HF_ERR_INPUT);
     CU_ASSERT(!strncmp(hf_error_msg(), "x: line 1", 9));
@@ -664,6 +726,8 @@ static void test_json_text_misc(void)
 static void test_json_alloc_failures(void)
 {
     hf_target_t ref, t;
+    hf_target_init_empty(&ref);
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&ref, GOOD_DIR "/dv2.json"), HF_OK);
     int saw_nomem = 0, saw_ok = 0;
     for (long n = 1; n < 200 && !saw_ok; n++) {
@@ -697,6 +761,7 @@ static void test_json_alloc_failures(void)
 static void test_target_basics(void)
 {
     hf_target_t t, u;
+    hf_target_init_empty(&u);
     CU_ASSERT_EQUAL(hf_target_init(&t, "x", 0, 1), HF_ERR_INPUT);
     hf_target_clear(&t);
     CU_ASSERT_EQUAL(hf_target_init(&t, "x", 2, 17), HF_ERR_INPUT);
@@ -747,6 +812,7 @@ static void test_target_basics(void)
 static void test_eval_wd(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     static const double pts[][2] = {{0, 0},    {1, -2},   {0.5, 3.25}, {-7, 11},
                                     {40, -40}, {-700, 2}, {800, -800}, {1e-9, -1e-9}};
@@ -780,6 +846,7 @@ static void test_eval_wd(void)
 static void test_eval_dv2(void)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_load_json(&t, GOOD_DIR "/dv2.json"), HF_OK);
     double q[2] = {0.4, -0.9}, out[2];
     hf_target_eval(&t, q, out);
@@ -888,8 +955,14 @@ int hf_register_tests(void)
         {NULL, NULL},
     };
     static const hf_unit_case_t family[] = {
-        {"wd", test_family_wd},   {"chain", test_family_chain},   {"multi", test_family_multi},
-        {"wdw", test_family_wdw}, {"bad specs", test_family_bad}, {NULL, NULL},
+        {"wd", test_family_wd},
+        {"chain", test_family_chain},
+        {"multi", test_family_multi},
+        {"wdw", test_family_wdw},
+        {"bad specs", test_family_bad},
+        {"registry", test_family_registry},
+        {"output ownership", test_output_ownership},
+        {NULL, NULL},
     };
     static const hf_unit_case_t json[] = {
         {"dv2 fixture", test_json_dv2},

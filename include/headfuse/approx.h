@@ -23,6 +23,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "headfuse/core.h"
 #include "headfuse/target.h"
 
 #define HF_APPROX_ATOMS_MAX 1024        /* largest atom budget */
@@ -46,14 +47,17 @@ typedef struct {
     double *values;
 } hf_approx_head_t;
 
-/* Zero head with m >= 1 atoms (biases 0: equal weights). h is initialised by the call;
- * clear it even on error. */
+/* Ownership as everywhere (docs/architecture.md, "Conventions"): init_empty makes the
+ * empty head (m = 0, nothing allocated; cannot fail); init makes a zero head with m >= 1
+ * atoms (biases 0: equal weights) from uninitialised memory, and on failure leaves the
+ * empty head. Either way the caller clears it after. */
+void hf_approx_head_init_empty(hf_approx_head_t *h);
 hf_err_t hf_approx_head_init(hf_approx_head_t *h, int m, int d, int dv);
-void hf_approx_head_clear(hf_approx_head_t *h); /* accepts a cleared or failed head */
-/* dst uninitialised; copies src. */
+void hf_approx_head_clear(hf_approx_head_t *h); /* leaves the empty head */
+/* dst (initialised) becomes a copy of src; on failure dst keeps its value. */
 hf_err_t hf_approx_head_copy(hf_approx_head_t *dst, const hf_approx_head_t *src);
 /* The exact head h in floating point: bias = log(weight), computed from the rational
- * without overflow. out uninitialised. */
+ * without overflow. out initialised; replaced on success, kept on failure. */
 hf_err_t hf_approx_head_from_exact(hf_approx_head_t *out, const hf_head_t *h);
 /* out[dv] = f(q[d]), with the softmax shifted by its largest logit. */
 void hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out);
@@ -69,23 +73,7 @@ void hf_approx_head_delete(hf_approx_head_t *h, int i);
  * equal halves, repeatedly: the function does not change. */
 hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m);
 
-/* ---------------------------------------------------------------- random numbers */
-
-/* splitmix64 with Box-Muller normals: the same sequence on every machine with IEEE
- * doubles and a faithful libm (log, sqrt, cos, sin). */
-typedef struct {
-    uint64_t state;
-    int has_spare;
-    double spare;
-} hf_rng_t;
-
-void hf_rng_seed(hf_rng_t *r, uint64_t seed);
-uint64_t hf_rng_next(hf_rng_t *r);
-double hf_rng_uniform(hf_rng_t *r); /* in (0, 1), 53 random bits */
-double hf_rng_normal(hf_rng_t *r);  /* standard normal */
-
-/* Stream seeds: one value mixed from a base seed and up to three integers. */
-uint64_t hf_rng_mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+/* Random numbers: hf_rng_t of core.h. */
 
 /* ---------------------------------------------------------------- samples and error */
 

@@ -26,7 +26,8 @@
 #include "headfuse/target.h"
 
 /* Limit target T_w along direction w[d]: each head restricted to its face maximising
- * k.w (a target with the same d, dv). out is initialised by the call. */
+ * k.w (a target with the same d, dv). out initialised (hf_target_init_empty); replaced
+ * on success, kept on failure. */
 hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_target_t *out);
 
 /* The lower bound LB(T) (valid for all keys, any span): the best of the face rule and

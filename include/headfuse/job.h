@@ -16,7 +16,6 @@
 #include "headfuse/error.h"
 #include "headfuse/target.h"
 
-#define HF_JOB_SPAN_MAX 16        /* equals HF_SPAN_MAX of search.h */
 #define HF_JOB_ENTRIES_MAX 100000 /* after expanding sweeps */
 
 /* One expanded entry: one target at one span. */
@@ -24,7 +23,7 @@ typedef struct {
     char *family;      /* canonical family spec "multi:d=2,k=3", or NULL */
     char *target_path; /* resolved path of a JSON target file, or NULL */
     char *label;       /* the target's name ("wd:d=3" or the JSON file's name) */
-    int span;          /* 1..HF_JOB_SPAN_MAX */
+    int span;          /* 1..HF_SPAN_MAX */
     long max_atoms;    /* 0: no limit */
     int prune;         /* 1: proven pruning rules (default); 0: plain enumerator */
     int engine;        /* hf_engine_t (search.h): auto (default), cone, layered or plain */
@@ -45,9 +44,11 @@ typedef struct {
 /* Read and check a job file. output, when not NULL, overrides the file's `output:`
  * key. A relative `output:` is relative to the current directory; a relative target
  * path is looked up relative to the job file's directory, then to the source tree.
- * Every target is built once to check it (not kept). job is initialised by the call
- * (hf_job_clear it even on failure). Errors: HF_ERR_INPUT for everything wrong in the
- * file (message "FILE:LINE: KEY: problem"), HF_ERR_IO when the file cannot be read. */
+ * Every target is built once to check it (not kept). job must be initialised
+ * (hf_job_init); its old value is replaced, and the caller clears it after, on failure
+ * too (it may then hold part of the file). Errors: HF_ERR_INPUT for everything wrong in
+ * the file (message "FILE:LINE: KEY: problem"), HF_ERR_IO when the file cannot be read. */
+void hf_job_init(hf_job_t *job); /* the empty job; cannot fail */
 hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output);
 void hf_job_clear(hf_job_t *job);
 
@@ -58,7 +59,7 @@ void hf_job_clear(hf_job_t *job);
  * that a bad path is refused before any work. Does not look at whether out exists. */
 int hf_job_output_problem(const char *out, char *why, size_t n);
 
-/* Build the target of entry i (t uninitialised on entry; clear it after success).
+/* Build the target of entry i into t (initialised; replaced on success, kept on failure).
  * Errors name the job file, line and key. */
 hf_err_t hf_job_entry_target(const hf_job_t *job, long i, hf_target_t *t);
 

@@ -21,9 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "headfuse/target.h"
-
-#define HF_SPAN_MAX 16
+#include "headfuse/target.h" /* HF_SPAN_MAX */
 
 /* How candidates are generated (docs/search.md). Every engine decides each candidate with
  * the same exact test and reports the same supports with the same witnesses. */

@@ -12,12 +12,14 @@
 #include <flint/fmpq.h>
 #include <jansson.h>
 
+#include "headfuse/core.h"
 #include "headfuse/error.h"
 
 #define HF_D_MAX 64          /* largest query dimension d */
 #define HF_DV_MAX 16         /* largest value dimension dv */
 #define HF_KEY_MAX 1048576   /* |key coordinate| bound: keeps exponents and degrees sane */
 #define HF_ATOMS_MAX 1048576 /* atoms per head read from a file */
+#define HF_SPAN_MAX 16       /* largest span S (keys in {0..S}^d): search, job files, CLI */
 
 /* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */
 typedef struct {
@@ -40,7 +42,7 @@ typedef struct {
 void hf_head_init(hf_head_t *h, int d, int dv);
 void hf_head_clear(hf_head_t *h);
 hf_err_t hf_head_resize(hf_head_t *h, long natoms);
-hf_err_t hf_head_copy(hf_head_t *dst, const hf_head_t *src); /* dst initialised */
+hf_err_t hf_head_copy(hf_head_t *dst, const hf_head_t *src); /* any d, dv: dst takes src's */
 /* Append one atom (copies key[d], weight, value[dv]). */
 hf_err_t hf_head_push(hf_head_t *h, const int64_t *key, const fmpq_t weight, const fmpq *value);
 /* Check a head: natoms >= 1, weights > 0, |keys| <= HF_KEY_MAX. Message names `where`. */
@@ -59,10 +61,19 @@ void hf_head_eval(const hf_head_t *h, const double *q, double *out);
 json_t *hf_head_to_json(const hf_head_t *h, const int64_t *keys, int flat);
 hf_err_t hf_head_from_json(hf_head_t *h, const json_t *o, long m);
 
-/* Targets. */
+/* Targets. Ownership (docs/architecture.md, "Conventions"): the caller initialises every
+ * target before passing it anywhere, as an output too, and clears it after, always.
+ * init_empty makes the empty target (no name, no heads; cannot fail), the value an
+ * output is initialised to; init makes a named target without heads (t uninitialised;
+ * on failure t is empty and clearing it is still right). */
+void hf_target_init_empty(hf_target_t *t);
 hf_err_t hf_target_init(hf_target_t *t, const char *name, int d, int dv);
 void hf_target_clear(hf_target_t *t);
-hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src); /* dst uninitialised */
+void hf_target_swap(hf_target_t *a, hf_target_t *b);
+/* Functions that fill a target (copy, from_json_text, load_json, from_family, the limit
+ * target of bounds.h, hf_job_entry_target...) take it initialised and replace its value
+ * on success; on failure it keeps its value. */
+hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src);
 /* Append a copy of a head (its d, dv must match). */
 hf_err_t hf_target_add_head(hf_target_t *t, const hf_head_t *h);
 /* Total atoms over all heads ("head-atom terms"). */
@@ -74,6 +85,27 @@ void hf_target_eval(const hf_target_t *t, const double *q, double *out);
  * messages. Bad input -> HF_ERR_INPUT with "origin: field: problem". */
 hf_err_t hf_target_from_json_text(hf_target_t *t, const char *text, const char *origin);
 hf_err_t hf_target_load_json(hf_target_t *t, const char *path);
+/* The built-in families, one table for --family, job files and messages:
+ * X(id, name, takes_k). k (multi only) is in HF_FAMILY_K_MIN..HF_FAMILY_K_MAX. */
+#define HF_FAMILY_TABLE(X)                                                                         \
+    X(HF_FAMILY_WD, "wd", 0)                                                                       \
+    X(HF_FAMILY_CHAIN, "chain", 0)                                                                 \
+    X(HF_FAMILY_MULTI, "multi", 1)                                                                 \
+    X(HF_FAMILY_WDW, "wdw", 0)
+#define HF_FAMILY_ENUM(id, name, takes_k) id,
+typedef enum { HF_FAMILY_TABLE(HF_FAMILY_ENUM) HF_NFAMILIES } hf_family_t;
+#undef HF_FAMILY_ENUM
+#define HF_FAMILY_K_MIN 2
+#define HF_FAMILY_K_MAX 64
+#define HF_FAMILY_K_DEFAULT 3
+
+/* The family named by the n characters at name, or -1. */
+int hf_family_find(const char *name, size_t n);
+const char *hf_family_name(hf_family_t f);
+int hf_family_takes_k(hf_family_t f);
+/* "wd, chain, multi, wdw": the names, for messages. */
+const char *hf_family_list(void);
+
 /* Built-in family "NAME:d=N[,k=K]". Bad spec -> HF_ERR_INPUT naming --family. */
 hf_err_t hf_target_from_family(hf_target_t *t, const char *spec);
 /* Serialise to the JSON schema (malloc'd string, caller frees) / write to a file. */
@@ -81,8 +113,11 @@ char *hf_target_to_json(const hf_target_t *t);
 hf_err_t hf_target_save_json(const hf_target_t *t, const char *path);
 
 /* Exact rationals: strict parse of "[-]digits[/digits]" (no spaces, nonzero
- * denominator) into canonical form; print as "p" or "p/q" (malloc'd). */
+ * denominator) into canonical form; print as "p" or "p/q" (malloc'd). The one grammar:
+ * hf_rational_syntax_ok says, without converting or recording an error, whether parse
+ * would accept s (stored files are checked with it too). */
 hf_err_t hf_rational_parse(fmpq_t out, const char *s);
+int hf_rational_syntax_ok(const char *s);
 char *hf_rational_str(const fmpq_t x);
 
 /* Keys option "0,0;1,0;0,1": m keys of dimension d (keys malloc'd, m*d). `origin`

@@ -24,8 +24,8 @@ typedef struct {
 hf_err_t hf_approx_warm_make(hf_approx_warm_t *w, const hf_head_t *exact, int min_m,
                              const hf_approx_data_t *train);
 void hf_approx_warm_clear(hf_approx_warm_t *w);
-/* The warm start at m atoms: truncated along the deletion order, or split. out is
- * initialised by the call. */
+/* The warm start at m atoms: truncated along the deletion order, or split. out
+ * initialised; replaced on success. */
 hf_err_t hf_approx_warm_at(const hf_approx_warm_t *w, int m, hf_approx_head_t *out);
 
 /* Name of a TaoConvergedReason ("CONVERGED_GATOL"). */

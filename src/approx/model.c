@@ -39,12 +39,27 @@ void hf_approx_head_clear(hf_approx_head_t *h)
     memset(h, 0, sizeof *h);
 }
 
+void hf_approx_head_init_empty(hf_approx_head_t *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+/* Replace dst's value by tmp's (moved; tmp becomes empty). */
+static void head_move(hf_approx_head_t *dst, hf_approx_head_t *tmp)
+{
+    hf_approx_head_clear(dst);
+    *dst = *tmp;
+    hf_approx_head_init_empty(tmp);
+}
+
 hf_err_t hf_approx_head_copy(hf_approx_head_t *dst, const hf_approx_head_t *src)
 {
-    HF_TRY(hf_approx_head_init(dst, src->m, src->d, src->dv));
-    memcpy(dst->keys, src->keys, (size_t)src->m * src->d * sizeof *src->keys);
-    memcpy(dst->biases, src->biases, (size_t)src->m * sizeof *src->biases);
-    memcpy(dst->values, src->values, (size_t)src->m * src->dv * sizeof *src->values);
+    hf_approx_head_t tmp; /* built aside: dst keeps its value on failure */
+    HF_TRY(hf_approx_head_init(&tmp, src->m, src->d, src->dv));
+    memcpy(tmp.keys, src->keys, (size_t)src->m * src->d * sizeof *src->keys);
+    memcpy(tmp.biases, src->biases, (size_t)src->m * sizeof *src->biases);
+    memcpy(tmp.values, src->values, (size_t)src->m * src->dv * sizeof *src->values);
+    head_move(dst, &tmp);
     return HF_OK;
 }
 
@@ -58,20 +73,20 @@ static double log_fmpz(const fmpz_t x)
 
 hf_err_t hf_approx_head_from_exact(hf_approx_head_t *out, const hf_head_t *h)
 {
-    if (h->natoms < 1 || h->natoms > HF_APPROX_ATOMS_MAX) {
-        memset(out, 0, sizeof *out);
+    if (h->natoms < 1 || h->natoms > HF_APPROX_ATOMS_MAX)
         return hf_error(HF_ERR_LIMIT, "exact head with %ld atoms: approximations take 1..%d",
                         h->natoms, HF_APPROX_ATOMS_MAX);
-    }
-    HF_TRY(hf_approx_head_init(out, (int)h->natoms, h->d, h->dv));
+    hf_approx_head_t tmp;
+    HF_TRY(hf_approx_head_init(&tmp, (int)h->natoms, h->d, h->dv));
     for (long i = 0; i < h->natoms; i++) {
         for (int j = 0; j < h->d; j++)
-            out->keys[i * h->d + j] = (double)h->keys[i * h->d + j];
+            tmp.keys[i * h->d + j] = (double)h->keys[i * h->d + j];
         const fmpq *w = h->weights + i;
-        out->biases[i] = log_fmpz(fmpq_numref(w)) - log_fmpz(fmpq_denref(w));
+        tmp.biases[i] = log_fmpz(fmpq_numref(w)) - log_fmpz(fmpq_denref(w));
         for (int j = 0; j < h->dv; j++)
-            out->values[i * h->dv + j] = fmpq_get_d(h->values + i * h->dv + j);
+            tmp.values[i * h->dv + j] = fmpq_get_d(h->values + i * h->dv + j);
     }
+    head_move(out, &tmp);
     return HF_OK;
 }
 

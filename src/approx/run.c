@@ -86,8 +86,8 @@ static void random_start(hf_approx_head_t *h, const hf_approx_data_t *train, uin
     }
 }
 
-/* Build the start of one restart. src: the neighbouring budget's best head (delete,
- * split). h is initialised by the call. */
+/* Build the start of one restart into the empty head h. src: the neighbouring budget's
+ * best head (delete, split). */
 static hf_err_t make_start(const run_t *R, int m, long index, start_t kind,
                            const hf_approx_head_t *src, hf_approx_head_t *h)
 {
@@ -179,7 +179,7 @@ static hf_err_t run_batch(run_t *R, int m, long index0, long nk, const start_t *
     hf_approx_head_t mine; /* this rank's best head of the batch */
     long mine_index = -1;
     double mine_mse = INFINITY;
-    memset(&mine, 0, sizeof mine);
+    hf_approx_head_init_empty(&mine);
     memset(best, 0, sizeof *best);
     best->index = -1;
     if (!tr || !its || !reasons)
@@ -190,6 +190,7 @@ static hf_err_t run_batch(run_t *R, int m, long index0, long nk, const start_t *
         if (index % R->size != R->rank)
             continue;
         hf_approx_head_t h;
+        hf_approx_head_init_empty(&h);
         hf_approx_solve_info_t info;
         err = make_start(R, m, index, kinds[k], src, &h);
         if (err == HF_OK)
@@ -208,7 +209,7 @@ static hf_err_t run_batch(run_t *R, int m, long index0, long nk, const start_t *
                 mine = h;
                 mine_index = index;
                 mine_mse = tr[k];
-                memset(&h, 0, sizeof h);
+                hf_approx_head_init_empty(&h); /* moved into mine */
             }
         }
         hf_approx_head_clear(&h);

@@ -199,7 +199,7 @@ hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
     PetscScalar *xa;
     int event = 0;
     memset(&c, 0, sizeof c);
-    memset(&start, 0, sizeof start);
+    hf_approx_head_init_empty(&start);
     memset(info, 0, sizeof *info);
     double t0 = MPI_Wtime();
 
@@ -267,7 +267,7 @@ hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
     if (start_mse < info->train_mse) {
         hf_approx_head_clear(h);
         *h = start;
-        memset(&start, 0, sizeof start);
+        hf_approx_head_init_empty(&start); /* moved into h */
         info->train_mse = start_mse;
     }
 

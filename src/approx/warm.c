@@ -14,7 +14,7 @@ hf_err_t hf_approx_warm_make(hf_approx_warm_t *w, const hf_head_t *exact, int mi
     hf_approx_head_t cur;
     int *alive = NULL;
     memset(w, 0, sizeof *w);
-    memset(&cur, 0, sizeof cur);
+    hf_approx_head_init_empty(&cur);
     HF_CHECK(err, hf_approx_head_from_exact(&w->head, exact), fail);
     int n = w->head.m;
     w->order = hf_malloc((size_t)n * sizeof *w->order);
@@ -69,12 +69,11 @@ hf_err_t hf_approx_warm_at(const hf_approx_warm_t *w, int m, hf_approx_head_t *o
     }
     /* keep the atoms not among the first n - m deleted, in their original order */
     char *drop = hf_calloc((size_t)n, 1);
-    if (!drop) {
-        memset(out, 0, sizeof *out);
+    if (!drop)
         return HF_ERR_NOMEM;
-    }
     for (int k = 0; k < n - m; k++)
         drop[w->order[k]] = 1;
+    hf_approx_head_clear(out); /* initialised: its old value goes */
     hf_err_t err = hf_approx_head_init(out, m, w->head.d, w->head.dv);
     if (err == HF_OK) {
         int d = w->head.d, dv = w->head.dv, j = 0;

@@ -1,7 +1,7 @@
-/* Declarations shared inside the bounds module: target checks, a hash set of integer
- * key vectors, byte-string maps, a sort with a context, the hyperplane-arrangement
- * counter behind the Newton vertex count, the banded Minkowski-sum count and the
- * face-rule-only lower bound (kept for tests). */
+/* Declarations shared inside the bounds module: target checks, byte-string maps, the
+ * hyperplane-arrangement counter behind the Newton vertex count, the banded
+ * Minkowski-sum count and the face-rule-only lower bound (kept for tests). The set of
+ * integer vectors and the sort with a context are core's (core.h). */
 #ifndef HF_BOUNDS_IMPL_H
 #define HF_BOUNDS_IMPL_H
 
@@ -10,36 +10,8 @@
 
 #include <flint/fmpz.h>
 
+#include "headfuse/core.h"
 #include "headfuse/target.h"
-
-/* Distinct integer vectors of length b, numbered 0, 1, ... in insertion order. */
-typedef struct {
-    int b;
-    long n;        /* vectors stored */
-    long cap;      /* room in keys (vectors) */
-    int64_t *keys; /* n*b, row-major */
-    long *slots;   /* open-addressing table of indices into keys, -1 when empty */
-    uint64_t mask; /* table size - 1 (a power of two) */
-} hf_bounds_keyset_t;
-
-/* Empty set of vectors of length b (b >= 1). */
-hf_err_t hf_bounds_keyset_init(hf_bounds_keyset_t *s, int b);
-void hf_bounds_keyset_clear(hf_bounds_keyset_t *s);
-
-/* Index of key[b] in the set, inserting it if new (*added = 1 then). -1 on NOMEM. */
-long hf_bounds_keyset_insert(hf_bounds_keyset_t *s, const int64_t *key, int *added);
-
-/* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0). 0 on NOMEM. */
-int hf_bounds_sort(long *idx, long n, int (*cmp)(const void *ctx, long a, long b), const void *ctx);
-
-/* Rows of w integers (row-major); hf_bounds_cmp_rows orders rows a and b
- * lexicographically (ctx: an hf_bounds_rows_t), for hf_bounds_sort. */
-typedef struct {
-    const int64_t *rows;
-    int w;
-} hf_bounds_rows_t;
-
-int hf_bounds_cmp_rows(const void *ctx, long a, long b);
 
 /* Check a target passed to a bounds function: dimensions and every head valid. */
 hf_err_t hf_bounds_check_target(const hf_target_t *t, const char *who);

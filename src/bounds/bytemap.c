@@ -53,12 +53,7 @@ void hf_bounds_buf_clear(hf_bounds_buf_t *b)
 
 static uint64_t bytemap_hash(const unsigned char *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h ^ (h >> 31);
+    return hf_hash_mix(hf_hash_bytes(HF_HASH_INIT, p, n));
 }
 
 static hf_err_t bytemap_alloc(hf_bounds_bytemap_t *m, uint64_t size)

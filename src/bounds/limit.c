@@ -98,8 +98,9 @@ hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_targe
 {
     hf_err_t err;
     hf_head_t face;
+    hf_target_t lim; /* built aside: out keeps its value on failure */
     hf_head_init(&face, t->d, t->dv);
-    HF_TRY(hf_target_init(out, t->name, t->d, t->dv));
+    HF_CHECK(err, hf_target_init(&lim, t->name, t->d, t->dv), fail);
     HF_CHECK(err, hf_bounds_check_target(t, "limit target"), fail);
     for (int hi = 0; hi < t->nheads; hi++) {
         const hf_head_t *h = t->heads + hi;
@@ -129,12 +130,11 @@ hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_targe
                 fmpq_set(face.values + m * t->dv + j, h->values + i * t->dv + j);
             m++;
         }
-        HF_CHECK(err, hf_target_add_head(out, &face), fail);
+        HF_CHECK(err, hf_target_add_head(&lim, &face), fail);
     }
-    hf_head_clear(&face);
-    return HF_OK;
+    hf_target_swap(out, &lim);
 fail:
     hf_head_clear(&face);
-    hf_target_clear(out);
+    hf_target_clear(&lim);
     return err;
 }

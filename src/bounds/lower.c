@@ -24,6 +24,7 @@
  *
  * Targets are kept in a compact form with sparse keys (only nonzero coordinates), so
  * that W_64 and its limits cost little; docs/bounds.md explains the canonical form. */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ typedef struct {
     int newton;               /* 0: the face rule alone (hf_bounds_lower_face_rule) */
     long work;
     int truncated;
-    uint64_t rng;
+    hf_rng_t rng;
     ulong primes[LB_PRIMES];
     /* scratch of the canonicalisation, grown as needed */
     long *S, *ord, *skstart;
@@ -145,20 +146,6 @@ static hf_err_t lb_tgt_reserve_nnz(lb_tgt_t *T, long need)
         return HF_ERR_NOMEM;
     T->kval = val;
     T->cap_nnz = cap;
-    return HF_OK;
-}
-
-/* Grow a scratch array to hold `need` elements. */
-static hf_err_t lb_grow(void **p, long *cap, long need, size_t elem)
-{
-    if (need <= *cap)
-        return HF_OK;
-    long c = 2 * *cap > need ? 2 * *cap : need;
-    void *q = hf_realloc(*p, (size_t)c * elem);
-    if (!q)
-        return HF_ERR_NOMEM;
-    *p = q;
-    *cap = c;
     return HF_OK;
 }
 
@@ -239,7 +226,7 @@ static hf_err_t lb_sort_heads(lb_tgt_t *src, lb_tgt_t *dst, hf_bounds_buf_t *ser
         order[h] = h;
     }
     lb_heads_order_t o = {hb.p, off};
-    if (!hf_bounds_sort(order, H, lb_cmp_bytes, &o)) {
+    if (hf_sort(order, H, lb_cmp_bytes, &o) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -335,8 +322,8 @@ static hf_err_t lb_canon_head(lb_ctx_t *cx, const lb_tgt_t *T, int h, const unsi
     long bound = 0;
     for (long i = 0; i < ns; i++)
         bound += T->kstart[cx->S[i] + 1] - T->kstart[cx->S[i]] + nm;
-    HF_TRY(lb_grow((void **)&cx->skidx, &cx->cap_skidx, bound + 1, sizeof *cx->skidx));
-    HF_TRY(lb_grow((void **)&cx->skval, &cx->cap_skval, bound + 1, sizeof *cx->skval));
+    HF_TRY(HF_GROW(&cx->skidx, &cx->cap_skidx, bound + 1));
+    HF_TRY(HF_GROW(&cx->skval, &cx->cap_skval, bound + 1));
     long n = 0;
     for (long i = 0; i < ns; i++) {
         long a = cx->S[i], e = T->kstart[a], ee = T->kstart[a + 1];
@@ -365,7 +352,7 @@ static hf_err_t lb_canon_head(lb_ctx_t *cx, const lb_tgt_t *T, int h, const unsi
 
     for (long i = 0; i < ns; i++)
         cx->ord[i] = i;
-    if (!hf_bounds_sort(cx->ord, ns, lb_cmp_sparse, cx))
+    if (hf_sort(cx->ord, ns, lb_cmp_sparse, cx) != HF_OK)
         return HF_ERR_NOMEM;
 
     /* merge runs of equal keys into tmp */
@@ -451,11 +438,9 @@ static hf_err_t lb_canon(lb_ctx_t *cx, const lb_tgt_t *T, const unsigned char *s
             maxhead = n;
     }
     /* per-head scratch: atom lists, order and key starts (one more) */
-    HF_CHECK(err, lb_grow((void **)&cx->S, &cx->cap_S, maxhead + 1, sizeof *cx->S), cleanup);
-    HF_CHECK(err, lb_grow((void **)&cx->ord, &cx->cap_ord, maxhead + 1, sizeof *cx->ord), cleanup);
-    HF_CHECK(err,
-             lb_grow((void **)&cx->skstart, &cx->cap_skstart, maxhead + 1, sizeof *cx->skstart),
-             cleanup);
+    HF_CHECK(err, HF_GROW(&cx->S, &cx->cap_S, maxhead + 1), cleanup);
+    HF_CHECK(err, HF_GROW(&cx->ord, &cx->cap_ord, maxhead + 1), cleanup);
+    HF_CHECK(err, HF_GROW(&cx->skstart, &cx->cap_skstart, maxhead + 1), cleanup);
     HF_CHECK(err, lb_tgt_alloc(&tmp, T->d, dv, T->nheads, nsel, T->nnz), cleanup);
     for (int h = 0; h < T->nheads; h++)
         HF_CHECK(err, lb_canon_head(cx, T, h, sel, &tmp, scratch), cleanup);
@@ -500,14 +485,6 @@ cleanup:
 }
 
 /* ------------------------------------------------------------------ non-invariance */
-
-static uint64_t lb_rand(lb_ctx_t *cx)
-{
-    uint64_t z = (cx->rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 /* Image of a rational in Z/p; 0 if its denominator is divisible by p. */
 static int lb_reduce(const fmpq_t x, nmod_t mod, ulong *out)
@@ -578,9 +555,9 @@ static hf_err_t lb_prove(lb_ctx_t *cx, const lb_tgt_t *T, const int64_t *w, int 
         if (!ok)
             continue; /* a denominator divisible by p: another prime */
         for (int pt = 0; pt < LB_POINTS && !*proven; pt++) {
-            ulong lam = 2 + lb_rand(cx) % 65535, laminv = n_invmod(lam, mod.n);
+            ulong lam = 2 + hf_rng_next(&cx->rng) % 65535, laminv = n_invmod(lam, mod.n);
             for (int j = 0; j < d; j++) {
-                x0[j] = 2 + lb_rand(cx) % (mod.n - 2);
+                x0[j] = 2 + hf_rng_next(&cx->rng) % (mod.n - 2);
                 ulong f = w[j] >= 0 ? nmod_pow_ui(lam, (ulong)w[j], mod)
                                     : nmod_pow_ui(laminv, (ulong)(-w[j]), mod);
                 x1[j] = nmod_mul(x0[j], f, mod);
@@ -639,6 +616,19 @@ static hf_err_t lb_newton(lb_ctx_t *cx, const lb_tgt_t *C, fmpz_t v, int *known)
     return err;
 }
 
+/* LB of the canonical compact target C (ser: its serialisation, the memo key) into out,
+ * by the rules at the top of this file, recursively:
+ *   1. a memo hit returns the remembered bound; a constant target needs one atom;
+ *   2. past LB_DEPTH_MAX or LB_WORK_MAX the bound is 1 (valid, not remembered) and
+ *      cx->truncated records that it was cut short;
+ *   3. rule (b), when try_newton: the Newton vertex count, if within reach, is the
+ *      bound (rules (a) and (c) cannot exceed it);
+ *   4. else rule (a): along each direction w (coordinate axes, then e_i +- e_j for
+ *      small d) where not every head is flat, LB(T_w) + LB(T_-w) by recursion on the
+ *      two canonicalised faces, taken only when lb_prove shows T is not invariant
+ *      along w; it stops once the bound reaches the product of the head sizes (an
+ *      upper bound on m*, so no direction can give more).
+ * The result is remembered under ser. */
 static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const hf_bounds_buf_t *ser, int depth,
                        int try_newton, fmpz_t out)
 {
@@ -740,6 +730,8 @@ static hf_err_t lb_rec(lb_ctx_t *cx, const lb_tgt_t *C, const hf_bounds_buf_t *s
             break;
         }
     }
+    /* a lower bound never exceeds the product construction's size */
+    assert(fmpz_cmp_ui(out, 1) >= 0 && fmpz_cmp(out, cap) <= 0);
     HF_CHECK(err, hf_bounds_bytemap_put(&cx->memo, ser->p, ser->n, out), cleanup);
 cleanup:
     fmpz_clear(cap);
@@ -789,7 +781,7 @@ static hf_err_t lb_ctx_init(lb_ctx_t *cx, int newton)
 {
     memset(cx, 0, sizeof *cx);
     cx->newton = newton;
-    cx->rng = 0x5eed0f1a5eULL; /* fixed: the same bound on every run and machine */
+    hf_rng_seed(&cx->rng, 0x5eed0f1a5eULL); /* fixed: the same bound on every run and machine */
     cx->primes[0] = n_nextprime(UWORD(1) << 61, 1);
     for (int i = 1; i < LB_PRIMES; i++)
         cx->primes[i] = n_nextprime(cx->primes[i - 1], 1);
@@ -857,6 +849,7 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
     }
     for (long i = 0; i < N.nfaces; i++) {
         hf_target_t lim;
+        hf_target_init_empty(&lim);
         HF_CHECK(err, hf_bounds_limit_target(t, N.faces[i].w, &lim), cleanup);
         err = lb_of_target(cx, &lim, 1, v);
         hf_target_clear(&lim);

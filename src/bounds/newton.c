@@ -311,11 +311,11 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
 {
     hf_err_t err = HF_OK;
     long nwv = L->nwv, nwf = L->nwf;
-    hf_bounds_keyset_t seen, cand;
+    hf_ivset_t seen, cand;
     uint64_t *vb = hf_calloc((size_t)nwv, sizeof *vb);
     uint64_t *fb = hf_calloc((size_t)nwf, sizeof *fb);
-    long *count = NULL, ccap = 0;
-    uint64_t *cf = NULL; /* facet sets of the candidates */
+    long *count = NULL, ccap = 0, cfcap = 0; /* cf: cfcap rows of nwf words */
+    uint64_t *cf = NULL;                     /* facet sets of the candidates */
     int added;
     memset(&seen, 0, sizeof seen);
     memset(&cand, 0, sizeof cand);
@@ -324,7 +324,7 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
-    HF_CHECK(err, hf_bounds_keyset_init(&seen, (int)nwv), cleanup);
+    HF_CHECK(err, hf_ivset_init(&seen, (int)nwv), cleanup);
     for (long v = 0; v < L->nv; v++) {
         if (L->n >= max_faces) {
             *complete = 0;
@@ -332,7 +332,7 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
         }
         memset(vb, 0, (size_t)nwv * sizeof *vb);
         bits_set(vb, v);
-        if (hf_bounds_keyset_insert(&seen, (const int64_t *)vb, &added) < 0) {
+        if (hf_ivset_insert(&seen, (const int64_t *)vb, &added) < 0) {
             err = HF_ERR_NOMEM;
             goto cleanup;
         }
@@ -341,7 +341,7 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
     long lo = 0, hi = L->n; /* the current layer: faces lo .. hi-1 */
     for (int k = 0; k + 1 < r && lo < hi; k++) {
         for (long g = lo; g < hi; g++) {
-            HF_CHECK(err, hf_bounds_keyset_init(&cand, (int)nwv), cleanup);
+            HF_CHECK(err, hf_ivset_init(&cand, (int)nwv), cleanup);
             long ng = bits_count(L->V + g * nwv, nwv);
             for (long v = 0; v < L->nv; v++) {
                 if (bits_get(L->V + g * nwv, v))
@@ -359,28 +359,15 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
                     if (bits_get(fb, f))
                         for (long i = 0; i < nwv; i++)
                             vb[i] &= L->fv[f * nwv + i];
-                long c = hf_bounds_keyset_insert(&cand, (const int64_t *)vb, &added);
+                long c = hf_ivset_insert(&cand, (const int64_t *)vb, &added);
                 if (c < 0) {
                     err = HF_ERR_NOMEM;
                     goto cleanup;
                 }
                 if (added) {
-                    if (c >= ccap) {
-                        long cap = ccap ? 2 * ccap : 64;
-                        long *cn = hf_realloc(count, (size_t)cap * sizeof *cn);
-                        if (!cn) {
-                            err = HF_ERR_NOMEM;
-                            goto cleanup;
-                        }
-                        count = cn;
-                        uint64_t *cfn = hf_realloc(cf, (size_t)cap * nwf * sizeof *cfn);
-                        if (!cfn) {
-                            err = HF_ERR_NOMEM;
-                            goto cleanup;
-                        }
-                        cf = cfn;
-                        ccap = cap;
-                    }
+                    HF_CHECK(err, HF_GROW(&count, &ccap, c + 1), cleanup);
+                    HF_CHECK(err, hf_grow((void **)&cf, &cfcap, c + 1, (size_t)nwf * sizeof *cf),
+                             cleanup);
                     count[c] = 0;
                     memcpy(cf + c * nwf, fb, (size_t)nwf * sizeof *fb);
                 }
@@ -390,7 +377,7 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
                 const uint64_t *cv = (const uint64_t *)(cand.keys + c * nwv);
                 if (count[c] != bits_count(cv, nwv) - ng)
                     continue; /* not minimal: a face strictly between G and it */
-                if (hf_bounds_keyset_insert(&seen, (const int64_t *)cv, &added) < 0) {
+                if (hf_ivset_insert(&seen, (const int64_t *)cv, &added) < 0) {
                     err = HF_ERR_NOMEM;
                     goto cleanup;
                 }
@@ -402,14 +389,14 @@ static hf_err_t lattice_build(newton_lattice_t *L, int r, long max_faces, int *c
                 }
                 HF_CHECK(err, lattice_push(L, cv, cf + c * nwf, k + 1), cleanup);
             }
-            hf_bounds_keyset_clear(&cand);
+            hf_ivset_clear(&cand);
         }
         lo = hi;
         hi = L->n;
     }
 cleanup:
-    hf_bounds_keyset_clear(&cand);
-    hf_bounds_keyset_clear(&seen);
+    hf_ivset_clear(&cand);
+    hf_ivset_clear(&seen);
     free(cf);
     free(count);
     free(fb);
@@ -489,7 +476,7 @@ static hf_err_t newton_faces_out(const newton_lattice_t *L, hf_newton_t *N)
         }
         order[i] = i;
     }
-    if (!hf_bounds_sort(order, n, newton_cmp_faces, F)) {
+    if (hf_sort(order, n, newton_cmp_faces, F) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -647,8 +634,8 @@ hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newt
         if (any && bits_count(acc, nwp) == 1)
             vidx[nv++] = i;
     }
-    hf_bounds_rows_t ord = {pts, d};
-    if (!hf_bounds_sort(vidx, nv, hf_bounds_cmp_rows, &ord)) {
+    hf_rows_t ord = {pts, d};
+    if (hf_sort(vidx, nv, hf_cmp_rows, &ord) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }

@@ -145,7 +145,7 @@ hf_err_t hf_newton_packing_bound_ex(const hf_newton_t *N, const long *value, lon
     }
     for (long f = 0; f < nf; f++)
         order[f] = f;
-    if (!hf_bounds_sort(order, nf, pack_cmp_share, &P)) {
+    if (hf_sort(order, nf, pack_cmp_share, &P) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }

@@ -47,26 +47,26 @@ hf_err_t hf_bounds_upper_enum(const hf_target_t *t, const int *heads, int nh, co
     long cap = UPPER_BLOCK_COORDS_MAX / nc;
     if (cap > UPPER_BLOCK_KEYS_MAX)
         cap = UPPER_BLOCK_KEYS_MAX;
-    hf_bounds_keyset_t cur, next;
+    hf_ivset_t cur, next;
     int64_t lo[HF_D_MAX], key[HF_D_MAX];
     memset(&cur, 0, sizeof cur);
     memset(&next, 0, sizeof next);
     *ok = 1;
-    HF_CHECK(err, hf_bounds_keyset_init(&cur, nc), cleanup);
+    HF_CHECK(err, hf_ivset_init(&cur, nc), cleanup);
     memset(key, 0, sizeof key);
-    if (hf_bounds_keyset_insert(&cur, key, &added) < 0) {
+    if (hf_ivset_insert(&cur, key, &added) < 0) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
     for (int bi = 0; bi < nh; bi++) {
         const hf_head_t *h = t->heads + heads[bi];
         upper_head_min(h, lo);
-        HF_CHECK(err, hf_bounds_keyset_init(&next, nc), cleanup);
+        HF_CHECK(err, hf_ivset_init(&next, nc), cleanup);
         for (long s = 0; s < cur.n; s++) {
             for (long a = 0; a < h->natoms; a++) {
                 for (int c = 0; c < nc; c++)
                     key[c] = cur.keys[s * nc + c] + h->keys[a * d + coords[c]] - lo[coords[c]];
-                if (hf_bounds_keyset_insert(&next, key, &added) < 0) {
+                if (hf_ivset_insert(&next, key, &added) < 0) {
                     err = HF_ERR_NOMEM;
                     goto cleanup;
                 }
@@ -76,30 +76,30 @@ hf_err_t hf_bounds_upper_enum(const hf_target_t *t, const int *heads, int nh, co
                 }
             }
         }
-        hf_bounds_keyset_clear(&cur);
+        hf_ivset_clear(&cur);
         cur = next;
         memset(&next, 0, sizeof next);
     }
     fmpz_set_si(n, cur.n);
 cleanup:
-    hf_bounds_keyset_clear(&next);
-    hf_bounds_keyset_clear(&cur);
+    hf_ivset_clear(&next);
+    hf_ivset_clear(&cur);
     return err;
 }
 
 /* Number of distinct keys of a head (for the fallback product of sizes). */
 static hf_err_t upper_distinct_keys(const hf_head_t *h, long *n)
 {
-    hf_bounds_keyset_t s;
+    hf_ivset_t s;
     int added;
-    HF_TRY(hf_bounds_keyset_init(&s, h->d));
+    HF_TRY(hf_ivset_init(&s, h->d));
     for (long i = 0; i < h->natoms; i++)
-        if (hf_bounds_keyset_insert(&s, h->keys + i * h->d, &added) < 0) {
-            hf_bounds_keyset_clear(&s);
+        if (hf_ivset_insert(&s, h->keys + i * h->d, &added) < 0) {
+            hf_ivset_clear(&s);
             return HF_ERR_NOMEM;
         }
     *n = s.n;
-    hf_bounds_keyset_clear(&s);
+    hf_ivset_clear(&s);
     return HF_OK;
 }
 
@@ -185,7 +185,7 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
 {
     hf_err_t err = HF_OK;
     int d = t->d, dv = t->dv, added, exact;
-    hf_bounds_keyset_t cur, next;
+    hf_ivset_t cur, next;
     fmpq *cw = NULL, *cv = NULL, *nw = NULL, *nv = NULL;
     long ccap = 0, ncap = 0, *order = NULL;
     int64_t lo[HF_D_MAX], key[HF_D_MAX];
@@ -216,9 +216,9 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
     }
 
     /* Start from one atom at key 0 carrying the constant heads' total value. */
-    HF_CHECK(err, hf_bounds_keyset_init(&cur, d), cleanup);
+    HF_CHECK(err, hf_ivset_init(&cur, d), cleanup);
     memset(key, 0, sizeof key);
-    if (hf_bounds_keyset_insert(&cur, key, &added) < 0) {
+    if (hf_ivset_insert(&cur, key, &added) < 0) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -238,7 +238,7 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
         long want;
         if (__builtin_mul_overflow(cur.n, h->natoms, &want) || want > max_atoms)
             want = max_atoms < LONG_MAX ? max_atoms + 1 : max_atoms;
-        HF_CHECK(err, hf_bounds_keyset_init(&next, d), cleanup);
+        HF_CHECK(err, hf_ivset_init(&next, d), cleanup);
         ncap = want;
         nw = _fmpq_vec_init(ncap);
         nv = _fmpq_vec_init(ncap * dv); /* holds sum c v until the final division */
@@ -246,7 +246,7 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
             for (long a = 0; a < h->natoms; a++) {
                 for (int j = 0; j < d; j++)
                     key[j] = cur.keys[s * d + j] + h->keys[a * d + j] - lo[j];
-                long idx = hf_bounds_keyset_insert(&next, key, &added);
+                long idx = hf_ivset_insert(&next, key, &added);
                 if (idx < 0) {
                     err = HF_ERR_NOMEM;
                     goto cleanup;
@@ -269,7 +269,7 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
                 fmpq_div(nv + i * dv + j, nv + i * dv + j, nw + i);
         _fmpq_vec_clear(cv, ccap * dv);
         _fmpq_vec_clear(cw, ccap);
-        hf_bounds_keyset_clear(&cur);
+        hf_ivset_clear(&cur);
         cur = next;
         cw = nw;
         cv = nv;
@@ -285,8 +285,8 @@ hf_err_t hf_bounds_product_head(const hf_target_t *t, long max_atoms, hf_head_t 
     }
     for (long i = 0; i < cur.n; i++)
         order[i] = i;
-    hf_bounds_rows_t o = {cur.keys, d};
-    if (!hf_bounds_sort(order, cur.n, hf_bounds_cmp_rows, &o)) {
+    hf_rows_t o = {cur.keys, d};
+    if (hf_sort(order, cur.n, hf_cmp_rows, &o) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -309,8 +309,8 @@ cleanup:
         _fmpq_vec_clear(cv, ccap * dv);
         _fmpq_vec_clear(cw, ccap);
     }
-    hf_bounds_keyset_clear(&next);
-    hf_bounds_keyset_clear(&cur);
+    hf_ivset_clear(&next);
+    hf_ivset_clear(&cur);
     fmpz_clear(ub);
     fmpq_clear(tmp);
     fmpq_clear(c);

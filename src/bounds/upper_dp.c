@@ -29,16 +29,16 @@
 /* M = sum of the heads hs[nhs] over window positions p..p+w-1 (pos[c] is the position
  * of coordinate coords[c]; each head shifted to minimum 0). *ok = 0 over the cap. */
 static hf_err_t dp_window_sum(const hf_target_t *t, const int *hs, int nhs, const int *coords,
-                              int nc, int p, int w, hf_bounds_keyset_t *M, int *ok)
+                              int nc, int p, int w, hf_ivset_t *M, int *ok)
 {
     hf_err_t err = HF_OK;
     int d = t->d, added;
-    hf_bounds_keyset_t next;
+    hf_ivset_t next;
     int64_t v[HF_D_MAX + 1], lo[HF_D_MAX];
     memset(&next, 0, sizeof next);
-    HF_TRY(hf_bounds_keyset_init(M, w > 0 ? w : 1));
+    HF_TRY(hf_ivset_init(M, w > 0 ? w : 1));
     memset(v, 0, sizeof v);
-    if (hf_bounds_keyset_insert(M, v, &added) < 0)
+    if (hf_ivset_insert(M, v, &added) < 0)
         return HF_ERR_NOMEM;
     for (int k = 0; k < nhs; k++) {
         const hf_head_t *h = t->heads + hs[k];
@@ -48,12 +48,12 @@ static hf_err_t dp_window_sum(const hf_target_t *t, const int *hs, int nhs, cons
                 if (h->keys[a * d + coords[c]] < lo[c])
                     lo[c] = h->keys[a * d + coords[c]];
         }
-        HF_CHECK(err, hf_bounds_keyset_init(&next, w > 0 ? w : 1), cleanup);
+        HF_CHECK(err, hf_ivset_init(&next, w > 0 ? w : 1), cleanup);
         for (long s = 0; s < M->n; s++)
             for (long a = 0; a < h->natoms; a++) {
                 for (int j = 0; j < w; j++)
                     v[j] = M->keys[s * M->b + j] + h->keys[a * d + coords[p + j]] - lo[p + j];
-                if (hf_bounds_keyset_insert(&next, v, &added) < 0) {
+                if (hf_ivset_insert(&next, v, &added) < 0) {
                     err = HF_ERR_NOMEM;
                     goto cleanup;
                 }
@@ -62,12 +62,12 @@ static hf_err_t dp_window_sum(const hf_target_t *t, const int *hs, int nhs, cons
                     goto cleanup;
                 }
             }
-        hf_bounds_keyset_clear(M);
+        hf_ivset_clear(M);
         *M = next;
         memset(&next, 0, sizeof next);
     }
 cleanup:
-    hf_bounds_keyset_clear(&next);
+    hf_ivset_clear(&next);
     return err;
 }
 
@@ -80,7 +80,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
     int *hi = hf_malloc((size_t)(nh ? nh : 1) * sizeof *hi);
     int *hs = hf_malloc((size_t)(nh ? nh : 1) * sizeof *hs);
     hf_bounds_bytemap_t cur, nxt;
-    hf_bounds_keyset_t M;
+    hf_ivset_t M;
     int64_t *pairs = NULL;
     long *order = NULL, cap_pairs = 0, cap_order = 0, work = 0;
     hf_bounds_buf_t key = {0};
@@ -163,8 +163,8 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                         y[j] = (j < wold ? X[x * wold + j] : 0) + M.keys[m * M.b + j];
                     order[x * M.n + m] = x * M.n + m;
                 }
-            hf_bounds_rows_t o = {pairs, win};
-            if (!hf_bounds_sort(order, np, hf_bounds_cmp_rows, &o)) {
+            hf_rows_t o = {pairs, win};
+            if (hf_sort(order, np, hf_cmp_rows, &o) != HF_OK) {
                 err = HF_ERR_NOMEM;
                 goto cleanup;
             }
@@ -175,7 +175,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                 key.n = 0;
                 long r1 = r;
                 for (; r1 < np && pairs[order[r1] * win] == sigma; r1++) {
-                    if (r1 > r && hf_bounds_cmp_rows(&o, order[r1 - 1], order[r1]) == 0)
+                    if (r1 > r && hf_cmp_rows(&o, order[r1 - 1], order[r1]) == 0)
                         continue;
                     HF_CHECK(err,
                              hf_bounds_buf_put(&key, pairs + order[r1] * win + 1,
@@ -191,7 +191,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                 r = r1;
             }
         }
-        hf_bounds_keyset_clear(&M);
+        hf_ivset_clear(&M);
         hf_bounds_bytemap_clear(&cur);
         cur = nxt;
         memset(&nxt, 0, sizeof nxt);
@@ -209,7 +209,7 @@ cleanup:
     hf_bounds_buf_clear(&key);
     free(order);
     free(pairs);
-    hf_bounds_keyset_clear(&M);
+    hf_ivset_clear(&M);
     hf_bounds_bytemap_clear(&nxt);
     hf_bounds_bytemap_clear(&cur);
     free(hs);

@@ -218,8 +218,8 @@ static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz
     }
     for (long i = 0; i < m; i++)
         order[i] = i;
-    hf_bounds_rows_t o = {vecs, n};
-    if (!hf_bounds_sort(order, m, hf_bounds_cmp_rows, &o)) {
+    hf_rows_t o = {vecs, n};
+    if (hf_sort(order, m, hf_cmp_rows, &o) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
@@ -255,7 +255,7 @@ static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz
                 first++;
             if (cmap[first] < 0)
                 continue;
-            if (r > 0 && hf_bounds_cmp_rows(&o, order[r - 1], order[r]) == 0)
+            if (r > 0 && hf_cmp_rows(&o, order[r - 1], order[r]) == 0)
                 continue; /* parallel to the previous one: the same hyperplane */
             for (int j = 0; j < n; j++)
                 if (cmap[j] >= 0)
@@ -412,7 +412,7 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
 {
     hf_err_t err = HF_OK;
     int d = t->d, dv = t->dv;
-    hf_bounds_keyset_t dirs;
+    hf_ivset_t dirs;
     line_group_t *groups = NULL;
     long ng = 0, cap = 0, maxatoms = 1;
     int64_t u[HF_D_MAX];
@@ -438,7 +438,7 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
-    HF_CHECK(err, hf_bounds_keyset_init(&dirs, d), cleanup);
+    HF_CHECK(err, hf_ivset_init(&dirs, d), cleanup);
     for (int k = 0; k < nh; k++) {
         const hf_head_t *h = t->heads + heads[k];
         if (hf_bounds_head_is_constant(h))
@@ -447,22 +447,13 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
             *all_lines = 0;
             goto cleanup;
         }
-        long gi = hf_bounds_keyset_insert(&dirs, u, &added);
+        long gi = hf_ivset_insert(&dirs, u, &added);
         if (gi < 0) {
             err = HF_ERR_NOMEM;
             goto cleanup;
         }
         if (added) {
-            if (ng == cap) {
-                long c = cap ? 2 * cap : 16;
-                line_group_t *p = hf_realloc(groups, (size_t)c * sizeof *p);
-                if (!p) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                groups = p;
-                cap = c;
-            }
+            HF_CHECK(err, HF_GROW(&groups, &cap, ng + 1), cleanup);
             line_group_t *g = groups + ng;
             g->P = hf_malloc((size_t)dv * sizeof *g->P);
             if (!g->P) {
@@ -509,7 +500,7 @@ cleanup:
         fmpq_poly_clear(groups[g].Q);
     }
     free(groups);
-    hf_bounds_keyset_clear(&dirs);
+    hf_ivset_clear(&dirs);
     if (N)
         for (int j = 0; j < dv; j++)
             fmpq_poly_clear(N + j);

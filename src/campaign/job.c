@@ -70,6 +70,7 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
         len = (size_t)snprintf(s, cap, "headfuse job state 1\nentries %ld\n", job->nentries);
     for (long i = 0; e == HF_OK && i < job->nentries; i++) {
         hf_target_t t;
+        hf_target_init_empty(&t);
         if ((e = hf_job_entry_target(job, i, &t)) != HF_OK)
             break;
         char *json = hf_target_to_json(&t), *desc = hf_job_entry_describe(job, i);
@@ -524,6 +525,7 @@ static hf_err_t read_row(state_t *st, long i, hf_result_t *r)
     hf_result_init(r);
     HF_TRY(hf_result_read(path, r));
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(st->job, i, &t));
     char *json = hf_target_to_json(&t);
     hf_target_clear(&t);
@@ -613,6 +615,7 @@ static hf_err_t assemble(state_t *st, const char *out, const char *cmdline, cons
 static hf_err_t entry_search(const hf_job_t *job, long i, char **json, hf_search_opts_t *so)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(job, i, &t));
     *json = hf_target_to_json(&t);
     hf_target_clear(&t);
@@ -765,6 +768,7 @@ static int result_complete(state_t *st, const char *out)
 static hf_err_t check_entry(const hf_job_t *job, long i)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     HF_TRY(hf_job_entry_target(job, i, &t));
     const hf_job_entry_t *je = job->entries + i;
     hf_search_opts_t so = {.span = je->span,
@@ -834,6 +838,7 @@ static hf_err_t run_entry(MPI_Comm comm, state_t *st, long i, const hf_campaign_
     MPI_Comm_size(comm, &size);
     const hf_job_t *job = st->job;
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_err_t te = hf_job_entry_target(job, i, &t);
     /* a rank that cannot build the target must not leave the others searching */
     hf_err_t e = hf_agree_all(comm, te);

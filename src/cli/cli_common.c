@@ -171,8 +171,8 @@ hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
     if (path && family)
         return hf_error(HF_ERR_INPUT, "give a target file or --family, not both");
     if (!path && !family)
-        return hf_error(HF_ERR_INPUT,
-                        "no target: give a JSON file or --family NAME:d=N (wd, chain, multi, wdw)");
+        return hf_error(HF_ERR_INPUT, "no target: give a JSON file or --family NAME:d=N (%s)",
+                        hf_family_list());
     return family ? hf_target_from_family(t, family) : hf_target_load_json(t, path);
 }
 

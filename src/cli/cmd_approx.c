@@ -310,9 +310,10 @@ int cli_cmd_approx(int argc, char **argv)
     char start[32];
     hf_campaign_iso_time(start, sizeof start);
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_approx_result_t res;
     hf_approx_prov_t prov;
-    int have_target = 0, missed = 0;
+    int missed = 0;
     hf_approx_result_init(&res);
     hf_approx_prov_init(&prov);
     char *cmdline = hf_campaign_command_line(argc, argv);
@@ -322,7 +323,6 @@ int cli_cmd_approx(int argc, char **argv)
         MPI_COMM_WORLD, rank == 0 ? hf_campaign_check_output("--out", out, force, NULL) : HF_OK);
     if (e == HF_OK)
         e = cli_load_target(npos ? pos[0] : NULL, family, &t);
-    have_target = e == HF_OK;
     HF_CHECK(e, hf_agree_all(MPI_COMM_WORLD, e), fail);
     o.verbose = !quiet && !json;
     hf_campaign_approx_opts_t ao = {
@@ -349,8 +349,7 @@ fail:
 done:
     hf_approx_prov_clear(&prov);
     hf_approx_result_clear(&res);
-    if (have_target)
-        hf_target_clear(&t);
+    hf_target_clear(&t);
     free(cmdline);
     PetscFinalize();
     free(pargv);

@@ -43,6 +43,7 @@ int cli_cmd_check(int argc, char **argv)
         return 0;
     }
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_fraction_t f;
     hf_exact_t *ex = NULL;
     hf_head_t w;

@@ -36,6 +36,7 @@ static const char *usage_text =
 static int list_job(const char *path, const char *out, int json)
 {
     hf_job_t job;
+    hf_job_init(&job);
     hf_err_t e = hf_job_load(&job, path, out);
     if (e != HF_OK) {
         hf_job_clear(&job);
@@ -115,6 +116,7 @@ int cli_cmd_run(int argc, char **argv)
     cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_job_t job;
+    hf_job_init(&job);
     hf_result_t res;
     hf_result_init(&res);
     char *cmdline = hf_campaign_command_line(argc, argv);

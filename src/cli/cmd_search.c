@@ -67,15 +67,15 @@ int cli_cmd_search(int argc, char **argv)
     cli_mpi_start(&argc, &argv, &rank, &size, start, sizeof start);
 
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_row_t row;
-    int have_target = 0, complete = 0;
+    int complete = 0;
     char *cmdline = hf_campaign_command_line(argc, argv);
 
     hf_err_t e = hf_campaign_check_ranks(size);
     if (e != HF_OK)
         goto fail;
     e = cli_load_target(npos ? pos[0] : NULL, family, &t);
-    have_target = e == HF_OK;
     if (e == HF_OK && !cmdline) /* the shards and the result record the command line */
         e = HF_ERR_NOMEM;
     if ((e = hf_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
@@ -105,8 +105,7 @@ fail:
     /* every rank agreed on e; the rank that holds its message reports it */
     status = cli_fail_mpi(MPI_COMM_WORLD, "search", e);
 done:
-    if (have_target)
-        hf_target_clear(&t);
+    hf_target_clear(&t);
     free(cmdline);
     MPI_Finalize();
     return status;

@@ -71,6 +71,7 @@ int cli_cmd_target(int argc, char **argv)
         return 0;
     }
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_lower_t low;
     hf_head_t product;
     hf_certificate_t cert;

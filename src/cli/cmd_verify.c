@@ -26,6 +26,7 @@ static hf_err_t verify_row(const char *path, const char *lead, const hf_result_t
     const hf_supports_t *s = &r->supports[i];
     char origin[512];
     hf_target_t t;
+    hf_target_init_empty(&t);
     snprintf(origin, sizeof origin, "%s: /rows/%ld/target_json", path, i);
     hf_err_t e = hf_target_from_json_text(&t, r->target_json[i], origin);
     if (e != HF_OK)

@@ -22,6 +22,7 @@
 #include <flint/fmpz_vec.h>
 
 #include "exact/exact_impl.h"
+#include "headfuse/core.h"
 #include "headfuse/exact.h"
 
 const char *hf_reason_name(hf_reason_t r)
@@ -147,22 +148,6 @@ fail:
     return err;
 }
 
-/* Grow an array to hold at least n elements of size sz. */
-static int grow(void *pp, long *cap, long n, size_t sz)
-{
-    if (n <= *cap)
-        return 1;
-    long c = *cap ? *cap : 16;
-    while (c < n)
-        c *= 2;
-    void *p = hf_realloc(*(void **)pp, (size_t)c * sz);
-    if (!p)
-        return 0;
-    *(void **)pp = p;
-    *cap = c;
-    return 1;
-}
-
 /* Make room for m keys, the hash table and the entry list of one call. */
 static hf_err_t workspace_reserve(hf_exact_t *e, long m)
 {
@@ -209,10 +194,10 @@ static hf_err_t workspace_reserve(hf_exact_t *e, long m)
     }
     if (entries > e->ecap) {
         long c = e->ecap, c1 = c, c2 = c;
-        if (!grow(&e->erow, &c, entries, sizeof *e->erow) ||
-            !grow(&e->ecol, &c1, entries, sizeof *e->ecol) ||
-            !grow(&e->eterm, &c2, entries, sizeof *e->eterm))
-            return HF_ERR_NOMEM;
+        /* three arrays of one capacity: each grows alike from the same c */
+        HF_TRY(HF_GROW(&e->erow, &c, entries));
+        HF_TRY(HF_GROW(&e->ecol, &c1, entries));
+        HF_TRY(HF_GROW(&e->eterm, &c2, entries));
         e->ecap = c;
     }
     return HF_OK;

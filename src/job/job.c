@@ -3,6 +3,7 @@
  * target once to check it, and check that the output can be created. The format is
  * documented in docs/jobs.md. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +21,15 @@
 
 #define SWEEP_MAX 4096 /* values in one sweep */
 #define MAX_ATOMS_MAX HF_ATOMS_MAX
-#define FAMILY_K_MIN 2 /* the family module's range for k */
-#define FAMILY_K_MAX 64
 
 /* ------------------------------------------------------------------ context */
 
 /* Canonical names of the family targets already built while loading, by family (index
- * into family_names), d and k (0: not given): a sweep or an alias that repeats a target
+ * hf_family_t), d and k (0: not given): a sweep or an alias that repeats a target
  * builds it once (a 200-byte file of aliased sweeps made the loader build 10^5
  * targets). */
 typedef struct {
-    char *name[4][HF_D_MAX + 1][FAMILY_K_MAX + 1];
+    char *name[HF_NFAMILIES][HF_D_MAX + 1][HF_FAMILY_K_MAX + 1];
 } family_memo_t;
 
 typedef struct {
@@ -114,38 +113,20 @@ static yaml_node_t *get(const ctx_t *c, const yaml_node_t *map, const char *key)
 
 /* ------------------------------------------------------------------ values */
 
-/* Strict decimal integer "[-]digits" into *v; 0 if not one (or absurdly long). */
-static int text_int(const char *s, size_t n, long *v)
-{
-    size_t i = 0;
-    int neg = 0;
-    if (i < n && s[i] == '-') {
-        neg = 1;
-        i++;
-    }
-    if (i == n || n - i > 12)
-        return 0;
-    long x = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        x = x * 10 + (s[i] - '0');
-    }
-    *v = neg ? -x : x;
-    return 1;
-}
-
 static hf_err_t get_int(const ctx_t *c, const yaml_node_t *n, const char *key, long lo, long hi,
                         long *out)
 {
     const char *s = scalar(n);
     if (!s)
         return bad(c, n, key, "must be an integer %ld..%ld, got %s", lo, hi, node_kind(n));
-    if (!text_int(s, strlen(s), out))
+    switch (hf_parse_long(s, -1, lo, hi, out)) {
+    case HF_PARSE_OK:
+        return HF_OK;
+    case HF_PARSE_RANGE:
+        return bad(c, n, key, "must be %ld..%ld, got %s", lo, hi, s);
+    default:
         return bad(c, n, key, "must be an integer %ld..%ld, got '%s'", lo, hi, s);
-    if (*out < lo || *out > hi)
-        return bad(c, n, key, "must be %ld..%ld, got %ld", lo, hi, *out);
-    return HF_OK;
+    }
 }
 
 static hf_err_t get_bool(const ctx_t *c, const yaml_node_t *n, const char *key, int *out)
@@ -226,10 +207,11 @@ static hf_err_t get_sweep(const ctx_t *c, const yaml_node_t *n, const char *key,
     const char *dots = strstr(s, "..");
     long a, b;
     if (!dots) {
-        if (!text_int(s, strlen(s), &a))
+        if (hf_parse_long(s, -1, LONG_MIN, LONG_MAX, &a) != HF_PARSE_OK)
             return bad(c, n, key, "must be %s, got '%s'", expect, s);
         b = a;
-    } else if (!text_int(s, (size_t)(dots - s), &a) || !text_int(dots + 2, strlen(dots + 2), &b)) {
+    } else if (hf_parse_long(s, dots - s, LONG_MIN, LONG_MAX, &a) != HF_PARSE_OK ||
+               hf_parse_long(dots + 2, -1, LONG_MIN, LONG_MAX, &b) != HF_PARSE_OK) {
         return bad(c, n, key, "must be %s, got '%s'", expect, s);
     }
     if (a < lo || b > hi || a > hi || b < lo)
@@ -346,7 +328,7 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
     yaml_node_t *n;
     if ((n = get(c, map, "span"))) {
         snprintf(key, sizeof key, "%s.span", where);
-        HF_TRY(get_sweep(c, n, key, 1, HF_JOB_SPAN_MAX, &s->span));
+        HF_TRY(get_sweep(c, n, key, 1, HF_SPAN_MAX, &s->span));
         s->has_span = 1;
     }
     if ((n = get(c, map, "max_atoms"))) {
@@ -428,6 +410,7 @@ static hf_err_t check_target(const ctx_t *c, const yaml_node_t *n, const char *k
                              const char *family, const char *path, char **name)
 {
     hf_target_t t;
+    hf_target_init_empty(&t);
     hf_err_t e = family ? hf_target_from_family(&t, family) : hf_target_load_json(&t, path);
     if (e != HF_OK) {
         if (e == HF_ERR_NOMEM)
@@ -442,8 +425,13 @@ static hf_err_t check_target(const ctx_t *c, const yaml_node_t *n, const char *k
 
 static const char *const entry_keys[] = {"family",    "target", "d",      "k", "span",
                                          "max_atoms", "prune",  "engine", NULL};
-static const char *const family_names[] = {"wd", "chain", "multi", "wdw", NULL};
 
+/* Entry `index` of the job file (the mapping n) expanded into job->entries: its keys
+ * checked (entry_keys), its settings read over the defaults (an entry's own span sweep,
+ * or a copy of the defaults'; prune and engine resolved together), then exactly one of
+ * `target` (a JSON file, resolved and loaded once to check it; one entry per span) or
+ * `family` (name from the registry, d and k sweeps, every spec built once through the
+ * loader's memo; one entry per d, k and span). Messages name "FILE:LINE: entries[i].KEY". */
 static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, int index,
                            const settings_t *defaults)
 {
@@ -516,15 +504,12 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
     snprintf(key, sizeof key, "%s.family", where);
     if ((e = get_string(c, fam, key, &fname)) != HF_OK)
         goto done;
-    int known = -1;
-    for (int i = 0; family_names[i]; i++)
-        if (!strcmp(fname, family_names[i]))
-            known = i;
+    int known = hf_family_find(fname, strlen(fname));
     if (known < 0) {
-        e = bad(c, fam, key, "unknown family '%s' (known: wd, chain, multi, wdw)", fname);
+        e = bad(c, fam, key, "unknown family '%s' (known: %s)", fname, hf_family_list());
         goto done;
     }
-    int multi = !strcmp(fname, "multi");
+    int multi = hf_family_takes_k((hf_family_t)known);
     if (!dn) {
         snprintf(key, sizeof key, "%s.d", where);
         e = bad(c, n, key, "missing (a family needs d: N, a range LO..HI or a list)");
@@ -538,7 +523,7 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
         e = bad(c, kn, key, "k applies only to the multi family");
         goto done;
     }
-    if (kn && (e = get_sweep(c, kn, key, FAMILY_K_MIN, FAMILY_K_MAX, &ks)) != HF_OK)
+    if (kn && (e = get_sweep(c, kn, key, HF_FAMILY_K_MIN, HF_FAMILY_K_MAX, &ks)) != HF_OK)
         goto done;
     long nk = kn ? ks.n : 1;
     for (long a = 0; a < ds.n && e == HF_OK; a++)
@@ -698,9 +683,14 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
     return p < 0 ? HF_ERR_NOMEM : p ? bad(c, n ? n : root, "output", "%s", why) : HF_OK;
 }
 
-hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output)
+void hf_job_init(hf_job_t *job)
 {
     memset(job, 0, sizeof *job);
+}
+
+hf_err_t hf_job_load(hf_job_t *job, const char *path, const char *output)
+{
+    hf_job_clear(job); /* job is initialised: load replaces what it holds */
     yaml_parser_t parser;
     yaml_document_t doc, extra;
     int have_parser = 0, have_doc = 0, have_extra = 0;
@@ -757,9 +747,9 @@ done:
     if (f)
         fclose(f);
     if (c.memo)
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < HF_NFAMILIES; i++)
             for (int d = 0; d <= HF_D_MAX; d++)
-                for (int k = 0; k <= FAMILY_K_MAX; k++)
+                for (int k = 0; k <= HF_FAMILY_K_MAX; k++)
                     free(c.memo->name[i][d][k]);
     free(c.memo);
     free(c.dir);

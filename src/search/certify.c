@@ -32,10 +32,10 @@
 static hf_err_t edge_is_sigmoid(const hf_target_t *t, const int64_t *v, int *yes)
 {
     hf_target_t lim;
+    hf_target_init_empty(&lim);
     hf_fraction_t f;
     slong e0[HF_D_MAX], e1[HF_D_MAX];
     *yes = 0;
-    memset(&lim, 0, sizeof lim);
     HF_TRY(hf_bounds_limit_target(t, v, &lim));
     hf_err_t err = hf_fraction_from_target(&f, &lim);
     if (err == HF_OK) {

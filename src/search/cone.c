@@ -24,6 +24,7 @@
  * enumerated by Close-by-One (each closed set once, in a tree where children are larger)
  * with the size bound m; a unit is the subtree of one root ray. Every candidate of size m
  * in canonical position goes to the exact test, as in the other engines. */
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,13 +94,10 @@ static long bits_weight(const uint64_t *b, long words, const long *weight)
 
 static uint64_t row_hash(const fmpz *a, long n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (long i = 0; i < n; i++) {
-        uint64_t v = fmpz_fdiv_ui(a + i, UINT64_C(0xFFFFFFFFFFFFFFC5));
-        h = (h ^ v) * 1099511628211ULL;
-        h ^= h >> 29;
-    }
-    return h;
+    uint64_t h = HF_HASH_INIT;
+    for (long i = 0; i < n; i++)
+        h = hf_hash_word(h, fmpz_fdiv_ui(a + i, UINT64_C(0xFFFFFFFFFFFFFFC5)));
+    return hf_hash_mix(h);
 }
 
 /* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)
@@ -661,6 +659,7 @@ static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
             b &= b - 1;
         }
     }
+    assert(k == w->m); /* the support has exactly m box points */
     /* insertion sort: lists are sorted runs, m is modest */
     for (long i = 1; i < k; i++) {
         uint32_t x = cand[i];
@@ -683,6 +682,7 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
     hf_err_t err = HF_OK;
     if (usize == w->m)
         return cbo_emit(w, U);
+    assert(usize < w->m && nb >= 1);
     /* a child adds a ray outside U, so its support is strictly larger */
     uint64_t *U2 = hf_malloc((size_t)words * sizeof *U2);
     long *D = hf_malloc((size_t)(R ? R : 1) * sizeof *D);
@@ -698,6 +698,7 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
         for (long x = 0; x < words; x++)
             U2[x] = U[x] | sj[x];
         long size2 = bits_weight(U2, words, c->weight);
+        assert(size2 > usize); /* ray j lies outside U: its support adds points */
         if (size2 > w->m)
             continue;
         if (++w->closures % 4096 == 0 && w->run->poll && w->run->poll(w->run->poll_ctx)) {
@@ -721,6 +722,7 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
         }
         if (!canonical)
             continue;
+        assert(nd > nb); /* the closure holds B and j */
         for (long i = 0; i < nd; i++)
             w->in[D[i]] = 1;
         err = cbo_rec(w, D, nd, U2, size2, j);

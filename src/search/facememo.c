@@ -28,13 +28,10 @@ void hf_facememo_clear(hf_facememo_t *mm)
 
 static uint64_t memo_hash(int face, long len, const uint32_t *idx)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)face << 32) ^ (uint64_t)len;
-    for (long i = 0; i < len; i++) {
-        h ^= idx[i];
-        h *= 0xbf58476d1ce4e5b9ULL;
-        h ^= h >> 31;
-    }
-    return h | 1; /* 0 marks an empty slot */
+    uint64_t h = hf_hash_word(HF_HASH_INIT, ((uint64_t)face << 32) ^ (uint64_t)len);
+    for (long i = 0; i < len; i++)
+        h = hf_hash_word(h, idx[i]);
+    return hf_hash_mix(h) | 1; /* 0 marks an empty slot */
 }
 
 static long memo_find(const hf_facememo_t *mm, uint64_t h, int face, long len, const uint32_t *idx)
@@ -71,16 +68,7 @@ static hf_err_t memo_room(hf_facememo_t *mm, long len)
         mm->nused = 0;
         mm->npool = 0;
     }
-    if (mm->npool + len > mm->cappool) {
-        long cap = mm->cappool ? 2 * mm->cappool : 4096;
-        while (cap < mm->npool + len)
-            cap *= 2;
-        uint32_t *p = hf_realloc(mm->pool, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        mm->pool = p;
-        mm->cappool = cap;
-    }
+    HF_TRY(HF_GROW(&mm->pool, &mm->cappool, mm->npool + len));
     if (2 * (mm->nused + 1) <= mm->nslots)
         return HF_OK;
     long n = mm->nslots ? 2 * mm->nslots : 1024;

@@ -7,6 +7,7 @@
  * every placement in the box) are found by a recursive search and memoised in FS
  * tables, one per limit target up to T -> alpha T + beta. Candidates of size m are
  * (L_0 in FS_lo, t, L_t in FS_hi at level t, any middle of the right size). */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +48,7 @@ void hf_fs_registry_destroy(hf_fs_registry_t **regp)
 
 static hf_err_t fs_registry_add(hf_fs_registry_t *reg, hf_fs_t *fs)
 {
-    if (reg->n == reg->cap) {
-        long cap = reg->cap ? 2 * reg->cap : 8;
-        hf_fs_t **p = hf_realloc(reg->fs, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        reg->fs = p;
-        reg->cap = cap;
-    }
+    HF_TRY(HF_GROW(&reg->fs, &reg->cap, reg->n + 1));
     reg->fs[reg->n++] = fs;
     return HF_OK;
 }
@@ -93,9 +87,9 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
     int d = s->d;
     int64_t w[HF_D_MAX] = {0};
     hf_target_t lim;
+    hf_target_init_empty(&lim);
     fmpz_t lb;
     hf_fs_t *fs = NULL;
-    int have_lim = 0;
     *out = NULL;
     fmpz_init(lb);
     if (d == 1) {
@@ -115,9 +109,7 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
         goto done;
     }
     w[d - 1] = sign;
-    memset(&lim, 0, sizeof lim);
     HF_CHECK(err, hf_bounds_limit_target(&s->t, w, &lim), fail);
-    have_lim = 1;
     fs = fs_new(d - 1);
     if (!fs) {
         err = HF_ERR_NOMEM;
@@ -145,8 +137,7 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
 fail:
     fs_destroy(fs);
 done:
-    if (have_lim)
-        hf_target_clear(&lim);
+    hf_target_clear(&lim);
     fmpz_clear(lb);
     return err;
 }
@@ -165,16 +156,7 @@ static hf_err_t fs_push(hf_fs_t *fs, long size, const uint32_t *idx)
         fs->size = sz;
         fs->cap = cap;
     }
-    if (fs->nidx + size > fs->capidx) {
-        long cap = fs->capidx ? 2 * fs->capidx : 256;
-        while (cap < fs->nidx + size)
-            cap *= 2;
-        uint32_t *p = hf_realloc(fs->idx, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        fs->idx = p;
-        fs->capidx = cap;
-    }
+    HF_TRY(HF_GROW(&fs->idx, &fs->capidx, fs->nidx + size));
     memcpy(fs->idx + fs->nidx, idx, (size_t)size * sizeof *idx);
     fs->start[fs->n] = fs->nidx;
     fs->size[fs->n] = size;
@@ -366,9 +348,9 @@ hf_err_t hf_search_layered_init(hf_search_t *s)
             for (int side = 0; side < 2; side++) {
                 int64_t w[HF_D_MAX] = {0};
                 hf_target_t lim;
+                hf_target_init_empty(&lim);
                 hf_fraction_t f;
                 w[j] = side ? 1 : -1;
-                memset(&lim, 0, sizeof lim);
                 err = hf_bounds_limit_target(&s->t, w, &lim);
                 if (err == HF_OK) {
                     err = hf_fraction_from_target(&f, &lim);
@@ -394,14 +376,7 @@ done:
 
 static hf_err_t layered_add_block(hf_search_t *s, const hf_block_t *b)
 {
-    if (s->nblocks == s->capblocks) {
-        long cap = s->capblocks ? 2 * s->capblocks : 64;
-        hf_block_t *p = hf_realloc(s->blocks, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        s->blocks = p;
-        s->capblocks = cap;
-    }
+    HF_TRY(HF_GROW(&s->blocks, &s->capblocks, s->nblocks + 1));
     s->blocks[s->nblocks++] = *b;
     return HF_OK;
 }
@@ -605,6 +580,7 @@ static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
     layered_ctx_t *c = vctx;
     hf_search_t *s = c->s;
     long r = c->m - c->nlow;
+    assert(r >= 1 && c->t >= 2); /* middles exist only between two layers */
     uint32_t *mid = s->tmp + 2 * c->m;
     if (c->check0) {
         int ok = 1;
@@ -641,6 +617,7 @@ hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_ru
         uint32_t *low = s->tmp + 2 * m;
         merge2(l0, b->s0, lt, b->t > 0 ? b->st : 0, low);
         long nlow = b->s0 + (b->t > 0 ? b->st : 0);
+        assert(nlow + b->r == m); /* bottom, top and middles make the m points */
         memcpy(l0, low, (size_t)nlow * sizeof *low);
         layered_ctx_t c = {s, m, run, l0, nlow, b->t, 0, 0, 0, 0, 0};
         if (s->d >= 2 && b->t >= 2) {

@@ -2,6 +2,7 @@
  * support (canonical position, coordinate faces, exact test). The two generators
  * (plain.c, layered.c) produce candidates; everything they produce passes through
  * hf_search_candidate, so both modes decide supports the same way. */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,9 @@ hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf
     for (long i = npre; i < r; i++)
         c[i] = lo + (i - npre);
     for (;;) {
+        /* c is an increasing r-subset of 0..n-1 that extends the prefix */
+        assert(r == 0 || (c[0] >= 0 && c[r - 1] < n));
+        assert(npre == 0 || c[npre - 1] == pre[npre - 1]);
         long skip = r - 1;
         HF_TRY(fn(ctx, c, &skip));
         if (skip < npre)
@@ -90,14 +94,7 @@ hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf
 
 hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u)
 {
-    if (s->nunits == s->capunits) {
-        long cap = s->capunits ? 2 * s->capunits : 64;
-        hf_unit_t *p = hf_realloc(s->units, (size_t)cap * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        s->units = p;
-        s->capunits = cap;
-    }
+    HF_TRY(HF_GROW(&s->units, &s->capunits, s->nunits + 1));
     s->units[s->nunits++] = *u;
     return HF_OK;
 }
@@ -250,6 +247,11 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
     if (run->poll && run->nodes % HF_SEARCH_POLL_EVERY == 0 && run->poll(run->poll_ctx))
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
     int d = s->d;
+#ifndef NDEBUG
+    /* every engine hands over m distinct box points in increasing order */
+    for (long i = 0; i < m; i++)
+        assert((long)idx[i] < s->npts && (i == 0 || idx[i - 1] < idx[i]));
+#endif
     uint64_t zero = 0, full = d == 64 ? ~(uint64_t)0 : (((uint64_t)1 << d) - 1);
     if (s->zmask) {
         /* tables: most candidates are decided on the masks alone */
@@ -305,10 +307,11 @@ hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep,
     int d = t->d, dv = t->dv;
     char kept[HF_D_MAX] = {0};
     hf_head_t h;
+    hf_target_t tmp; /* built aside: out keeps its value on failure */
     for (int j = 0; j < dkeep; j++)
         kept[keep[j]] = 1;
-    HF_TRY(hf_target_init(out, t->name, dkeep, dv));
     hf_head_init(&h, dkeep, dv);
+    HF_CHECK(err, hf_target_init(&tmp, t->name, dkeep, dv), fail);
     for (int k = 0; k < t->nheads; k++) {
         const hf_head_t *src = &t->heads[k];
         HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
@@ -325,13 +328,12 @@ hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep,
             for (int j = 0; j < dv; j++)
                 fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
         }
-        HF_CHECK(err, hf_target_add_head(out, &h), fail);
+        HF_CHECK(err, hf_target_add_head(&tmp, &h), fail);
     }
-    hf_head_clear(&h);
-    return HF_OK;
+    hf_target_swap(out, &tmp);
 fail:
     hf_head_clear(&h);
-    hf_target_clear(out);
+    hf_target_clear(&tmp);
     return err;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "headfuse/algebra.h"
+#include "headfuse/core.h"
 #include "headfuse/exact.h"
 #include "headfuse/search.h"
 
@@ -206,8 +207,8 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
                                    hf_fs_registry_t *reg, hf_search_t **out);
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
 /* The target with only the coordinates keep[0..dkeep) (increasing); every head must be
- * flat (one layer) in the others, so each head is the same function of the rest. out is
- * initialised by the call. */
+ * flat (one layer) in the others, so each head is the same function of the rest. out
+ * initialised; replaced on success, kept on failure. */
 hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out);
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
 /* Is the face (2 j + side) made of the n sorted points pts (indices in the d-box, n >= 1)

@@ -40,10 +40,10 @@ static int is_coordinate(const int64_t *w, int d)
 static hf_err_t limit_tester(const hf_target_t *t, const int64_t *w, hf_facetest_t *ft)
 {
     hf_target_t lim;
+    hf_target_init_empty(&lim);
     hf_fraction_t f;
     fmpz_t lb;
     fmpz_init(lb);
-    memset(&lim, 0, sizeof lim);
     hf_err_t err = hf_bounds_limit_target(t, w, &lim);
     if (err == HF_OK) {
         err = hf_fraction_from_target(&f, &lim);
@@ -72,13 +72,13 @@ static hf_err_t count_found(void *ctx, long m, const int64_t *keys, const hf_hea
 /* The limit target along w without the coordinates in which every head is flat: the
  * same function of the others, and the same m* in the same span (a support of the
  * smaller target embeds with those coordinates 0; conversely the face of a support along
- * such a coordinate represents the target and is flat in it). out->d = 0 (nothing
- * allocated) when nothing is left: a constant. */
+ * such a coordinate represents the target and is flat in it). out (initialised) becomes
+ * the empty target (d = 0) when nothing is left: a constant. */
 static hf_err_t limit_flat_dropped(const hf_target_t *t, const int64_t *w, hf_target_t *out)
 {
     hf_target_t lim;
+    hf_target_init_empty(&lim);
     int keep[HF_D_MAX], dk = 0;
-    memset(&lim, 0, sizeof lim);
     HF_TRY(hf_bounds_limit_target(t, w, &lim));
     for (int j = 0; j < lim.d; j++) {
         int flat = 1;
@@ -89,7 +89,7 @@ static hf_err_t limit_flat_dropped(const hf_target_t *t, const int64_t *w, hf_ta
             keep[dk++] = j;
     }
     hf_err_t err = HF_OK;
-    memset(out, 0, sizeof *out); /* d = 0: a constant, nothing allocated */
+    hf_target_clear(out); /* d = 0: a constant, nothing allocated */
     if (dk > 0)
         err = hf_search_target_drop(&lim, keep, dk, out);
     hf_target_clear(&lim);
@@ -121,7 +121,7 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
     hf_fraction_t f;
     int have_f = 0;
     *value = -1;
-    memset(&lim, 0, sizeof lim);
+    hf_target_init_empty(&lim);
     hf_err_t err = limit_flat_dropped(&s->t, w, &lim);
     if (err != HF_OK)
         goto done;

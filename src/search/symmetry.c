@@ -162,14 +162,6 @@ typedef struct {
     ulong *base;     /* T(x_i): NPOINTS x dv */
 } modfilter_t;
 
-static uint64_t splitmix64(uint64_t *st)
-{
-    uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* x mod p of a rational; 0 when its denominator vanishes modulo p. */
 static int fmpq_mod(ulong *r, const fmpq_t q, nmod_t mod)
 {
@@ -259,9 +251,10 @@ static hf_err_t modfilter_init(modfilter_t *mf, const hf_target_t *t, const int8
             }
         }
     }
-    uint64_t st = 0x5eed5eedULL; /* fixed seed: the same group on every rank */
+    hf_rng_t st;
+    hf_rng_seed(&st, 0x5eed5eedULL); /* fixed seed: the same group on every rank */
     for (int i = 0; i < NPOINTS * d; i++) {
-        mf->x[i] = 2 + splitmix64(&st) % (mf->mod.n - 3);
+        mf->x[i] = 2 + hf_rng_next(&st) % (mf->mod.n - 3);
         mf->xinv[i] = n_invmod(mf->x[i], mf->mod.n);
     }
     for (int i = 0; i < NPOINTS && mf->usable; i++) {
@@ -312,6 +305,7 @@ hf_err_t hf_search_group_exact_test(const hf_search_t *s, const int8_t *perm, co
     hf_err_t err = HF_OK;
     int d = s->d;
     hf_target_t tg;
+    hf_target_init_empty(&tg);
     hf_fraction_t fg;
     int64_t k[HF_D_MAX], mn[HF_D_MAX];
     *yes = 0;

@@ -50,123 +50,49 @@ void hf_approx_prov_clear(hf_approx_prov_t *p)
 
 /* ---------------------------------------------------------------- datatypes */
 
-/* One member of a compound type: memory type and file type; strings have a size. */
-typedef struct {
-    const char *name;
-    size_t offset;
-    hid_t mem, file; /* ignored for strings */
-    size_t strsize;  /* > 0: a fixed-size string */
-} member_t;
-
-/* Compound type from members: in memory (file = 0, size = struct size) or packed for
- * the file (little-endian numbers). */
-static hid_t compound_type(const member_t *mb, int n, size_t size, int file)
-{
-    size_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += mb[i].strsize ? mb[i].strsize : H5Tget_size(file ? mb[i].file : mb[i].mem);
-    hid_t ct = H5Tcreate(H5T_COMPOUND, file ? total : size);
-    if (ct < 0)
-        return ct;
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        hid_t t = mb[i].strsize ? hf_h5_fixed_str_type(mb[i].strsize)
-                                : H5Tcopy(file ? mb[i].file : mb[i].mem);
-        herr_t rc = t < 0 ? -1 : H5Tinsert(ct, mb[i].name, file ? off : mb[i].offset, t);
-        if (t >= 0) {
-            off += H5Tget_size(t);
-            H5Tclose(t);
-        }
-        if (rc < 0) {
-            H5Tclose(ct);
-            return H5I_INVALID_HID;
-        }
-    }
-    return ct;
-}
-
 static hid_t table_type(int file)
 {
-    const member_t mb[] = {
-        {"name", offsetof(table_row_t, name), 0, 0, NAME_LEN},
-        {"d", offsetof(table_row_t, d), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
-        {"m", offsetof(table_row_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
-        {"train_mse", offsetof(table_row_t, train_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
-        {"test_mse", offsetof(table_row_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
-        {"restarts", offsetof(table_row_t, restarts), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
-        {"best_restart", offsetof(table_row_t, best_restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
-        {"iterations", offsetof(table_row_t, iterations), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
-        {"converged_reason", offsetof(table_row_t, converged_reason), 0, 0, HF_APPROX_REASON_LEN},
-        {"seconds", offsetof(table_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
-        {"start", offsetof(table_row_t, start), 0, 0, HF_APPROX_WORD_LEN},
-        {"status", offsetof(table_row_t, status), 0, 0, HF_APPROX_WORD_LEN},
+    const hf_h5_member_t mb[] = {
+        {"name", offsetof(table_row_t, name), 0, 0, NAME_LEN, 0},
+        {"d", offsetof(table_row_t, d), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"m", offsetof(table_row_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"train_mse", offsetof(table_row_t, train_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+        {"test_mse", offsetof(table_row_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+        {"restarts", offsetof(table_row_t, restarts), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"best_restart", offsetof(table_row_t, best_restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0,
+         0},
+        {"iterations", offsetof(table_row_t, iterations), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"converged_reason", offsetof(table_row_t, converged_reason), 0, 0, HF_APPROX_REASON_LEN,
+         0},
+        {"seconds", offsetof(table_row_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
+        {"start", offsetof(table_row_t, start), 0, 0, HF_APPROX_WORD_LEN, 0},
+        {"status", offsetof(table_row_t, status), 0, 0, HF_APPROX_WORD_LEN, 0},
     };
-    return compound_type(mb, (int)(sizeof mb / sizeof *mb), sizeof(table_row_t), file);
+    return hf_h5_compound(mb, sizeof mb / sizeof *mb, sizeof(table_row_t), file);
 }
 
 static hid_t restart_type(int file)
 {
-    const member_t mb[] = {
-        {"m", offsetof(hf_approx_restart_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
-        {"restart", offsetof(hf_approx_restart_t, restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0},
-        {"rank", offsetof(hf_approx_restart_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0},
-        {"start", offsetof(hf_approx_restart_t, start), 0, 0, HF_APPROX_WORD_LEN},
+    const hf_h5_member_t mb[] = {
+        {"m", offsetof(hf_approx_restart_t, m), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"restart", offsetof(hf_approx_restart_t, restart), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"rank", offsetof(hf_approx_restart_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
+        {"start", offsetof(hf_approx_restart_t, start), 0, 0, HF_APPROX_WORD_LEN, 0},
         {"train_mse", offsetof(hf_approx_restart_t, train_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE,
+         0, 0},
+        {"test_mse", offsetof(hf_approx_restart_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0,
          0},
-        {"test_mse", offsetof(hf_approx_restart_t, test_mse), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
         {"iterations", offsetof(hf_approx_restart_t, iterations), H5T_NATIVE_INT64, H5T_STD_I64LE,
-         0},
+         0, 0},
         {"converged_reason", offsetof(hf_approx_restart_t, converged_reason), 0, 0,
-         HF_APPROX_REASON_LEN},
-        {"seconds", offsetof(hf_approx_restart_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0},
+         HF_APPROX_REASON_LEN, 0},
+        {"seconds", offsetof(hf_approx_restart_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0,
+         0},
     };
-    return compound_type(mb, (int)(sizeof mb / sizeof *mb), sizeof(hf_approx_restart_t), file);
+    return hf_h5_compound(mb, sizeof mb / sizeof *mb, sizeof(hf_approx_restart_t), file);
 }
 
 /* ---------------------------------------------------------------- writing */
-
-static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    if (space < 0)
-        return -1;
-    hid_t a = HF_H5W(H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT));
-    herr_t rc = a < 0 ? -1 : HF_H5W(H5Awrite(a, mtype, buf));
-    if (a >= 0 && HF_H5W_CLOSE(H5Aclose(a)) < 0)
-        rc = -1;
-    H5Sclose(space);
-    return rc;
-}
-
-static herr_t attr_u64(hid_t obj, const char *name, uint64_t v)
-{
-    return attr_write(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
-}
-
-static herr_t attr_f64(hid_t obj, const char *name, double v)
-{
-    return attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
-}
-
-/* A dataset of rank 1 or 2 written in one go (an empty one when the size is 0). */
-static herr_t dset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                         const hsize_t *dims, const void *buf)
-{
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    if (space < 0)
-        return -1;
-    hid_t ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    herr_t rc = ds < 0 ? -1 : 0;
-    hsize_t n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= dims[i];
-    if (rc == 0 && n > 0)
-        rc = HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
-        rc = -1;
-    H5Sclose(space);
-    return rc;
-}
 
 static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_prov_t *p)
 {
@@ -185,9 +111,10 @@ static herr_t write_root(hid_t f, const hf_approx_result_t *r, const hf_approx_p
         hf_h5_attr_write_i64(f, "samples", r->samples) < 0 ||
         hf_h5_attr_write_i64(f, "test_samples", r->test_samples) < 0 ||
         hf_h5_attr_write_i64(f, "restarts", r->restarts) < 0 ||
-        attr_f64(f, "sigma", r->sigma) < 0 || attr_u64(f, "seed", r->seed) < 0 ||
-        attr_f64(f, "target_rms", r->target_rms) < 0 ||
-        attr_f64(f, "rounding_rms", HF_APPROX_ROUNDING_RMS) < 0 ||
+        hf_h5_attr_write_f64(f, "sigma", r->sigma) < 0 ||
+        hf_h5_attr_write_u64(f, "seed", r->seed) < 0 ||
+        hf_h5_attr_write_f64(f, "target_rms", r->target_rms) < 0 ||
+        hf_h5_attr_write_f64(f, "rounding_rms", HF_APPROX_ROUNDING_RMS) < 0 ||
         hf_h5_attr_write_i64(f, "exact_atoms", r->exact_atoms) < 0 ||
         hf_h5_attr_write_text(f, "exact_source", r->exact_source) < 0 ||
         hf_h5_attr_write_text(f, "tao_type", r->tao_type) < 0)
@@ -213,9 +140,12 @@ static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
         hsize_t kd[2] = {(hsize_t)h->m, (hsize_t)h->d}, bd[1] = {(hsize_t)h->m},
                 vd[2] = {(hsize_t)h->m, (hsize_t)h->dv};
         if (hf_h5_attr_write_i32(hg, "m", h->m) < 0 ||
-            dset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys) < 0 ||
-            dset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) < 0 ||
-            dset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) < 0)
+            hf_h5_dataset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys) <
+                0 ||
+            hf_h5_dataset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) <
+                0 ||
+            hf_h5_dataset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) <
+                0)
             rc = -1;
         if (HF_H5W_CLOSE(H5Gclose(hg)) < 0)
             rc = -1;
@@ -273,7 +203,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     for (int i = 0; i < r->nrows; i++)
         row_to_disk(r, r->rows + i, rows + i);
     hsize_t nr = (hsize_t)r->nrows;
-    if (dset_write(f, "table", tf, tm, 1, &nr, rows) < 0)
+    if (hf_h5_dataset_write(f, "table", tf, tm, 1, &nr, rows) < 0)
         goto fail;
     step = "writing /heads";
     if (write_heads(f, r) < 0)
@@ -282,7 +212,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     rf = restart_type(1);
     rm = restart_type(0);
     hsize_t nl = (hsize_t)r->nlog;
-    if (rf < 0 || rm < 0 || dset_write(f, "restarts", rf, rm, 1, &nl, r->log) < 0)
+    if (rf < 0 || rm < 0 || hf_h5_dataset_write(f, "restarts", rf, rm, 1, &nl, r->log) < 0)
         goto fail;
     step = "closing the file";
     herr_t rc = HF_H5W_CLOSE(H5Fclose(f));
@@ -318,74 +248,6 @@ done:
 }
 
 /* ---------------------------------------------------------------- reading */
-
-/* Read a scalar string attribute (variable or fixed length) into a malloc'd string. */
-static hf_err_t attr_read_str(hid_t obj, const char *name, const char *path, char **out)
-{
-    hf_err_t err = HF_OK;
-    hid_t a = H5I_INVALID_HID, t = H5I_INVALID_HID, mt = H5I_INVALID_HID;
-    *out = NULL;
-    if (H5Aexists(obj, name) <= 0)
-        return hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing", path, name);
-    a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0 || (t = H5Aget_type(a)) < 0 || H5Tget_class(t) != H5T_STRING) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' is not a string", path, name);
-        goto done;
-    }
-    if (H5Tis_variable_str(t) > 0) {
-        char *v = NULL;
-        mt = hf_h5_str_mem_type(t);
-        if (mt < 0 || H5Aread(a, mt, &v) < 0 || !v) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name);
-            goto done;
-        }
-        *out = hf_strdup(v);
-        H5free_memory(v);
-    } else {
-        size_t n = H5Tget_size(t);
-        char *buf = hf_calloc(n + 1, 1);
-        mt = hf_h5_str_mem_type(t);
-        if (!buf || mt < 0 || H5Aread(a, mt, buf) < 0) {
-            free(buf);
-            err = buf ? hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' unreadable", path, name)
-                      : HF_ERR_NOMEM;
-            goto done;
-        }
-        *out = buf;
-    }
-    if (!*out && err == HF_OK)
-        err = HF_ERR_NOMEM;
-done:
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return err;
-}
-
-/* Read a scalar numeric attribute converted to mtype. */
-static hf_err_t attr_read_num(hid_t obj, const char *name, const char *path, hid_t mtype,
-                              H5T_class_t cls, void *out)
-{
-    hf_err_t err = HF_OK;
-    if (H5Aexists(obj, name) <= 0)
-        return hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing", path, name);
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
-    hid_t s = a < 0 ? -1 : H5Aget_space(a);
-    if (a < 0 || t < 0 || s < 0 || H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(s) != 1 ||
-        H5Aread(a, mtype, out) < 0)
-        err =
-            hf_error(HF_ERR_CORRUPT, "%s: attribute '%s' missing or of the wrong type", path, name);
-    if (s >= 0)
-        H5Sclose(s);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return err;
-}
 
 /* Open dataset `name` of loc with the given rank; dims receives its shape. */
 static hf_err_t dset_open(hid_t loc, const char *name, const char *path, const char *where,
@@ -437,7 +299,7 @@ static hf_err_t read_root(hid_t f, const char *path, hf_approx_result_t *r, hf_a
     char *format = NULL, *exact_source = NULL, *tao_type = NULL;
     int32_t i32;
     hf_err_t err;
-    HF_CHECK(err, attr_read_str(f, "format", path, &format), done);
+    HF_CHECK(err, hf_h5_attr_read_str(f, "format", path, "/", &format), done);
     if (strcmp(format, HF_APPROX_FORMAT) != 0) {
         err = hf_error(HF_ERR_CORRUPT, "%s: format '%s' is not %s", path, format, HF_APPROX_FORMAT);
         goto done;
@@ -457,28 +319,43 @@ static hf_err_t read_root(hid_t f, const char *path, hf_approx_result_t *r, hf_a
              {"exact_source", &exact_source},
              {"tao_type", &tao_type}};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-        HF_CHECK(err, attr_read_str(f, s[i].name, path, s[i].dst), done);
+        HF_CHECK(err, hf_h5_attr_read_str(f, s[i].name, path, "/", s[i].dst), done);
     snprintf(r->exact_source, sizeof r->exact_source, "%s", exact_source);
     snprintf(r->tao_type, sizeof r->tao_type, "%s", tao_type);
     int64_t samples, test_samples, restarts, exact_atoms;
-    HF_CHECK(err, attr_read_num(f, "ranks", path, H5T_NATIVE_INT32, H5T_INTEGER, &p->ranks), done);
-    HF_CHECK(err, attr_read_num(f, "d", path, H5T_NATIVE_INT32, H5T_INTEGER, &i32), done);
+    HF_CHECK(err,
+             hf_h5_attr_read_num(f, "ranks", path, "/", H5T_INTEGER, H5T_NATIVE_INT32, &p->ranks),
+             done);
+    HF_CHECK(err, hf_h5_attr_read_num(f, "d", path, "/", H5T_INTEGER, H5T_NATIVE_INT32, &i32),
+             done);
     r->d = i32;
-    HF_CHECK(err, attr_read_num(f, "dv", path, H5T_NATIVE_INT32, H5T_INTEGER, &i32), done);
+    HF_CHECK(err, hf_h5_attr_read_num(f, "dv", path, "/", H5T_INTEGER, H5T_NATIVE_INT32, &i32),
+             done);
     r->dv = i32;
-    HF_CHECK(err, attr_read_num(f, "samples", path, H5T_NATIVE_INT64, H5T_INTEGER, &samples), done);
     HF_CHECK(err,
-             attr_read_num(f, "test_samples", path, H5T_NATIVE_INT64, H5T_INTEGER, &test_samples),
-             done);
-    HF_CHECK(err, attr_read_num(f, "restarts", path, H5T_NATIVE_INT64, H5T_INTEGER, &restarts),
+             hf_h5_attr_read_num(f, "samples", path, "/", H5T_INTEGER, H5T_NATIVE_INT64, &samples),
              done);
     HF_CHECK(err,
-             attr_read_num(f, "exact_atoms", path, H5T_NATIVE_INT64, H5T_INTEGER, &exact_atoms),
+             hf_h5_attr_read_num(f, "test_samples", path, "/", H5T_INTEGER, H5T_NATIVE_INT64,
+                                 &test_samples),
              done);
-    HF_CHECK(err, attr_read_num(f, "seed", path, H5T_NATIVE_UINT64, H5T_INTEGER, &r->seed), done);
-    HF_CHECK(err, attr_read_num(f, "sigma", path, H5T_NATIVE_DOUBLE, H5T_FLOAT, &r->sigma), done);
+    HF_CHECK(
+        err,
+        hf_h5_attr_read_num(f, "restarts", path, "/", H5T_INTEGER, H5T_NATIVE_INT64, &restarts),
+        done);
     HF_CHECK(err,
-             attr_read_num(f, "target_rms", path, H5T_NATIVE_DOUBLE, H5T_FLOAT, &r->target_rms),
+             hf_h5_attr_read_num(f, "exact_atoms", path, "/", H5T_INTEGER, H5T_NATIVE_INT64,
+                                 &exact_atoms),
+             done);
+    HF_CHECK(err,
+             hf_h5_attr_read_num(f, "seed", path, "/", H5T_INTEGER, H5T_NATIVE_UINT64, &r->seed),
+             done);
+    HF_CHECK(err,
+             hf_h5_attr_read_num(f, "sigma", path, "/", H5T_FLOAT, H5T_NATIVE_DOUBLE, &r->sigma),
+             done);
+    HF_CHECK(err,
+             hf_h5_attr_read_num(f, "target_rms", path, "/", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                 &r->target_rms),
              done);
     r->samples = samples;
     r->test_samples = test_samples;
@@ -703,7 +580,8 @@ static int detect(const char *path)
         /* keep the caller's last error message: detection is not a failure */
         char saved[1024], *format = NULL;
         snprintf(saved, sizeof saved, "%s", hf_error_msg());
-        if (H5Aexists(f, "format") > 0 && attr_read_str(f, "format", path, &format) == HF_OK)
+        if (H5Aexists(f, "format") > 0 &&
+            hf_h5_attr_read_str(f, "format", path, "/", &format) == HF_OK)
             yes = strcmp(format, HF_APPROX_FORMAT) == 0;
         free(format);
         hf_error(HF_OK, "%s", saved);

@@ -266,22 +266,14 @@ hid_t hf_h5_str_mem_type(hid_t file_type)
     return t;
 }
 
-/* One member of a compound type being built. type < 0 marks the end of a list. */
-typedef struct {
-    const char *name;
-    size_t offset;
-    hid_t mem, file; /* predefined types, or string sizes via strlen */
-    size_t strlen;   /* > 0: fixed-length string of this size */
-    int vstr;        /* variable-length string */
-} member_t;
-
-/* Build a compound of `size` bytes from members; file types are packed. */
-static hid_t build_compound(const member_t *mem, size_t nmem, size_t size, int file)
+hid_t hf_h5_compound(const hf_h5_member_t *mem, size_t nmem, size_t size, int file)
 {
     size_t total = 0;
     hid_t types[16];
     hid_t ct = H5I_INVALID_HID;
     size_t made = 0;
+    if (nmem > sizeof types / sizeof *types)
+        return H5I_INVALID_HID;
     for (size_t i = 0; i < nmem; i++, made++) {
         if (mem[i].strlen)
             types[i] = hf_h5_fixed_str_type(mem[i].strlen);
@@ -316,7 +308,7 @@ done:
 
 hid_t hf_h5_row_type(int file)
 {
-    const member_t m[] = {
+    const hf_h5_member_t m[] = {
         {"name", offsetof(hf_row_t, name), 0, 0, HF_NAME_LEN, 0},
         {"d", offsetof(hf_row_t, d), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"span", offsetof(hf_row_t, span), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
@@ -334,7 +326,7 @@ hid_t hf_h5_row_type(int file)
         {"engine", offsetof(hf_row_t, engine), 0, 0, HF_ENGINE_LEN, 0},
         {"lb_rule", offsetof(hf_row_t, lb_rule), 0, 0, HF_RULE_LEN, 0},
     };
-    return build_compound(m, NMEM(m), sizeof(hf_row_t), file);
+    return hf_h5_compound(m, NMEM(m), sizeof(hf_row_t), file);
 }
 
 hid_t hf_h5_row_type_v1(int file)
@@ -369,7 +361,7 @@ hid_t hf_h5_row_type_v1(int file)
 
 hid_t hf_h5_unit_type(int file)
 {
-    const member_t m[] = {
+    const hf_h5_member_t m[] = {
         {"row", offsetof(hf_unit_record_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"rank", offsetof(hf_unit_record_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"m", offsetof(hf_unit_record_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
@@ -378,12 +370,12 @@ hid_t hf_h5_unit_type(int file)
         {"found", offsetof(hf_unit_record_t, found), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"seconds", offsetof(hf_unit_record_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
     };
-    return build_compound(m, NMEM(m), sizeof(hf_unit_record_t), file);
+    return hf_h5_compound(m, NMEM(m), sizeof(hf_unit_record_t), file);
 }
 
 hid_t hf_h5_found_type(int file)
 {
-    const member_t m[] = {
+    const hf_h5_member_t m[] = {
         {"row", offsetof(hf_found_mem_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"m", offsetof(hf_found_mem_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"unit", offsetof(hf_found_mem_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
@@ -391,12 +383,12 @@ hid_t hf_h5_found_type(int file)
         {"length", offsetof(hf_found_mem_t, length), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"checksum", offsetof(hf_found_mem_t, checksum), H5T_NATIVE_UINT32, H5T_STD_U32LE, 0, 0},
     };
-    return build_compound(m, NMEM(m), sizeof(hf_found_mem_t), file);
+    return hf_h5_compound(m, NMEM(m), sizeof(hf_found_mem_t), file);
 }
 
 /* ---- attributes ---- */
 
-static herr_t attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf)
+herr_t hf_h5_attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf)
 {
     herr_t rc = -1;
     hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
@@ -422,7 +414,7 @@ herr_t hf_h5_attr_write_str(hid_t obj, const char *name, const char *value)
     if (t < 0)
         return -1;
     const char *v = value ? value : "";
-    herr_t rc = attr_write(obj, name, t, t, &v);
+    herr_t rc = hf_h5_attr_write(obj, name, t, t, &v);
     H5Tclose(t);
     return rc;
 }
@@ -437,7 +429,7 @@ herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value
     hid_t t = hf_h5_fixed_str_type(strlen(v) + 1);
     if (t < 0)
         return -1;
-    herr_t rc = H5Tset_cset(t, cset) < 0 ? -1 : attr_write(obj, name, t, t, v);
+    herr_t rc = H5Tset_cset(t, cset) < 0 ? -1 : hf_h5_attr_write(obj, name, t, t, v);
     H5Tclose(t);
     return rc;
 }
@@ -451,12 +443,43 @@ herr_t hf_h5_attr_write_text(hid_t obj, const char *name, const char *value)
 
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value)
 {
-    return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+    return hf_h5_attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
 herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value)
 {
-    return attr_write(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &value);
+    return hf_h5_attr_write(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &value);
+}
+
+herr_t hf_h5_attr_write_u64(hid_t obj, const char *name, uint64_t value)
+{
+    return hf_h5_attr_write(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
+herr_t hf_h5_attr_write_f64(hid_t obj, const char *name, double value)
+{
+    return hf_h5_attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+/* ---- datasets ---- */
+
+herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                           const hsize_t *dims, const void *buf)
+{
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    if (space < 0)
+        return -1;
+    hid_t ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    herr_t rc = ds < 0 ? -1 : 0;
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    if (rc == 0 && n > 0)
+        rc = HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
+        rc = -1;
+    H5Sclose(space);
+    return rc;
 }
 
 /* Open attribute `name` of obj, checking it exists and is a scalar (or a single
@@ -553,6 +576,19 @@ hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, cons
 done:
     if (mtype >= 0)
         H5Tclose(mtype);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return err;
+}
+
+hf_err_t hf_h5_attr_read_num(hid_t obj, const char *name, const char *path, const char *where,
+                             H5T_class_t cls, hid_t mtype, void *out)
+{
+    hid_t attr, type;
+    HF_TRY(attr_open(obj, name, cls, path, where, &attr, &type));
+    hf_err_t err = HF_OK;
+    if (H5Aread(attr, mtype, out) < 0)
+        err = hf_error(HF_ERR_CORRUPT, "%s: %s: attribute '%s' unreadable", path, where, name);
     H5Tclose(type);
     H5Aclose(attr);
     return err;
@@ -659,22 +695,4 @@ uint32_t hf_store_checksum(const char *s, size_t n)
         h *= 16777619u;
     }
     return h;
-}
-
-int hf_store_rational_syntax_ok(const char *s)
-{
-    if (*s == '-')
-        s++;
-    if (!(*s >= '0' && *s <= '9'))
-        return 0;
-    while (*s >= '0' && *s <= '9')
-        s++;
-    if (*s == '/') {
-        s++;
-        if (!(*s >= '0' && *s <= '9'))
-            return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == '\0';
 }

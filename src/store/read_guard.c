@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "headfuse/core.h"
 #include "store_impl.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -64,9 +65,8 @@ static unsigned time_limit(off_t bytes)
 {
     const char *e = getenv("HEADFUSE_READ_TIMEOUT");
     if (e && *e) {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end == '\0' && v >= 0 && v < 1000000)
+        long v;
+        if (hf_parse_long(e, -1, 0, 999999, &v) == HF_PARSE_OK)
             return (unsigned)v;
     }
     return 60u + (unsigned)(bytes >> 20);

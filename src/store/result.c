@@ -524,14 +524,14 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
             if (strlen(s->weights[j]) >= RESULT_STR_MAX)
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a weight of %zu bytes", path, i,
                                 strlen(s->weights[j]));
-            else if (!hf_store_rational_syntax_ok(s->weights[j]))
+            else if (!hf_rational_syntax_ok(s->weights[j]))
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: weight '%s' is not a rational", path,
                                 i, s->weights[j]);
         for (long j = 0; j < s->n * mm * s->dv; j++)
             if (strlen(s->values[j]) >= RESULT_STR_MAX)
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a value of %zu bytes", path, i,
                                 strlen(s->values[j]));
-            else if (!hf_store_rational_syntax_ok(s->values[j]))
+            else if (!hf_rational_syntax_ok(s->values[j]))
                 return hf_error(HF_ERR_INTERNAL, "%s: row %ld: value '%s' is not a rational", path,
                                 i, s->values[j]);
     }
@@ -804,7 +804,7 @@ static hf_err_t read_str_dataset(hid_t g, const char *name, int rank, const hsiz
             memcpy(copy[i], e, len);
             copy[i][len] = '\0';
         }
-        if (!e || !hf_store_rational_syntax_ok(copy[i])) {
+        if (!e || !hf_rational_syntax_ok(copy[i])) {
             err = hf_error(HF_ERR_CORRUPT, "%s: %s: element %zu is not a rational '[-]p[/q]'", path,
                            where, i);
             goto done;

@@ -491,6 +491,13 @@ done:
     return err;
 }
 
+/* Read one shard whole into out (cleared on error): check the format and the job
+ * fingerprint (a shard of another search is HF_ERR_INPUT, naming what it holds), read
+ * the /units, /found and /text logs, drop never-written records a kill left at the end
+ * of /units, refuse any other invalid unit record, and keep the found records of
+ * completed units only, each checked against the text's bounds and its checksum
+ * (records of units in flight may be partial and are dropped unread). Runs inside the
+ * read guard (hf_shard_read). */
 static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
     hf_h5_quiet_t q;

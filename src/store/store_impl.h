@@ -97,6 +97,20 @@ void hf_h5_read_guard_enable(int on);
  * units are all on disk already; the process is then ending with the write error. */
 void hf_h5_abandon(void);
 
+/* One member of a compound type being built: its name, offset in the memory struct,
+ * and memory and file types (predefined), or a string (strlen or vstr). */
+typedef struct {
+    const char *name;
+    size_t offset;
+    hid_t mem, file;
+    size_t strlen; /* > 0: fixed-length string of this size */
+    int vstr;      /* variable-length string */
+} hf_h5_member_t;
+
+/* Compound of `size` bytes (the memory struct) from nmem members; file != 0: the packed
+ * file type instead. Caller closes; H5I_INVALID_HID on failure. */
+hid_t hf_h5_compound(const hf_h5_member_t *mem, size_t nmem, size_t size, int file);
+
 /* Compound datatypes of hf_row_t, hf_unit_record_t and shard found records.
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
@@ -153,10 +167,21 @@ herr_t hf_h5_attr_write_fixed_str(hid_t obj, const char *name, const char *value
 herr_t hf_h5_attr_write_text(hid_t obj, const char *name, const char *value);
 herr_t hf_h5_attr_write_i64(hid_t obj, const char *name, int64_t value);
 herr_t hf_h5_attr_write_i32(hid_t obj, const char *name, int32_t value);
+herr_t hf_h5_attr_write_u64(hid_t obj, const char *name, uint64_t value);
+herr_t hf_h5_attr_write_f64(hid_t obj, const char *name, double value);
+/* A scalar attribute of file type ftype from buf of memory type mtype (replaced if it
+ * exists). */
+herr_t hf_h5_attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf);
+/* A dataset of rank 1 or 2 written in one go (an empty one when a dimension is 0). */
+herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                           const hsize_t *dims, const void *buf);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
                              char **out);
 hf_err_t hf_h5_attr_read_i64(hid_t obj, const char *name, const char *path, const char *where,
                              int64_t *out);
+/* A scalar attribute of class cls (H5T_INTEGER, H5T_FLOAT) read as memory type mtype. */
+hf_err_t hf_h5_attr_read_num(hid_t obj, const char *name, const char *path, const char *where,
+                             H5T_class_t cls, hid_t mtype, void *out);
 
 /* Check that a dataset has the given rank and return its dims (at most 3). */
 hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *where, hsize_t *dims);
@@ -168,9 +193,6 @@ hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path,
 /* 32-bit FNV-1a of n bytes: a found record's text is checked as a whole, beyond
  * the per-chunk Fletcher32 of the datasets holding it. */
 uint32_t hf_store_checksum(const char *s, size_t n);
-
-/* Strict "[-]digits[/digits]" syntax check of a rational written as text. */
-int hf_store_rational_syntax_ok(const char *s);
 
 /* Test hook: write the buffered found records WITHOUT a completion record and
  * flush, as if the process was killed between the two flushes. */

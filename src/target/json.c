@@ -84,7 +84,11 @@ static void real_hint(double x, char *shown, size_t nshown, char *hint, size_t n
     digits[nd] = '\0';
     if (*p != 'e')
         return;
-    long e = strtol(p + 1, NULL, 10) - (nd - 1);
+    long e;
+    /* %e writes the exponent as [+-]digits; the parser takes no '+' */
+    if (hf_parse_long(p + 1 + (p[1] == '+'), -1, -400, 400, &e) != HF_PARSE_OK)
+        return;
+    e -= nd - 1;
     if (e > 30 || e < -30)
         return;
     fmpq_t r;
@@ -252,8 +256,8 @@ cleanup:
     return err;
 }
 
-/* Parse len bytes of JSON text into t (zeroed first). default_name is used when the
- * document has no "name". */
+/* Parse len bytes of JSON text into t (uninitialised: set up here; zeroed again on
+ * error). default_name is used when the document has no "name". */
 static hf_err_t parse_target(hf_target_t *t, const char *text, size_t len, const char *origin,
                              const char *default_name)
 {
@@ -330,11 +334,14 @@ hf_err_t hf_target_from_json_text(hf_target_t *t, const char *text, const char *
 {
     if (!origin)
         origin = "(json text)";
-    if (!text) {
-        memset(t, 0, sizeof *t);
+    if (!text)
         return hf_error(HF_ERR_INPUT, "%s: no JSON text", origin);
-    }
-    return parse_target(t, text, strlen(text), origin, "target");
+    hf_target_t tmp;
+    hf_err_t err = parse_target(&tmp, text, strlen(text), origin, "target");
+    if (err == HF_OK)
+        hf_target_swap(t, &tmp);
+    hf_target_clear(&tmp);
+    return err;
 }
 
 /* Read a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
@@ -380,7 +387,8 @@ hf_err_t hf_target_load_json(hf_target_t *t, const char *path)
 {
     char *text = NULL, *name = NULL;
     size_t len = 0;
-    memset(t, 0, sizeof *t);
+    hf_target_t tmp;
+    hf_target_init_empty(&tmp);
     hf_err_t err = read_file(path, &text, &len);
     if (err != HF_OK)
         return err;
@@ -395,8 +403,11 @@ hf_err_t hf_target_load_json(hf_target_t *t, const char *path)
     size_t nl = strlen(name);
     if (nl > 5 && !strcmp(name + nl - 5, ".json"))
         name[nl - 5] = '\0';
-    err = parse_target(t, text, len, path, *name ? name : "target");
+    err = parse_target(&tmp, text, len, path, *name ? name : "target");
+    if (err == HF_OK)
+        hf_target_swap(t, &tmp);
 cleanup:
+    hf_target_clear(&tmp);
     free(name);
     free(text);
     return err;

@@ -1,26 +1,9 @@
 /* The key-set option ("0,0;1,0;0,1"): keys separated by ';', coordinates by ','. Keys
  * are numbered from 1 in messages, as a user counts them on the command line. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "headfuse/target.h"
-
-/* qsort context: the key array and its dimension (qsort has no user pointer). */
-static const int64_t *sort_keys;
-static int sort_d;
-
-/* Order key indices by key (lexicographic), then by index, so the first of equal keys
- * comes first. */
-static int cmp_key_index(const void *a, const void *b)
-{
-    long i = *(const long *)a, j = *(const long *)b;
-    const int64_t *ki = sort_keys + i * sort_d, *kj = sort_keys + j * sort_d;
-    for (int c = 0; c < sort_d; c++)
-        if (ki[c] != kj[c])
-            return ki[c] < kj[c] ? -1 : 1;
-    return (i > j) - (i < j);
-}
 
 static int is_blank(char c)
 {
@@ -35,33 +18,18 @@ static hf_err_t parse_coord(const char *s, const char *e, const char *origin, lo
         s++;
     while (e > s && is_blank(e[-1]))
         e--;
-    const char *p = s;
-    int neg = 0;
-    if (p < e && *p == '-') {
-        neg = 1;
-        p++;
-    }
-    int too_big = 0;
-    int64_t v = 0;
-    if (p == e)
-        goto not_integer;
-    for (; p < e; p++) {
-        if (!isdigit((unsigned char)*p))
-            goto not_integer;
-        v = v * 10 + (*p - '0');
-        if (v > HF_KEY_MAX) {
-            too_big = 1;
-            v = HF_KEY_MAX + 1; /* stays small: no overflow on long inputs */
-        }
-    }
-    if (too_big)
+    long v;
+    switch (hf_parse_long(s, e - s, -HF_KEY_MAX, HF_KEY_MAX, &v)) {
+    case HF_PARSE_OK:
+        *out = v;
+        return HF_OK;
+    case HF_PARSE_RANGE:
         return hf_error(HF_ERR_INPUT, "%s: key %ld, coordinate %d: '%.*s' is outside -%d..%d",
                         origin, key, c, (int)(e - s), s, HF_KEY_MAX, HF_KEY_MAX);
-    *out = neg ? -v : v;
-    return HF_OK;
-not_integer:
-    return hf_error(HF_ERR_INPUT, "%s: key %ld, coordinate %d: '%.*s' is not an integer", origin,
-                    key, c, (int)(e - s), s);
+    default:
+        return hf_error(HF_ERR_INPUT, "%s: key %ld, coordinate %d: '%.*s' is not an integer",
+                        origin, key, c, (int)(e - s), s);
+    }
 }
 
 hf_err_t hf_keys_parse(const char *text, int d, const char *origin, int64_t **keys, long *m)
@@ -132,9 +100,9 @@ hf_err_t hf_keys_parse(const char *text, int d, const char *origin, int64_t **ke
     }
     for (long i = 0; i < n; i++)
         order[i] = i;
-    sort_keys = out;
-    sort_d = d;
-    qsort(order, (size_t)n, sizeof *order, cmp_key_index);
+    /* by key; the sort is stable, so equal keys stay in index order */
+    hf_rows_t rows = {out, d};
+    HF_CHECK(err, hf_sort(order, n, hf_cmp_rows, &rows), cleanup);
     long rep = -1, first = -1, group = 0;
     for (long r = 1; r < n; r++) {
         if (memcmp(out + order[r] * d, out + order[r - 1] * d, (size_t)d * sizeof *out)) {

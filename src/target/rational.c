@@ -30,6 +30,38 @@ static hf_err_t set_digits(fmpz_t z, const char *s, size_t n)
     return bad ? hf_error(HF_ERR_INTERNAL, "fmpz_set_str rejected a digit string") : HF_OK;
 }
 
+/* The shape "[-]digits[/digits]" of the whole of s: the numerator's digits at *num (n of
+ * them), the denominator's at *den (nden; NULL when there is no '/'). 0 if s has
+ * another shape. */
+static int rational_shape(const char *s, const char **num, size_t *nnum, const char **den,
+                          size_t *nden)
+{
+    const char *p = s + (*s == '-');
+    *num = p;
+    *nnum = digit_run(p);
+    *den = NULL;
+    *nden = 0;
+    if (*nnum > 0 && p[*nnum] == '/') {
+        *den = p + *nnum + 1;
+        *nden = digit_run(*den);
+    }
+    const char *end = *den ? *den + *nden : p + *nnum;
+    return *nnum > 0 && !(*den && *nden == 0) && *end == '\0';
+}
+
+/* 1 if the n digits at s are all zeros. */
+static int all_zeros(const char *s, size_t n)
+{
+    return strspn(s, "0") >= n;
+}
+
+int hf_rational_syntax_ok(const char *s)
+{
+    const char *num, *den;
+    size_t nnum, nden;
+    return s && rational_shape(s, &num, &nnum, &den, &nden) && !(den && all_zeros(den, nden));
+}
+
 hf_err_t hf_rational_parse(fmpq_t out, const char *s)
 {
     if (!s)
@@ -37,21 +69,10 @@ hf_err_t hf_rational_parse(fmpq_t out, const char *s)
     if (!*s)
         return hf_error(HF_ERR_INPUT, "empty string is not a rational (expected p or p/q)");
     /* Validate the whole string before converting: FLINT/GMP would accept spaces. */
-    const char *p = s;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    size_t nnum = digit_run(p);
-    const char *den = NULL;
-    size_t nden = 0;
-    if (nnum > 0 && p[nnum] == '/') {
-        den = p + nnum + 1;
-        nden = digit_run(den);
-    }
-    const char *end = den ? den + nden : p + nnum;
-    if (nnum == 0 || (den && nden == 0) || *end != '\0')
+    const char *p, *den;
+    size_t nnum, nden;
+    int neg = *s == '-';
+    if (!rational_shape(s, &p, &nnum, &den, &nden))
         return hf_error(HF_ERR_INPUT,
                         "'%.60s%s' is not a rational: expected p or p/q with integers written "
                         "[-]digits, q positive, no spaces",

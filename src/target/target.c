@@ -22,6 +22,18 @@ hf_err_t hf_target_init(hf_target_t *t, const char *name, int d, int dv)
     return HF_OK;
 }
 
+void hf_target_init_empty(hf_target_t *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void hf_target_swap(hf_target_t *a, hf_target_t *b)
+{
+    hf_target_t x = *a;
+    *a = *b;
+    *b = x;
+}
+
 void hf_target_clear(hf_target_t *t)
 {
     if (!t)
@@ -36,11 +48,13 @@ void hf_target_clear(hf_target_t *t)
 
 hf_err_t hf_target_copy(hf_target_t *dst, const hf_target_t *src)
 {
-    hf_err_t err = hf_target_init(dst, src->name, src->d, src->dv);
+    hf_target_t tmp; /* built aside: dst keeps its value on failure, and dst == src works */
+    hf_err_t err = hf_target_init(&tmp, src->name, src->d, src->dv);
     for (int i = 0; err == HF_OK && i < src->nheads; i++)
-        err = hf_target_add_head(dst, src->heads + i);
-    if (err != HF_OK)
-        hf_target_clear(dst);
+        err = hf_target_add_head(&tmp, src->heads + i);
+    if (err == HF_OK)
+        hf_target_swap(dst, &tmp);
+    hf_target_clear(&tmp);
     return err;
 }
 

@@ -10,6 +10,7 @@
 
 #include <flint/fmpz_mpoly.h>
 
+#include "headfuse/core.h"
 #include "headfuse/verify.h"
 
 /* Polynomials of one head with integer coefficients: D = L sum c_i x^(k_i - s) and
@@ -223,21 +224,6 @@ done:
     return err;
 }
 
-/* splitmix64: a tiny, well-mixed generator whose output is fixed by the seed alone. */
-static uint64_t verify_splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1): 53 random bits, never exactly 0 (log is taken). */
-static double verify_uniform(uint64_t *s)
-{
-    return ((double)(verify_splitmix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
 double hf_verify_numeric(const hf_target_t *t, const hf_head_t *h, int n, double sigma,
                          uint64_t seed)
 {
@@ -246,11 +232,12 @@ double hf_verify_numeric(const hf_target_t *t, const hf_head_t *h, int n, double
     int d = t->d, dv = t->dv;
     double q[HF_D_MAX], fh[HF_DV_MAX], ft[HF_DV_MAX], part[HF_DV_MAX];
     double worst = 0;
-    uint64_t s = seed;
+    hf_rng_t s; /* core's generator: its uniforms are never 0, so log is safe */
+    hf_rng_seed(&s, seed);
     for (int r = 0; r < n; r++) {
         /* Box-Muller, one normal per pair of uniforms (simple and reproducible) */
         for (int j = 0; j < d; j++) {
-            double u1 = verify_uniform(&s), u2 = verify_uniform(&s);
+            double u1 = hf_rng_uniform(&s), u2 = hf_rng_uniform(&s);
             q[j] = sigma * sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
         }
         hf_head_eval(h, q, fh);

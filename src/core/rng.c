@@ -1,19 +1,12 @@
-/* The seeded generator of the approximation module: splitmix64 for bits, Box-Muller for
- * normals, and a mixer that derives independent stream seeds from (seed, m, restart).
- * Written out here so the samples and starts are the same on every machine. */
+/* The one seeded generator (approx samples and starts, verify's random points, the
+ * symmetry filter's points): splitmix64 for bits, Box-Muller for normals, and a mixer
+ * that derives independent stream seeds from (seed, m, restart). Written out here so
+ * the sequences are the same on every machine. */
 #include <math.h>
 
-#include "headfuse/approx.h"
+#include "headfuse/core.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ULL
-
-/* splitmix64's output function: a bijection of 64-bit words with good avalanche. */
-static uint64_t rng_finalize(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 void hf_rng_seed(hf_rng_t *r, uint64_t seed)
 {
@@ -25,7 +18,7 @@ void hf_rng_seed(hf_rng_t *r, uint64_t seed)
 uint64_t hf_rng_next(hf_rng_t *r)
 {
     r->state += GOLDEN;
-    return rng_finalize(r->state);
+    return hf_hash_mix(r->state);
 }
 
 double hf_rng_uniform(hf_rng_t *r)
@@ -51,9 +44,9 @@ uint64_t hf_rng_mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
 {
     /* each input goes through the finaliser before it is folded in, so nearby inputs
      * (restart 3 and 4) give unrelated streams */
-    uint64_t h = rng_finalize(seed + GOLDEN);
-    h = rng_finalize(h ^ rng_finalize(a + 2 * GOLDEN));
-    h = rng_finalize(h ^ rng_finalize(b + 3 * GOLDEN));
-    h = rng_finalize(h ^ rng_finalize(c + 4 * GOLDEN));
+    uint64_t h = hf_hash_mix(seed + GOLDEN);
+    h = hf_hash_mix(h ^ hf_hash_mix(a + 2 * GOLDEN));
+    h = hf_hash_mix(h ^ hf_hash_mix(b + 3 * GOLDEN));
+    h = hf_hash_mix(h ^ hf_hash_mix(c + 4 * GOLDEN));
     return h;
 }

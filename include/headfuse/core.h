@@ -1,0 +1,113 @@
+/* The small tools every module shares, each written once: a hash, a seeded generator,
+ * growable arrays, a sort with a context, a set of integer vectors and a strict integer
+ * parser. */
+#ifndef HEADFUSE_CORE_H
+#define HEADFUSE_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "headfuse/error.h"
+
+/* ---------------------------------------------------------------- hash */
+
+/* 64-bit FNV-1a. Start from HF_HASH_INIT and fold bytes, strings or whole words in;
+ * the values are part of fingerprints kept in files (cli), so they never change. */
+#define HF_HASH_INIT UINT64_C(0xcbf29ce484222325)
+
+uint64_t hf_hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t hf_hash_str(uint64_t h, const char *s); /* the bytes before the NUL */
+
+/* One FNV-1a step with a whole word as the symbol: (h ^ v) * prime. Cheap, but its low
+ * bits depend on the inputs' low bits only: finish with hf_hash_mix before masking. */
+static inline uint64_t hf_hash_word(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * UINT64_C(0x100000001b3);
+}
+
+/* splitmix64's output function: a bijection of 64-bit words with full avalanche. */
+static inline uint64_t hf_hash_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------- random numbers */
+
+/* splitmix64 with Box-Muller normals: the same sequence on every machine with IEEE
+ * doubles and a faithful libm (log, sqrt, cos, sin). Plain value: seed it, no clear. */
+typedef struct {
+    uint64_t state;
+    int has_spare;
+    double spare;
+} hf_rng_t;
+
+void hf_rng_seed(hf_rng_t *r, uint64_t seed);
+uint64_t hf_rng_next(hf_rng_t *r);
+double hf_rng_uniform(hf_rng_t *r); /* in (0, 1), 53 random bits */
+double hf_rng_normal(hf_rng_t *r);  /* standard normal */
+
+/* Stream seeds: one value mixed from a base seed and up to three integers. */
+uint64_t hf_rng_mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+
+/* ---------------------------------------------------------------- arrays */
+
+/* Make the array *p (of *cap elements of elem bytes) hold at least need elements: the
+ * capacity at least doubles, so n pushes cost O(n) copies. *p and *cap are unchanged on
+ * HF_ERR_NOMEM. */
+hf_err_t hf_grow(void **p, long *cap, long need, size_t elem);
+
+/* hf_grow for a typed array pointer: HF_GROW(&a, &cap, n). */
+#define HF_GROW(pp, capp, need) hf_grow((void **)(pp), (capp), (need), sizeof **(pp))
+
+/* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0): the qsort_r that C11
+ * lacks, the same on every libc. HF_ERR_NOMEM (idx unchanged) without scratch memory. */
+typedef int (*hf_cmp_fn)(const void *ctx, long a, long b);
+hf_err_t hf_sort(long *idx, long n, hf_cmp_fn cmp, const void *ctx);
+
+/* Rows of w integers (row-major); hf_cmp_rows orders rows a and b lexicographically
+ * (ctx: an hf_rows_t), for hf_sort. */
+typedef struct {
+    const int64_t *rows;
+    int w;
+} hf_rows_t;
+
+int hf_cmp_rows(const void *ctx, long a, long b);
+
+/* ---------------------------------------------------------------- integer-vector set */
+
+/* Distinct integer vectors of length b, numbered 0, 1, ... in insertion order
+ * (open addressing, linear probing, at most half full). */
+typedef struct {
+    int b;
+    long n;        /* vectors stored */
+    long cap;      /* room in keys (vectors) */
+    int64_t *keys; /* n*b, row-major: vector i at keys + i*b */
+    long *slots;   /* indices into keys, -1 when empty */
+    uint64_t mask; /* table size - 1 (a power of two) */
+} hf_ivset_t;
+
+/* Empty set of vectors of length b (b >= 1). Clear it even when init fails. */
+hf_err_t hf_ivset_init(hf_ivset_t *s, int b);
+void hf_ivset_clear(hf_ivset_t *s);
+
+/* Index of key[b] in the set, inserting it if new (*added = 1 then). -1 on NOMEM. */
+long hf_ivset_insert(hf_ivset_t *s, const int64_t *key, int *added);
+
+/* Index of key[b], or -1 when absent. */
+long hf_ivset_find(const hf_ivset_t *s, const int64_t *key);
+
+/* ---------------------------------------------------------------- integers in text */
+
+typedef enum {
+    HF_PARSE_OK = 0,
+    HF_PARSE_SYNTAX, /* not "[-]digits" (empty, '+', blanks, other characters) */
+    HF_PARSE_RANGE   /* an integer, but outside [lo, hi] (or beyond long) */
+} hf_parse_t;
+
+/* The strict decimal integer "[-]digits" that is the whole of s[0..len) (len < 0: up to
+ * the NUL), in [lo, hi]. *out is set only on HF_PARSE_OK; callers word the message. */
+hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out);
+
+#endif

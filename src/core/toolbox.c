@@ -1,0 +1,101 @@
+/* The hash, array growth, sort with a context and integer parser of core.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/core.h"
+
+uint64_t hf_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+uint64_t hf_hash_str(uint64_t h, const char *s)
+{
+    return hf_hash_bytes(h, s, strlen(s));
+}
+
+hf_err_t hf_grow(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap)
+        return HF_OK;
+    long c = 2 * *cap > need ? 2 * *cap : need;
+    void *q = hf_realloc(*p, (size_t)c * elem);
+    if (!q)
+        return HF_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return HF_OK;
+}
+
+int hf_cmp_rows(const void *ctx, long a, long b)
+{
+    const hf_rows_t *o = ctx;
+    const int64_t *x = o->rows + a * o->w, *y = o->rows + b * o->w;
+    for (int j = 0; j < o->w; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
+hf_err_t hf_sort(long *idx, long n, hf_cmp_fn cmp, const void *ctx)
+{
+    if (n < 2)
+        return HF_OK;
+    long *tmp = hf_malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return HF_ERR_NOMEM;
+    /* bottom-up: runs of width 1, 2, 4, ... merged from idx into tmp and back */
+    long *src = idx, *dst = tmp;
+    for (long width = 1; width < n; width *= 2) {
+        for (long lo = 0; lo < n; lo += 2 * width) {
+            long mid = lo + width < n ? lo + width : n;
+            long hi = lo + 2 * width < n ? lo + 2 * width : n;
+            long i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp(ctx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        long *sw = src;
+        src = dst;
+        dst = sw;
+    }
+    if (src != idx)
+        memcpy(idx, src, (size_t)n * sizeof *idx);
+    free(tmp);
+    return HF_OK;
+}
+
+hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out)
+{
+    size_t n = len < 0 ? strlen(s) : (size_t)len, i = n > 0 && s[0] == '-';
+    if (i == n)
+        return HF_PARSE_SYNTAX;
+    for (size_t j = i; j < n; j++)
+        if (s[j] < '0' || s[j] > '9')
+            return HF_PARSE_SYNTAX;
+    /* digits only: accumulate with a saturating bound instead of strtol, which needs a
+     * NUL and would take blanks and '+' */
+    long v = 0;
+    int over = 0;
+    for (size_t j = i; j < n; j++) {
+        int dgt = s[j] - '0';
+        if (v > (LONG_MAX - dgt) / 10)
+            over = 1;
+        else
+            v = v * 10 + dgt;
+    }
+    if (i)
+        v = -v;
+    if (over || v < lo || v > hi)
+        return HF_PARSE_RANGE;
+    *out = v;
+    return HF_PARSE_OK;
+}

@@ -1,0 +1,139 @@
+/* Unit tests of core's toolbox (core.h): hash, generator, growth, sort, integer-vector
+ * set, integer parser. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/core.h"
+#include "unit.h"
+
+static void test_hash_fnv1a(void)
+{
+    /* published FNV-1a 64 vectors */
+    CU_ASSERT_EQUAL(hf_hash_str(HF_HASH_INIT, ""), 0xcbf29ce484222325ULL);
+    CU_ASSERT_EQUAL(hf_hash_str(HF_HASH_INIT, "a"), 0xaf63dc4c8601ec8cULL);
+    CU_ASSERT_EQUAL(hf_hash_str(HF_HASH_INIT, "foobar"), 0x85944171f73967e8ULL);
+    /* folding in pieces is hashing the concatenation (the cli fingerprints rely on it) */
+    CU_ASSERT_EQUAL(hf_hash_str(hf_hash_str(HF_HASH_INIT, "foo"), "bar"),
+                    hf_hash_bytes(HF_HASH_INIT, "foobar", 6));
+    /* a word step is the byte step with the whole word as the symbol */
+    CU_ASSERT_EQUAL(hf_hash_word(HF_HASH_INIT, 'a'), hf_hash_str(HF_HASH_INIT, "a"));
+    CU_ASSERT_EQUAL(hf_hash_mix(0), 0);
+    CU_ASSERT_NOT_EQUAL(hf_hash_mix(1), hf_hash_mix(2));
+}
+
+static void test_rng_sequence(void)
+{
+    hf_rng_t r;
+    hf_rng_seed(&r, 0);
+    /* splitmix64 from state 0: the reference sequence */
+    CU_ASSERT_EQUAL(hf_rng_next(&r), 0xE220A8397B1DCDAFULL);
+    CU_ASSERT_EQUAL(hf_rng_next(&r), 0x6E789E6AA1B965F4ULL);
+    hf_rng_seed(&r, 42);
+    for (int i = 0; i < 1000; i++) {
+        double u = hf_rng_uniform(&r);
+        CU_ASSERT(u > 0 && u < 1);
+    }
+    CU_ASSERT_NOT_EQUAL(hf_rng_mix(1, 2, 3, 4), hf_rng_mix(1, 2, 3, 5));
+}
+
+static void test_grow(void)
+{
+    int *a = NULL;
+    long cap = 0;
+    for (long n = 1; n <= 1000; n++) {
+        CU_ASSERT_EQUAL_FATAL(HF_GROW(&a, &cap, n), HF_OK);
+        CU_ASSERT(cap >= n);
+        a[n - 1] = (int)n;
+    }
+    CU_ASSERT(cap < 2048); /* doubling, not one element a call */
+    for (long i = 0; i < 1000; i++)
+        CU_ASSERT_EQUAL(a[i], i + 1);
+    long before = cap;
+    CU_ASSERT_EQUAL(HF_GROW(&a, &cap, 10), HF_OK); /* never shrinks */
+    CU_ASSERT_EQUAL(cap, before);
+    free(a);
+}
+
+static int cmp_mod10(const void *ctx, long a, long b)
+{
+    const long *v = ctx;
+    return (int)(v[a] % 10) - (int)(v[b] % 10);
+}
+
+static void test_sort_stable_with_context(void)
+{
+    long v[] = {31, 20, 11, 42, 1, 30, 21};
+    long idx[7];
+    for (long i = 0; i < 7; i++)
+        idx[i] = i;
+    CU_ASSERT_EQUAL(hf_sort(idx, 7, cmp_mod10, v), HF_OK);
+    /* by last digit, ties in input order: 20 30 | 31 11 1 21 | 42 */
+    long want[] = {1, 5, 0, 2, 4, 6, 3};
+    CU_ASSERT_EQUAL(memcmp(idx, want, sizeof want), 0);
+
+    int64_t rows[] = {2, 1, 1, 5, 2, 0, 1, 5};
+    hf_rows_t o = {rows, 2};
+    long r[4] = {0, 1, 2, 3};
+    CU_ASSERT_EQUAL(hf_sort(r, 4, hf_cmp_rows, &o), HF_OK);
+    long rwant[] = {1, 3, 2, 0}; /* (1,5) (1,5) (2,0) (2,1) */
+    CU_ASSERT_EQUAL(memcmp(r, rwant, sizeof rwant), 0);
+}
+
+static void test_ivset(void)
+{
+    hf_ivset_t s;
+    CU_ASSERT_EQUAL_FATAL(hf_ivset_init(&s, 3), HF_OK);
+    int added;
+    /* enough vectors to grow both the key array and the table several times */
+    for (int64_t i = 0; i < 500; i++) {
+        int64_t k[3] = {i % 7, -i, i * i};
+        CU_ASSERT_EQUAL(hf_ivset_insert(&s, k, &added), i);
+        CU_ASSERT_EQUAL(added, 1);
+    }
+    for (int64_t i = 0; i < 500; i++) {
+        int64_t k[3] = {i % 7, -i, i * i};
+        CU_ASSERT_EQUAL(hf_ivset_insert(&s, k, &added), i);
+        CU_ASSERT_EQUAL(added, 0);
+        CU_ASSERT_EQUAL(hf_ivset_find(&s, k), i);
+    }
+    int64_t absent[3] = {0, 1, 0};
+    CU_ASSERT_EQUAL(hf_ivset_find(&s, absent), -1);
+    CU_ASSERT_EQUAL(s.n, 500);
+    CU_ASSERT_EQUAL(s.keys[3 * 10 + 1], -10);
+    hf_ivset_clear(&s);
+}
+
+static void test_parse_long(void)
+{
+    long v = 7;
+    CU_ASSERT_EQUAL(hf_parse_long("42", -1, 0, 100, &v), HF_PARSE_OK);
+    CU_ASSERT_EQUAL(v, 42);
+    CU_ASSERT_EQUAL(hf_parse_long("-5", -1, -10, 10, &v), HF_PARSE_OK);
+    CU_ASSERT_EQUAL(v, -5);
+    CU_ASSERT_EQUAL(hf_parse_long("123x", 3, 0, 1000, &v), HF_PARSE_OK); /* a prefix only */
+    CU_ASSERT_EQUAL(v, 123);
+    v = 7;
+    const char *syntax[] = {"", "-", "+1", " 1", "1 ", "1.0", "0x10", "1e3", "--1", NULL};
+    for (int i = 0; syntax[i]; i++)
+        CU_ASSERT_EQUAL(hf_parse_long(syntax[i], -1, LONG_MIN, LONG_MAX, &v), HF_PARSE_SYNTAX);
+    CU_ASSERT_EQUAL(hf_parse_long("101", -1, 0, 100, &v), HF_PARSE_RANGE);
+    CU_ASSERT_EQUAL(hf_parse_long("-1", -1, 0, 100, &v), HF_PARSE_RANGE);
+    CU_ASSERT_EQUAL(hf_parse_long("99999999999999999999999", -1, LONG_MIN, LONG_MAX, &v),
+                    HF_PARSE_RANGE);
+    CU_ASSERT_EQUAL(v, 7); /* untouched unless OK */
+}
+
+int hf_register_tests(void)
+{
+    static const hf_unit_case_t cases[] = {
+        {"hash_fnv1a", test_hash_fnv1a},
+        {"rng_sequence", test_rng_sequence},
+        {"grow", test_grow},
+        {"sort_stable_with_context", test_sort_stable_with_context},
+        {"ivset", test_ivset},
+        {"parse_long", test_parse_long},
+        {NULL, NULL},
+    };
+    return hf_unit_suite("core", cases);
+}
