@@ -11,6 +11,7 @@
 
 #include "headfuse/agree.h"
 #include "headfuse/bounds.h"
+#include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
 
@@ -24,15 +25,11 @@ static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, hf_
     char *json = hf_target_to_json(t);
     if (!json)
         return HF_ERR_NOMEM;
-    uint64_t h = 1469598103934665603ULL;
     char opts[160];
     /* the engine in use (auto resolved): units of different engines are different units */
     snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|engine=%s|fmt=2", o->span, o->prune,
              o->max_atoms, hf_engine_name(engine));
-    for (const char *s = json; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    for (const char *s = opts; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    uint64_t h = hf_hash_str(hf_hash_str(HF_CAMPAIGN_HASH_INIT, json), opts);
     snprintf(out, 40, "%016llx", (unsigned long long)h);
     free(json);
     return HF_OK;

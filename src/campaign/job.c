@@ -20,10 +20,9 @@
 #include <unistd.h>
 
 #include "headfuse/agree.h"
+#include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
-
-_Static_assert(HF_JOB_SPAN_MAX == HF_SPAN_MAX, "job and search must agree on the span range");
 
 /* ------------------------------------------------------------------ state files */
 
@@ -51,14 +50,6 @@ static int path_exists(const char *p)
     return stat(p, &sb) == 0;
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 /* The description of the job in job.txt: one line per entry with a hash of its target
  * (so a changed data file is noticed too). Malloc'd. */
 static hf_err_t job_text(const hf_job_t *job, char **out)
@@ -76,9 +67,10 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
         char *json = hf_target_to_json(&t), *desc = hf_job_entry_describe(job, i);
         hf_target_clear(&t);
         char line[1024];
-        int n = json && desc ? snprintf(line, sizeof line, "%ld %s %016llx\n", i, desc,
-                                        (unsigned long long)fnv1a(json))
-                             : -1;
+        int n = json && desc
+                    ? snprintf(line, sizeof line, "%ld %s %016llx\n", i, desc,
+                               (unsigned long long)hf_hash_str(HF_CAMPAIGN_HASH_INIT, json))
+                    : -1;
         free(json);
         free(desc);
         if (n < 0) {
