@@ -166,16 +166,20 @@ done:
         /* remember it (the memo owns the fraction from here) */
         if (vm->n == vm->cap) {
             long c = vm->cap ? 2 * vm->cap : 16;
+            /* out of memory here is an error like anywhere else (the fault sweep checks
+             * that every failed allocation ends the run), though the memo is optional */
             hf_fraction_t *nf = hf_realloc(vm->f, (size_t)c * sizeof *nf);
             if (nf)
                 vm->f = nf;
-            long *nv = hf_realloc(vm->value, (size_t)c * sizeof *nv);
+            long *nv = nf ? hf_realloc(vm->value, (size_t)c * sizeof *nv) : NULL;
             if (nv)
                 vm->value = nv;
             if (nf && nv)
                 vm->cap = c;
+            else
+                err = HF_ERR_NOMEM;
         }
-        if (vm->n < vm->cap) {
+        if (err == HF_OK && vm->n < vm->cap) {
             vm->f[vm->n] = f;
             vm->value[vm->n++] = *value;
             have_f = 0;
