@@ -82,6 +82,35 @@ bad:
     return -1;
 }
 
+/* Rank 0 reads the workload, the others receive it (one parse instead of N). */
+static int share(workload_t *w, int ok)
+{
+    double head[4] = {ok, w->prepare, (double)w->nsizes, (double)w->m_star};
+    MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (!head[0])
+        return -1;
+    if (w->rank != 0) {
+        w->prepare = head[1];
+        w->nsizes = (long)head[2];
+        w->m_star = (long)head[3];
+        if (!(w->sizes = calloc((size_t)w->nsizes, sizeof *w->sizes)))
+            return -1;
+    }
+    for (long i = 0; i < w->nsizes; i++) {
+        size_cost_t *sz = w->sizes + i;
+        double h[3] = {(double)sz->m, (double)sz->nunits, sz->level_seconds};
+        MPI_Bcast(h, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (w->rank != 0) {
+            *sz = (size_cost_t){(long)h[0], (long)h[1], h[2],
+                                calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof(unit_cost_t))};
+            if (!sz->units)
+                return -1;
+        }
+        MPI_Bcast(sz->units, (int)(sz->nunits * sizeof(unit_cost_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    return 0;
+}
+
 static void compute(const workload_t *w, double seconds)
 {
     if (seconds > 0)
@@ -143,7 +172,8 @@ int main(int argc, char **argv)
     memset(&w, 0, sizeof w);
     w.rank = rank;
     w.flops = argc > 2 ? atof(argv[2]) : 1e9;
-    if (argc < 2 || load(argv[1], &w) != 0) {
+    int ok = rank != 0 || (argc > 1 && load(argv[1], &w) == 0);
+    if (share(&w, ok) != 0) {
         if (rank == 0)
             fprintf(stderr, "scaling_driver: cannot read the workload %s\n",
                     argc > 1 ? argv[1] : "(none)");
