@@ -31,13 +31,26 @@ typedef struct {
     void *ctx;
 } hf_sched_hooks_t;
 
+/* What the scheduler runs for preparation, each size and each unit: the search itself
+ * by default. bench/scaling_driver replaces them with recorded costs to simulate many
+ * ranks under SimGrid SMPI; the scheduling and every MPI message stay the real ones.
+ * The calls mirror hf_search_prepare, hf_search_level and hf_search_run_unit. */
+typedef struct {
+    hf_err_t (*prepare)(void *ctx, hf_search_poll_fn poll, void *poll_ctx);
+    hf_err_t (*level)(void *ctx, long m, long *nunits);
+    hf_err_t (*run_unit)(void *ctx, long m, long unit, hf_search_found_fn found, void *found_ctx,
+                         hf_search_poll_fn poll, void *poll_ctx, long *nodes);
+    void *ctx;
+} hf_sched_runner_t;
+
 typedef struct {
     long first_m, last_m;        /* sizes to decide (inclusive) */
     const hf_sched_done_t *done; /* sorted by (m, unit); may be NULL */
     long ndone;
-    int quiet;                /* no progress lines */
-    double progress_interval; /* seconds between progress lines on rank 0 */
-    const char *label;        /* progress prefix, e.g. the target name */
+    int quiet;                       /* no progress lines */
+    double progress_interval;        /* seconds between progress lines on rank 0 */
+    const char *label;               /* progress prefix, e.g. the target name */
+    const hf_sched_runner_t *runner; /* NULL: the search passed to hf_sched_run */
 } hf_sched_opts_t;
 
 typedef struct {
@@ -48,6 +61,8 @@ typedef struct {
     long units;           /* units of all decided sizes */
     double seconds;       /* wall time of this run */
     double idle_fraction; /* this rank: time waiting for work / wall time */
+    double coord_seconds; /* rank 0: time spent answering requests */
+    long coord_messages;  /* rank 0: requests answered */
     int interrupted;      /* stopped by a signal before finishing */
 } hf_sched_outcome_t;
 

@@ -78,8 +78,36 @@ typedef struct {
     long found_here, nodes_here;
     long cur_unit, cur_found;
     double idle;
+    double coord_seconds; /* rank 0: answering requests */
+    long coord_messages;
     hf_err_t hook_err;
 } level_t;
+
+/* The search calls, or the runner that replaces them (bench/scaling_driver). */
+static hf_err_t do_prepare(level_t *L, hf_search_poll_fn poll, void *poll_ctx)
+{
+    const hf_sched_runner_t *r = L->opts->runner;
+    return r ? r->prepare(r->ctx, poll, poll_ctx) : hf_search_prepare(L->search, poll, poll_ctx);
+}
+
+static int poll_prepare(void *ctx);
+
+/* Preparing a size can take a while (the layered engine's face tables): it polls for stop
+ * requests and prints progress like the one-time preparation. */
+static hf_err_t do_level(level_t *L, long m, long *nunits)
+{
+    const hf_sched_runner_t *r = L->opts->runner;
+    return r ? r->level(r->ctx, m, nunits)
+             : hf_search_level_polled(L->search, m, poll_prepare, L, nunits);
+}
+
+static void describe(level_t *L, char *buf, size_t n)
+{
+    if (L->opts->runner)
+        snprintf(buf, n, "replayed workload");
+    else
+        hf_search_describe(L->search, buf, n);
+}
 
 static const hf_sched_done_t *find_done(const hf_sched_opts_t *o, long m, long unit)
 {
@@ -143,8 +171,9 @@ static void serve_requests(level_t *L, int block)
         int64_t req[4];
         double t0 = MPI_Wtime();
         MPI_Recv(req, 4, MPI_INT64_T, MPI_ANY_SOURCE, TAG_REQ, L->comm, &st);
+        double t1 = MPI_Wtime();
         if (block)
-            L->idle += MPI_Wtime() - t0;
+            L->idle += t1 - t0;
         if (req[0] == REQ_DONE) {
             L->units_done++;
             L->nodes_done += req[2];
@@ -157,6 +186,8 @@ static void serve_requests(level_t *L, int block)
         if (unit < 0)
             L->active_workers--;
         MPI_Send(&unit, 1, MPI_INT64_T, st.MPI_SOURCE, TAG_ASSIGN, L->comm);
+        L->coord_messages++;
+        L->coord_seconds += MPI_Wtime() - (block ? t1 : t0);
         progress(L, 0);
         if (block)
             return;
@@ -183,8 +214,10 @@ static hf_err_t run_unit(level_t *L, long unit, long *nodes)
     L->cur_unit = unit;
     L->cur_found = 0;
     *nodes = 0;
-    hf_err_t e = hf_search_run_unit(L->search, L->m, unit, on_found, L,
-                                    L->rank == 0 ? poll_coordinator : poll_worker, L, nodes);
+    hf_search_poll_fn poll = L->rank == 0 ? poll_coordinator : poll_worker;
+    const hf_sched_runner_t *r = L->opts->runner;
+    hf_err_t e = r ? r->run_unit(r->ctx, L->m, unit, on_found, L, poll, L, nodes)
+                   : hf_search_run_unit(L->search, L->m, unit, on_found, L, poll, L, nodes);
     if (e != HF_OK)
         return e;
     if (L->hooks && L->hooks->unit_done)
@@ -254,7 +287,7 @@ static int poll_prepare(void *ctx)
         if (now - L->last_progress >= L->opts->progress_interval) {
             char line[256];
             L->last_progress = now;
-            hf_search_describe(L->search, line, sizeof line);
+            describe(L, line, sizeof line);
             fprintf(stderr, "[%s] preparing, %s, elapsed %.0fs\n",
                     L->opts->label ? L->opts->label : "search", line, now - L->run_start);
         }
@@ -280,7 +313,7 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     hf_err_t err = HF_OK;
 
     if (opts->first_m <= opts->last_m) {
-        hf_err_t perr = hf_search_prepare(search, poll_prepare, &L);
+        hf_err_t perr = do_prepare(&L, poll_prepare, &L);
         int stop = perr == HF_ERR_INTERRUPTED || hf_sched_stop_requested(), any_stop;
         err = hf_agree_all(comm, perr == HF_ERR_INTERRUPTED ? HF_OK : perr);
         MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
@@ -295,7 +328,7 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         }
         if (L.rank == 0 && !opts->quiet) {
             char line[256];
-            hf_search_describe(search, line, sizeof line);
+            describe(&L, line, sizeof line);
             fprintf(stderr, "[%s] %s (%.1fs)\n", opts->label ? opts->label : "search", line,
                     MPI_Wtime() - L.run_start);
         }
@@ -305,7 +338,7 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         long nunits = 0;
         /* preparing a size can take a while (the layered engine's face tables): it polls
          * for stop requests and prints progress like the one-time preparation */
-        err = hf_search_level_polled(search, m, poll_prepare, &L, &nunits);
+        err = do_level(&L, m, &nunits);
         if (err == HF_OK && !(L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo)))
             err = HF_ERR_NOMEM;
         /* every rank prepared the same level, or all stop together (a rank that goes
@@ -379,5 +412,7 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     }
     out->seconds = MPI_Wtime() - L.run_start;
     out->idle_fraction = out->seconds > 0 ? L.idle / out->seconds : 0;
+    out->coord_seconds = L.coord_seconds;
+    out->coord_messages = L.coord_messages;
     return err;
 }

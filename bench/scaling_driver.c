@@ -1,0 +1,207 @@
+/* The real scheduler (hf_sched_run) on simulated ranks (SimGrid SMPI, built by
+ * bench/scaling in build-smpi): every MPI message and every scheduling decision is the
+ * real one, and the search's computation is replaced by its recorded cost (a workload
+ * from bench/scaling_record): each rank "computes" the preparation of each size and each
+ * unit it is handed with smpi_execute_flops. The coordinator's units are cut into the
+ * slices between two polls (the search polls every 256 candidates), so rank 0 answers
+ * requests when the real one would.
+ *   smpirun -np N -platform bench/cluster.xml build-smpi/scaling_driver WORKLOAD [FLOPS]
+ * FLOPS: the simulated host's speed in flop/s (the platform's speed); a recorded second
+ * is FLOPS flops, so a simulated host is as fast as one core of the recording machine.
+ * Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X coord_busy=F
+ * worker_idle=F coord_msgs=K */
+#include <mpi.h>
+#include <smpi/smpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headfuse/sched.h"
+
+typedef struct {
+    float seconds;
+    int32_t found;
+    int64_t nodes;
+} unit_cost_t;
+
+typedef struct {
+    long m, nunits;
+    double level_seconds;
+    unit_cost_t *units;
+} size_cost_t;
+
+typedef struct {
+    double prepare, flops;
+    size_cost_t *sizes;
+    long nsizes;
+    long m_star; /* recorded */
+    int rank;
+} workload_t;
+
+static int load(const char *path, workload_t *w)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    size_t cap = 0;
+    size_cost_t *cur = NULL;
+    w->m_star = -1;
+    while (fgets(line, sizeof line, f)) {
+        long m, n, u, nodes, found, units;
+        double s;
+        if (line[0] == '#')
+            continue;
+        if (sscanf(line, "u %ld %lf %ld %ld", &u, &s, &nodes, &found) == 4) {
+            if (!cur || u < 0 || u >= cur->nunits)
+                goto bad;
+            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes};
+        } else if (sscanf(line, "size %ld %ld %lf", &m, &n, &s) == 3) {
+            if ((size_t)w->nsizes == cap) {
+                cap = cap ? 2 * cap : 16;
+                size_cost_t *g = realloc(w->sizes, cap * sizeof *g);
+                if (!g)
+                    goto bad;
+                w->sizes = g;
+            }
+            cur = w->sizes + w->nsizes++;
+            *cur = (size_cost_t){m, n, s, calloc((size_t)(n ? n : 1), sizeof(unit_cost_t))};
+            if (!cur->units)
+                goto bad;
+        } else if (sscanf(line, "prepare %lf", &s) == 1) {
+            w->prepare = s;
+        } else if (sscanf(line, "end %ld %ld %lf", &m, &units, &s) == 3) {
+            w->m_star = m;
+        }
+    }
+    fclose(f);
+    return w->nsizes > 0 ? 0 : -1;
+bad:
+    fclose(f);
+    return -1;
+}
+
+/* Rank 0 reads the workload, the others receive it (one parse instead of N). */
+static int share(workload_t *w, int ok)
+{
+    double head[4] = {ok, w->prepare, (double)w->nsizes, (double)w->m_star};
+    MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (!head[0])
+        return -1;
+    if (w->rank != 0) {
+        w->prepare = head[1];
+        w->nsizes = (long)head[2];
+        w->m_star = (long)head[3];
+        if (!(w->sizes = calloc((size_t)w->nsizes, sizeof *w->sizes)))
+            return -1;
+    }
+    for (long i = 0; i < w->nsizes; i++) {
+        size_cost_t *sz = w->sizes + i;
+        double h[3] = {(double)sz->m, (double)sz->nunits, sz->level_seconds};
+        MPI_Bcast(h, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (w->rank != 0) {
+            *sz = (size_cost_t){(long)h[0], (long)h[1], h[2],
+                                calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof(unit_cost_t))};
+            if (!sz->units)
+                return -1;
+        }
+        MPI_Bcast(sz->units, (int)(sz->nunits * sizeof(unit_cost_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    return 0;
+}
+
+static void compute(const workload_t *w, double seconds)
+{
+    if (seconds > 0)
+        smpi_execute_flops(seconds * w->flops);
+}
+
+static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
+{
+    workload_t *w = ctx;
+    compute(w, w->prepare);
+    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
+}
+
+static const size_cost_t *size_of(const workload_t *w, long m)
+{
+    for (long i = 0; i < w->nsizes; i++)
+        if (w->sizes[i].m == m)
+            return w->sizes + i;
+    return NULL;
+}
+
+static hf_err_t r_level(void *ctx, long m, long *nunits)
+{
+    workload_t *w = ctx;
+    const size_cost_t *sz = size_of(w, m);
+    if (!sz)
+        return hf_error(HF_ERR_INPUT, "size %ld is not in the workload", m);
+    compute(w, sz->level_seconds);
+    *nunits = sz->nunits;
+    return HF_OK;
+}
+
+static hf_err_t r_run_unit(void *ctx, long m, long unit, hf_search_found_fn found, void *found_ctx,
+                           hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+{
+    workload_t *w = ctx;
+    const unit_cost_t *c = size_of(w, m)->units + unit;
+    /* only rank 0's poll does work (it serves requests); elsewhere one step is exact */
+    long slices = w->rank == 0 && poll ? (long)(c->nodes / 256) + 1 : 1;
+    double slice = c->seconds / slices;
+    for (long i = 0; i < slices; i++) {
+        compute(w, slice);
+        if (poll && poll(poll_ctx))
+            return HF_ERR_INTERRUPTED;
+    }
+    for (int32_t i = 0; i < c->found; i++)
+        HF_TRY(found(found_ctx, m, NULL, NULL));
+    *nodes = (long)c->nodes;
+    return HF_OK;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    workload_t w;
+    memset(&w, 0, sizeof w);
+    w.rank = rank;
+    w.flops = argc > 2 ? atof(argv[2]) : 1e9;
+    int ok = rank != 0 || (argc > 1 && load(argv[1], &w) == 0);
+    if (share(&w, ok) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "scaling_driver: cannot read the workload %s\n",
+                    argc > 1 ? argv[1] : "(none)");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    hf_sched_runner_t runner = {r_prepare, r_level, r_run_unit, &w};
+    hf_sched_opts_t opts = {.first_m = w.sizes[0].m,
+                            .last_m = w.sizes[w.nsizes - 1].m,
+                            .quiet = 1,
+                            .progress_interval = 1e9,
+                            .label = "replay",
+                            .runner = &runner};
+    hf_sched_outcome_t out;
+    MPI_Barrier(MPI_COMM_WORLD);
+    hf_err_t err = hf_sched_run(MPI_COMM_WORLD, NULL, &opts, NULL, &out);
+    double idle = out.idle_fraction, idle_sum = 0;
+    MPI_Reduce(&idle, &idle_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        double worker_idle = size > 1 ? (idle_sum - idle) / (size - 1) : idle;
+        printf("ranks=%d seconds=%.3f m_star=%ld recorded_m_star=%ld units=%ld nodes=%ld "
+               "coord_busy=%.4f worker_idle=%.4f coord_msgs=%ld err=%d\n",
+               size, out.seconds, out.m_star, w.m_star, out.units, out.nodes,
+               out.seconds > 0 ? out.coord_seconds / out.seconds : 0, worker_idle,
+               out.coord_messages, (int)err);
+    }
+    for (long i = 0; i < w.nsizes; i++)
+        free(w.sizes[i].units);
+    free(w.sizes);
+    MPI_Finalize();
+    return err == HF_OK ? 0 : 1;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Join the outputs of scaling_record run side by side with K/N (one workload file).
+
+    bench/scaling_merge.py PART0.txt PART1.txt ... > workload.txt
+
+Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
+replay then decides those sizes only, like --max-atoms. Preparation and size costs are
+the mean over the parts (each part prepared every size, as every rank does)."""
+import sys
+
+
+def read(path):
+    comments, prepare, sizes, end, cur = [], 0.0, [], None, None
+    for line in open(path):
+        f = line.split()
+        if not f:
+            continue
+        if f[0].startswith("#"):
+            comments.append(line.rstrip("\n"))
+        elif f[0] == "prepare":
+            prepare = float(f[1])
+        elif f[0] == "size":
+            cur = {"m": int(f[1]), "n": int(f[2]), "level": float(f[3]), "units": {}}
+            sizes.append(cur)
+        elif f[0] == "u":
+            cur["units"][int(f[1])] = line.split(None, 2)[2].rstrip("\n")
+        elif f[0] == "end":
+            end = f
+    return comments, prepare, sizes, end
+
+
+parts = [read(p) for p in sys.argv[1:]]
+if not parts:
+    sys.exit(__doc__)
+print(f"# joined by bench/scaling_merge.py from {len(parts)} parts")
+for c in parts[0][0]:
+    print(c)
+print(f"prepare {sum(p[1] for p in parts) / len(parts):.6f}")
+nsizes = 0
+while all(len(p[2]) > nsizes for p in parts) and len(
+        set().union(*(p[2][nsizes]["units"] for p in parts))) == parts[0][2][nsizes]["n"]:
+    nsizes += 1
+units = found = 0
+total = sum(p[1] for p in parts) / len(parts)
+m_star = -1
+for i in range(nsizes):
+    sz = [p[2][i] for p in parts]
+    m, n = sz[0]["m"], sz[0]["n"]
+    assert all(s["m"] == m and s["n"] == n for s in sz), "parts disagree on size %d" % m
+    level = sum(s["level"] for s in sz) / len(sz)
+    print(f"size {m} {n} {level:.6f}")
+    total += level
+    merged = {}
+    for s in sz:
+        merged.update(s["units"])
+    assert len(merged) == n, "size %d: %d of %d units recorded" % (m, len(merged), n)
+    for u in range(n):
+        print(f"u {u} {merged[u]}")
+        sec, _, fnd = merged[u].split()
+        total += float(sec)
+        found += int(fnd)
+    units += n
+    if found:
+        m_star = m
+        break
+if m_star < 0 and not all(p[3] for p in parts):
+    print(f"# recording stopped by hand: sizes up to {parts[0][2][nsizes - 1]['m']} are decided")
+print(f"end {m_star} {units} {total:.6f}")
