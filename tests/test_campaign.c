@@ -29,33 +29,11 @@ static void scratch_make(void)
     CU_ASSERT_FATAL(tmpdir[0] != '\0');
 }
 
-/* Remove a directory tree (rank 0, after every rank is done with it). */
-static void rm_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            rm_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static void scratch_done(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        rm_tree(tmpdir);
+        hf_unit_rm_tree(tmpdir);
 }
 
 /* ------------------------------------------------------------------ agreement */

@@ -27,28 +27,6 @@ static void scratch_make(void)
     CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
 }
 
-/* Remove the scratch directory and what is in it (one level of subdirectories). */
-static void rm_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            rm_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 /* HF_STORE_KEEP=1 keeps the files for inspection (h5dump, h5py). */
 static void scratch_done(void)
 {
@@ -58,7 +36,7 @@ static void scratch_done(void)
         fprintf(stderr, "[kept %s] ", tmpdir);
         return;
     }
-    rm_tree(tmpdir);
+    hf_unit_rm_tree(tmpdir);
 }
 
 static void scratch_path(char *buf, size_t n, const char *name)

@@ -4,6 +4,9 @@
 
 #include <CUnit/CUnit.h>
 
+/* Remove a directory tree (files and subdirectories; a missing one is fine). */
+void hf_unit_rm_tree(const char *dir);
+
 /* Each tests/test_<module>.c defines this: add its suites; return 0 on success. */
 int hf_register_tests(void);
 

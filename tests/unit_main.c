@@ -5,10 +5,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <flint/flint.h>
 
 #include "unit.h"
+
+void hf_unit_rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[4096];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            hf_unit_rm_tree(p);
+        else
+            unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
 
 /* Only the tests whose name contains `filter` stay active (a developer's shortcut:
  * build/test_search "preparing a size"). */
