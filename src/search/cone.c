@@ -164,6 +164,20 @@ done:
     return err;
 }
 
+/* The box point of unknown r (R's exponent rv, in B_R = prod_a [0, brad[a])) as an index
+ * of the span box; Q's term t then lands on index base + off[t]. */
+static long box_base(const hf_search_t *s, const int64_t *brad, long r, int64_t *rv)
+{
+    long rest = r, base = 0;
+    for (int a = s->d - 1; a >= 0; a--) {
+        rv[a] = rest % brad[a];
+        rest /= brad[a];
+    }
+    for (int a = 0; a < s->d; a++)
+        base += (long)rv[a] * s->pw[a];
+    return base;
+}
+
 /* Rows of C: (Q R)_k for every box point k reached by Q + B_R, made primitive, and merged
  * into hyperplanes when equal. Returns *empty = 1 when some extent exceeds the span. */
 static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
@@ -218,13 +232,7 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
     for (long p = 0; p < s->npts; p++)
         rowof[p] = -1;
     for (long r = 0; r < n; r++) {
-        long rest = r, base = 0;
-        for (int a = d - 1; a >= 0; a--) {
-            rv[a] = rest % brad[a];
-            rest /= brad[a];
-        }
-        for (int a = 0; a < d; a++)
-            base += (long)rv[a] * s->pw[a];
+        long base = box_base(s, brad, r, rv);
         for (long t = 0; t < nq; t++)
             rowof[base + off[t]] = 0;
     }
@@ -243,13 +251,7 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
         if (rowof[p] >= 0)
             rowpt[rowof[p]] = p;
     for (long r = 0; r < n; r++) {
-        long rest = r, base = 0;
-        for (int a = d - 1; a >= 0; a--) {
-            rv[a] = rest % brad[a];
-            rest /= brad[a];
-        }
-        for (int a = 0; a < d; a++)
-            base += (long)rv[a] * s->pw[a];
+        long base = box_base(s, brad, r, rv);
         for (long t = 0; t < nq; t++) {
             fmpz *x = rows + rowof[base + off[t]] * n + r;
             fmpz_add(x, x, f->Q->coeffs + t);
