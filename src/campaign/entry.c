@@ -2,6 +2,7 @@
  * scheduler, and the reduction of the shards into one table row on rank 0; the
  * certified shortcut; a search written to its own RESULT.h5 (headfuse/campaign.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,7 +393,10 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     if (shortcut) {
         /* LB = UB: certified without building a search; keep the product head. */
-        row->m_star = strlen(row->lb) > 18 ? -1 : strtol(row->lb, NULL, 10);
+        /* m* as a number below 2^63; a larger LB keeps only its decimal string */
+        long lb = -1;
+        hf_parse_long(row->lb, -1, 0, LONG_MAX, &lb);
+        row->m_star = lb;
         snprintf(row->status, sizeof row->status, "certified");
         if (rank == 0)
             e = product_support(t, sup);
@@ -600,9 +604,8 @@ hf_err_t hf_campaign_check_ranks(int size)
     const char *expect = getenv("HF_EXPECT_RANKS");
     if (!expect || !*expect)
         return HF_OK;
-    char *end;
-    long n = strtol(expect, &end, 10);
-    if (*end || n < 1)
+    long n = 0;
+    if (hf_parse_long(expect, -1, 1, INT_MAX, &n) != HF_PARSE_OK)
         return hf_error(HF_ERR_INPUT, "HF_EXPECT_RANKS=%s: must be a positive integer", expect);
     if (n != size)
         return hf_error(HF_ERR_MPI,

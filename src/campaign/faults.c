@@ -2,11 +2,13 @@
  * injection"): make the Nth store write call or the Nth allocation fail, and report
  * at exit how many of each the run made, to size a sweep over N. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "headfuse/campaign.h"
+#include "headfuse/core.h"
 
 /* At exit: the counts, one line on stderr (each rank prints its own). HEADFUSE_FAULT_RANK=R
  * arms the faults on rank R only (a disk full on one node, memory short on one rank). */
@@ -24,10 +26,7 @@ static hf_err_t env_count(const char *name, long *n)
     *n = 0;
     if (!v || !*v)
         return HF_OK;
-    char *end;
-    errno = 0;
-    *n = strtol(v, &end, 10);
-    if (*end || errno || *n < 0)
+    if (hf_parse_long(v, -1, 0, LONG_MAX, n) != HF_PARSE_OK)
         return hf_error(HF_ERR_INPUT, "%s=%s: must be a non-negative integer", name, v);
     return HF_OK;
 }
@@ -43,7 +42,10 @@ hf_err_t hf_campaign_faults_from_env(void)
         HF_TRY(env_count("HEADFUSE_FAULT_RANK", &only));
     /* MPI is not initialised yet: the launcher's variable tells the rank */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (only >= 0 && (r ? atol(r) : 0) != only)
+    long me = 0;
+    if (r && hf_parse_long(r, -1, 0, LONG_MAX, &me) != HF_PARSE_OK)
+        me = 0;
+    if (only >= 0 && me != only)
         h5 = alloc = 0;
     hf_h5_fail_after(h5);
     hf_fail_after(alloc);

@@ -231,9 +231,8 @@ static int move_fails(void)
     static long left = -1;
     if (left < 0) {
         const char *v = getenv("HEADFUSE_FAIL_STATE_MOVE");
-        left = v && *v ? strtol(v, NULL, 10) : 0;
-        if (left < 0)
-            left = 0;
+        if (!v || hf_parse_long(v, -1, 0, LONG_MAX, &left) != HF_PARSE_OK)
+            left = 0; /* a test hook: anything but a count turns it off */
     }
     return left > 0 && --left == 0;
 }

@@ -9,17 +9,12 @@
 
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
+#include "headfuse/core.h"
 
-/* A decimal integer in [lo, hi]. */
+/* A decimal integer in [lo, hi] (the one integer grammar, core.h). */
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
+    return hf_parse_long(s, -1, lo, hi, out) == HF_PARSE_OK;
 }
 
 /* What a value of option o must be, for the message. */

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "headfuse/core.h"
 #include "headfuse/approx.h"
 #include "headfuse/approx_store.h"
 
@@ -72,7 +73,9 @@ static void print_summary(FILE *out, const hf_approx_result_t *r, const hf_appro
     for (int i = 0; i < r->nrows && !first; i++)
         if (!strcmp(r->rows[i].status, "rounding"))
             first = r->rows + i;
-    long lb = p->lower_bound && p->lower_bound[0] ? strtol(p->lower_bound, NULL, 10) : -1;
+    long lb = -1; /* stays -1 when absent or beyond long */
+    if (p->lower_bound)
+        hf_parse_long(p->lower_bound, -1, 0, LONG_MAX, &lb);
     if (!first) {
         fprintf(out, "no budget reached rounding level");
         if (r->exact_atoms > 0)
