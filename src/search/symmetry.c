@@ -16,6 +16,7 @@
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
 
+#include "headfuse/core.h"
 #include "search/search_impl.h"
 
 /* Pb/Qb = alpha Pa/Qa + beta, both in normal form over one context. */
@@ -351,10 +352,7 @@ typedef struct {
 
 static uint64_t item_hash(const uint8_t *p, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
+    return hf_hash_bytes(HF_HASH_INIT, p, len);
 }
 
 static void itemset_init(itemset_t *s, size_t len)
