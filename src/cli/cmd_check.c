@@ -47,14 +47,14 @@ int cli_cmd_check(int argc, char **argv)
     hf_fraction_t f;
     hf_exact_t *ex = NULL;
     hf_head_t w;
+    hf_head_init(&w, 0, 0); /* empty until the target gives its dimensions */
     int64_t *keys = NULL;
     long m = 0;
-    int have_target = 0, have_fraction = 0, feasible = 0, ok = 1;
+    int have_fraction = 0, feasible = 0, ok = 1;
     hf_reason_t reason = HF_REASON_MODP_RANK;
     double err = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
-    have_target = 1;
     hf_head_init(&w, t.d, t.dv);
     HF_CHECK(e, hf_keys_parse(keys_text, t.d, "--keys", &keys, &m), fail);
     have_fraction = 1;
@@ -96,10 +96,8 @@ done:
     hf_exact_destroy(&ex);
     if (have_fraction)
         hf_fraction_clear(&f);
-    if (have_target) {
-        hf_head_clear(&w);
-        hf_target_clear(&t);
-    }
+    hf_head_clear(&w);
+    hf_target_clear(&t);
     free(keys);
     return status;
 }

@@ -78,11 +78,11 @@ int cli_cmd_target(int argc, char **argv)
     fmpz_t ub;
     hf_lower_init(&low);
     fmpz_init(ub);
-    int ub_exact = 0, have_target = 0, product_ok = 0;
+    hf_head_init(&product, 0, 0); /* empty until the target gives its dimensions */
+    int ub_exact = 0, product_ok = 0;
     double product_err = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
-    have_target = 1;
     hf_head_init(&product, t.d, t.dv);
     if (export_path)
         HF_CHECK(e, hf_target_save_json(&t, export_path), fail);
@@ -166,10 +166,8 @@ int cli_cmd_target(int argc, char **argv)
 fail:
     status = cli_fail("target", e);
 done:
-    if (have_target) {
-        hf_head_clear(&product);
-        hf_target_clear(&t);
-    }
+    hf_head_clear(&product);
+    hf_target_clear(&t);
     hf_lower_clear(&low);
     fmpz_clear(ub);
     return status;
