@@ -26,7 +26,7 @@ PY
 pid_of_rank() {
   local p
   for p in $(pgrep -f "^$HEADFUSE search .*k.h5" || true); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+    if grep -qx "OMPI_COMM_WORLD_RANK=$1" < <(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null); then
       echo "$p"
       return 0
     fi
