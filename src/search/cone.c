@@ -899,17 +899,9 @@ long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
     return n;
 }
 
-void hf_search_describe(const hf_search_t *s, char *buf, size_t n)
+void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n)
 {
     const hf_cone_t *c = s->cone;
-    if (s->engine != HF_ENGINE_CONE) {
-        if (s->prep_m > 0 && s->prep_sz > 0)
-            snprintf(buf, n, "engine %s: size %ld: face tables at size %ld of %ld",
-                     hf_engine_name(s->engine), s->prep_m, s->prep_sz, s->prep_of);
-        else
-            snprintf(buf, n, "engine %s", hf_engine_name(s->engine));
-        return;
-    }
     if (!c) {
         snprintf(buf, n, "engine cone: not prepared");
         return;

@@ -4,6 +4,7 @@
  * hf_search_candidate, so both modes decide supports the same way. */
 #include <assert.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -574,6 +575,17 @@ void hf_search_destroy(hf_search_t **sp)
 hf_engine_t hf_search_engine(const hf_search_t *s)
 {
     return s->engine;
+}
+
+void hf_search_describe(const hf_search_t *s, char *buf, size_t n)
+{
+    if (s->engine == HF_ENGINE_CONE)
+        hf_search_cone_describe(s, buf, n);
+    else if (s->prep_m > 0 && s->prep_sz > 0) /* the layered engine growing its tables */
+        snprintf(buf, n, "engine %s: size %ld: face tables at size %ld of %ld",
+                 hf_engine_name(s->engine), s->prep_m, s->prep_sz, s->prep_of);
+    else
+        snprintf(buf, n, "engine %s", hf_engine_name(s->engine));
 }
 
 hf_err_t hf_search_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)

@@ -171,7 +171,7 @@ struct hf_search_s {
     /* while a level is being prepared: its poll hook and what it is doing (for describe) */
     hf_search_poll_fn level_poll;
     void *level_poll_ctx;
-    long prep_m;         /* size being prepared, 0 when none */
+    long prep_m;           /* size being prepared, 0 when none */
     long prep_sz, prep_of; /* face-table size being grown, and the last one needed */
     long nunits, capunits;
     hf_unit_t *units;
@@ -246,6 +246,8 @@ hf_err_t hf_search_cone_level(hf_search_t *s, long m);
 hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
 /* Figures of the cone engine (NULL before preparation or for another engine). */
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
+/* hf_search_describe for the cone engine: its preparation, or its rays. */
+void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n);
 /* Extents of Newt(Q) per coordinate (max - min exponent of Q). */
 void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 /* Unknowns of the cone engine for this span (0 if some extent of Newt(Q) exceeds it). */
