@@ -437,6 +437,113 @@ static hf_err_t dd_order(hf_cone_t *c, long *order, nmod_t mod)
     return err;
 }
 
+/* Positions < p as a mask of word w. */
+static inline uint64_t below_mask(long w, long p)
+{
+    long lo = w * 64;
+    if (p <= lo)
+        return 0;
+    return p - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (p - lo)) - 1;
+}
+
+/* The rays of a stage bucketed by the first and last position of their support (every
+ * support is nonempty once the start rows are processed): a ray whose support lies in a
+ * set U sits in a bucket (a, b) with a <= b both in U. */
+#define ENDS_INDEX_POSITIONS_MAX 2048 /* the table has positions^2 buckets */
+typedef struct {
+    long p, cap; /* positions processed; table size */
+    long *start; /* p * p + 1 bucket offsets (key a * p + b) */
+    long *ray;   /* ray numbers, bucket by bucket */
+    long *key;   /* per ray */
+    long nray;
+} ends_index_t;
+
+static void ends_index_clear(ends_index_t *ix)
+{
+    free(ix->start);
+    free(ix->ray);
+    free(ix->key);
+    memset(ix, 0, sizeof *ix);
+}
+
+static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
+{
+    long R = cur->count, words = cur->words, nk = p * p;
+    ix->p = 0; /* no index: ends_blocked scans every ray */
+    if (p > ENDS_INDEX_POSITIONS_MAX)
+        return HF_OK;
+    if (nk + 1 > ix->cap) {
+        long *st = hf_realloc(ix->start, (size_t)(nk + 1) * sizeof *st);
+        if (!st)
+            return HF_ERR_NOMEM;
+        ix->start = st;
+        ix->cap = nk + 1;
+    }
+    if (R > ix->nray || !ix->ray) {
+        long *r = hf_realloc(ix->ray, (size_t)(R ? R : 1) * sizeof *r);
+        if (r)
+            ix->ray = r;
+        long *k = hf_realloc(ix->key, (size_t)(R ? R : 1) * sizeof *k);
+        if (k)
+            ix->key = k;
+        if (!r || !k)
+            return HF_ERR_NOMEM;
+        ix->nray = R;
+    }
+    ix->p = p;
+    memset(ix->start, 0, (size_t)(nk + 1) * sizeof *ix->start);
+    for (long k = 0; k < R; k++) {
+        const uint64_t *z = cur->zero + k * words;
+        long a = -1, b = -1;
+        for (long w = 0; w < words && a < 0; w++) {
+            uint64_t x = ~z[w] & below_mask(w, p);
+            if (x)
+                a = w * 64 + __builtin_ctzll(x);
+        }
+        for (long w = words - 1; w >= 0 && b < 0; w--) {
+            uint64_t x = ~z[w] & below_mask(w, p);
+            if (x)
+                b = w * 64 + 63 - __builtin_clzll(x);
+        }
+        assert(a >= 0 && b >= a);
+        ix->key[k] = a * p + b;
+        ix->start[ix->key[k] + 1]++;
+    }
+    for (long t = 0; t < nk; t++)
+        ix->start[t + 1] += ix->start[t];
+    /* counting sort; start[] is shifted back afterwards */
+    for (long k = 0; k < R; k++)
+        ix->ray[ix->start[ix->key[k]]++] = k;
+    for (long t = nk; t > 0; t--)
+        ix->start[t] = ix->start[t - 1];
+    ix->start[0] = 0;
+    return HF_OK;
+}
+
+/* Is there a ray other than i and j whose zero set contains Z (support inside U)? The
+ * buckets when there are fewer pairs in U than rays, else every ray. */
+static int ends_blocked(const ends_index_t *ix, const rayset_t *cur, const uint64_t *Z,
+                        const long *ulist, long nu, long i, long j)
+{
+    long words = cur->words, p = ix->p;
+    if (!ix->p || nu * (nu + 1) / 2 >= cur->count) {
+        for (long k = 0; k < cur->count; k++)
+            if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
+                return 1;
+        return 0;
+    }
+    for (long x = 0; x < nu; x++)
+        for (long y = x; y < nu; y++) {
+            long key = ulist[x] * p + ulist[y];
+            for (long t = ix->start[key]; t < ix->start[key + 1]; t++) {
+                long k = ix->ray[t];
+                if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
+                    return 1;
+            }
+        }
+    return 0;
+}
+
 /* The pruned double description: every extreme ray of C with at most `bound` box points in
  * its support, into c->supp / c->ssize (sorted canonically). poll may stop it. */
 static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx)
@@ -450,10 +557,15 @@ static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void
     nmod_t mod;
     fmpz *s = NULL, *v = NULL;
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    long *ulist = hf_malloc((size_t)(nh ? nh : 1) * sizeof *ulist);
+    ends_index_t ix = {0};
+    uint64_t *sig = NULL;
+    long *posl = NULL, *negl = NULL;
+    long sig_cap = 0, posl_cap = 0, negl_cap = 0;
     fmpz_t g;
     fmpz_init(g);
     nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
-    if (!order || !wpos || !Z) {
+    if (!order || !wpos || !Z || !ulist) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -524,15 +636,34 @@ static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void
             HF_CHECK(err, rayset_push(&next, cur.v + i * n, Z, size), done);
         }
         /* new rays from adjacent (positive, negative) pairs */
-        long prefix = 0; /* total weight of positions < p */
-        for (long q = 0; q < p; q++)
-            prefix += wpos[q];
+        HF_CHECK(err, ends_index(&cur, p, &ix), done);
+        /* each ray's support folded onto 64 bits: the popcount of two folds' union never
+         * exceeds the positions in the union of the supports, so a pair whose folds
+         * already exceed the bound is out after one word */
+        long npos = 0, nneg = 0;
+        HF_CHECK(err, HF_GROW(&sig, &sig_cap, R), done);
+        HF_CHECK(err, HF_GROW(&posl, &posl_cap, R), done);
+        HF_CHECK(err, HF_GROW(&negl, &negl_cap, R), done);
         for (long i = 0; i < R; i++) {
-            if (fmpz_sgn(s + i) <= 0)
+            int sg = fmpz_sgn(s + i);
+            if (sg == 0)
                 continue;
+            uint64_t f = 0;
+            for (long w = 0; w < words; w++)
+                f |= ~cur.zero[i * words + w] & below_mask(w, p);
+            sig[i] = f;
+            if (sg > 0)
+                posl[npos++] = i;
+            else
+                negl[nneg++] = i;
+        }
+        for (long a = 0; a < npos; a++) {
+            long i = posl[a];
             const uint64_t *zi = cur.zero + i * words;
-            for (long j = 0; j < R; j++) {
-                if (fmpz_sgn(s + j) >= 0)
+            uint64_t fi = sig[i];
+            for (long b = 0; b < nneg; b++) {
+                long j = negl[b];
+                if (__builtin_popcountll(fi | sig[j]) > bound)
                     continue;
                 const uint64_t *zj = cur.zero + j * words;
                 long common = 0;
@@ -540,20 +671,29 @@ static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void
                     Z[w] = zi[w] & zj[w];
                     common += __builtin_popcountll(Z[w]);
                 }
-                if (common < n - 2)
+                /* every position weighs >= 1, so p - common positions already bound the
+                 * size from below: most pairs stop here without touching the weights */
+                if (common < n - 2 || p - common > bound)
                     continue;
-                long size = prefix - bits_weight(Z, words, wpos);
+                long nu = 0, size = 0;
+                for (long w = 0; w < words; w++) {
+                    uint64_t x = ~Z[w] & below_mask(w, p);
+                    while (x) {
+                        long u = w * 64 + __builtin_ctzll(x);
+                        ulist[nu++] = u;
+                        size += wpos[u];
+                        x &= x - 1;
+                    }
+                }
                 if (size > bound)
                     continue;
                 /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero
-                 * set contains Z. A ray with that property has its support inside the
-                 * union of theirs, so at most `size` <= bound points: such rays are never
-                 * dropped, and the test over the kept rays is exact. */
-                int blocked = 0;
-                for (long k = 0; k < R && !blocked; k++)
-                    if (k != i && k != j && bits_subset(Z, cur.zero + k * words, words))
-                        blocked = 1;
-                if (blocked)
+                 * set contains Z, i.e. no other ray's support lies in U = supp i u supp j.
+                 * A ray with that property has its support inside the union of theirs, so
+                 * at most `size` <= bound points: such rays are never dropped, and the test
+                 * over the kept rays is exact. Such a ray's first and last support
+                 * positions are both in U: only those buckets of the index are looked at. */
+                if (ends_blocked(&ix, &cur, Z, ulist, nu, i, j))
                     continue;
                 adjacency++;
                 /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
@@ -627,6 +767,11 @@ done:
     fmpz_clear(g);
     rayset_clear(&cur);
     rayset_clear(&next);
+    ends_index_clear(&ix);
+    free(sig);
+    free(posl);
+    free(negl);
+    free(ulist);
     free(Z);
     free(wpos);
     free(order);
@@ -800,6 +945,8 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
 static long cone_first_bound(const hf_search_t *s)
 {
     long first = s->first > 1 ? s->first : 1;
+    if (s->cone_per_size)
+        return first;
     if (s->last <= 4 * first || s->last <= first + 64)
         return s->last > first ? s->last : first;
     return 2 * first;
@@ -814,7 +961,7 @@ hf_err_t hf_search_cone_level(hf_search_t *s, long m)
 {
     long bound = s->cone && s->cone->bound > 0 ? s->cone->bound : cone_first_bound(s);
     while (bound < m)
-        bound = bound > LONG_MAX / 2 ? m : 2 * bound;
+        bound = bound > LONG_MAX / 2 || s->cone_per_size ? m : 2 * bound;
     HF_TRY(cone_prepare_bound(s, bound, NULL, NULL));
     hf_cone_t *c = s->cone;
     long words = c->words;

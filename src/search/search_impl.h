@@ -135,6 +135,7 @@ struct hf_search_s {
     int64_t *xwidth;        /* width of Newt(Q) along each */
     long span_lb;           /* within-span bound (0: not computed) */
     hf_cone_t *cone;        /* cone engine state, built by hf_search_prepare */
+    int cone_per_size;      /* 1: the cone's rays are computed for each size's own bound */
     long max_atoms;
     int top;             /* 1: created by hf_search_create (reports, witnesses, group) */
     int has_t, has_frac; /* which of t, frac need clearing */

@@ -150,6 +150,7 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
         goto done;
     if (sub->last > cap)
         sub->last = cap;
+    sub->cone_per_size = 1;
     *value = cap + 1;
     for (long m = sub->first; m <= sub->last && err == HF_OK; m++) {
         long nu = 0, found = 0;
