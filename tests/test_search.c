@@ -443,6 +443,36 @@ static void test_engines_random(void)
     }
 }
 
+/* The pruned double description's own figures, pinned: they were produced by the version
+ * that scanned every ray for the adjacency test and filtered no pair (main c42440e). A
+ * missed blocking ray adds adjacencies (non-extreme rays), a wrong one removes some, so
+ * the pair filter and the bucket index must leave every count as it was. */
+static void test_cone_ray_counts(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        long rays, rays_max, adjacencies;
+    } cases[] = {{"chain:d=3", 4, 18, 41, 66}, {"chain:d=3", 5, 48, 4855, 23822}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        hf_target_init_empty(&t);
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_CONE};
+        hf_search_t *s = NULL;
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL(hf_search_prepare(s, NULL, NULL), HF_OK);
+        const hf_cone_info_t *ci = hf_search_cone_info(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ci);
+        CU_ASSERT_EQUAL(ci->bound, 24);
+        CU_ASSERT_EQUAL(ci->rays, cases[i].rays);
+        CU_ASSERT_EQUAL(ci->rays_max, cases[i].rays_max);
+        CU_ASSERT_EQUAL(ci->adjacencies, cases[i].adjacencies);
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+}
+
 /* Minima certified over all keys (two-dimensional Newton argument): the known cases, and
  * the theorem held against the search on every certified target of a random battery:
  * within every span that holds supp(Q), m* is the certified value and, when the
@@ -1312,6 +1342,7 @@ int hf_register_tests(void)
         {"engines agree: families at small d and span", test_engines_families},
         {"engines agree: random small targets", test_engines_random},
         {"minima certified over all keys (2-D Newton argument)", test_certify_2d},
+        {"cone: double-description figures pinned", test_cone_ray_counts},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
         {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},
         {"small units: splitting by first and second points", test_small_units},
