@@ -620,6 +620,11 @@ const hf_search_stats_t *hf_search_stats(const hf_search_t *s)
     return &s->stats;
 }
 
+void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split)
+{
+    s->reg->split = split; /* the registry is shared by every sub-search */
+}
+
 hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
 {
     return hf_search_level_polled(s, m, NULL, NULL, nunits);

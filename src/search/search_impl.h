@@ -69,6 +69,7 @@ typedef struct {
 typedef struct {
     long n, cap;
     hf_fs_t **fs;
+    const hf_search_split_t *split; /* growing the tables split across processes, or NULL */
 } hf_fs_registry_t;
 
 /* A block of the layered generation at one size m: bottom layers of size s0 (FS_lo
