@@ -110,6 +110,10 @@ typedef struct {
      * order and *outlen their total; on any other status *out is NULL. */
     hf_err_t (*allgather)(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
                           size_t *outlen);
+    /* Optional (NULL: none): called before each sub-unit this process runs, for profiles
+     * (bench/scaling_record times each one; the sub-units of one exchange are those since
+     * the previous exchange with out != NULL). */
+    void (*sub_unit)(void *ctx, long unit);
     void *ctx;
 } hf_search_split_t;
 

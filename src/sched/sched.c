@@ -358,6 +358,7 @@ void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm)
     MPI_Comm_rank(comm, &sp->split.rank);
     MPI_Comm_size(comm, &sp->split.nranks);
     sp->split.allgather = split_allgather;
+    sp->split.sub_unit = NULL;
     sp->split.ctx = sp;
     sp->comm = comm;
 }

@@ -307,7 +307,9 @@ static hf_err_t fs_grow_size(hf_fs_t *fs, hf_search_t *owner, long sz, fs_collec
         if (owner->level_poll && owner->level_poll(owner->level_poll_ctx))
             err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: preparation stopped on request",
                            owner->prep_m);
-        else
+        else if (sp && sp->sub_unit)
+            sp->sub_unit(sp->ctx, u);
+        if (err == HF_OK)
             err = hf_search_run_unit(fs->sub, sz, u, fs_collect, col, owner->level_poll,
                                      owner->level_poll_ctx, NULL);
     }
