@@ -8,13 +8,12 @@
  * collective calls, with the recorded bytes gathered (from simulated shared memory:
  * 1024 ranks would otherwise each hold the whole table). A workload without x/s lines
  * (older recordings) is prepared whole on every rank. The coordinator's units are cut into the
- * slices between two polls (the search polls every 256 candidates), so rank 0 answers
- * requests when the real one would.
- *   smpirun -np N -platform bench/cluster.xml build-smpi/scaling_driver WORKLOAD [FLOPS]
- * FLOPS: the simulated host's speed in flop/s (the platform's speed); a recorded second
- * is FLOPS flops, so a simulated host is as fast as one core of the recording machine.
- * Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X coord_busy=F
- * worker_idle=F coord_msgs=K */
+ * slices between two polls (as recorded; in older recordings every 256 candidates), so rank 0
+ * answers requests when the real one would. smpirun -np N -platform bench/cluster.xml
+ * build-smpi/scaling_driver WORKLOAD [FLOPS] FLOPS: the simulated host's speed in flop/s (the
+ * platform's speed); a recorded second is FLOPS flops, so a simulated host is as fast as one core
+ * of the recording machine. Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X
+ * coord_busy=F worker_idle=F coord_msgs=K */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdint.h>
@@ -29,6 +28,7 @@ typedef struct {
     float seconds;
     int32_t found;
     int64_t nodes;
+    int64_t polls; /* calls of the poll hook; -1: not recorded (every 256 nodes then) */
 } unit_cost_t;
 
 /* One exchange of a size's split preparation: nsub sub-units, then bytes gathered. */
@@ -79,7 +79,8 @@ static int load(const char *path, workload_t *w)
     w->m_star = -1;
     long xcap = 0, scap = 0;
     while (fgets(line, sizeof line, f)) {
-        long m, n, u, nodes, found, units;
+        long m, n, u, nodes, found, units, polls;
+        int k;
         double s;
         if (line[0] == '#')
             continue;
@@ -92,10 +93,11 @@ static int load(const char *path, workload_t *w)
             if (!cur || !grow((void **)&cur->x, &xcap, cur->nx + 1, sizeof *cur->x))
                 goto bad;
             cur->x[cur->nx++] = (xchg_t){n, u};
-        } else if (sscanf(line, "u %ld %lf %ld %ld", &u, &s, &nodes, &found) == 4) {
+        } else if ((k = sscanf(line, "u %ld %lf %ld %ld %ld", &u, &s, &nodes, &found, &polls)) >=
+                   4) {
             if (!cur || u < 0 || u >= cur->nunits)
                 goto bad;
-            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes};
+            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes, k == 5 ? polls : -1};
         } else if (sscanf(line, "size %ld %ld %lf", &m, &n, &s) == 3) {
             if ((size_t)w->nsizes == cap) {
                 cap = cap ? 2 * cap : 16;
@@ -239,7 +241,8 @@ static hf_err_t r_run_unit(void *ctx, long m, long unit, hf_search_found_fn foun
     workload_t *w = ctx;
     const unit_cost_t *c = size_of(w, m)->units + unit;
     /* only rank 0's poll does work (it serves requests); elsewhere one step is exact */
-    long slices = w->rank == 0 && poll ? (long)(c->nodes / 256) + 1 : 1;
+    long polls = c->polls >= 0 ? (long)c->polls : (long)(c->nodes / 256);
+    long slices = w->rank == 0 && poll ? polls + 1 : 1;
     double slice = c->seconds / slices;
     for (long i = 0; i < slices; i++) {
         compute(w, slice);

@@ -14,7 +14,9 @@
  *                                      (hf_search_split_t): NSUB sub-units, split across
  *                                      the ranks, then BYTES gathered from all of them
  *   s SECONDS                          NSUB lines: each sub-unit's cost, in order
- *   u UNIT SECONDS NODES FOUND         one line per unit of the size above, in order
+ *   u UNIT SECONDS NODES FOUND POLLS   one line per unit of the size above, in order;
+ *                                      POLLS: calls of the poll hook (rank 0 answers
+ *                                      requests there), absent in older recordings
  *   end M_STAR UNITS TOTAL_SECONDS
  * Every rank runs the rest of a size's preparation (SECONDS minus its sub-units). The
  * recorder prepares through a split of one process, which only times the sub-units. */
@@ -32,6 +34,12 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
     (void)w;
     (*(long *)ctx)++;
     return HF_OK;
+}
+
+static int count_poll(void *ctx)
+{
+    (*(long *)ctx)++;
+    return 0;
 }
 
 static double cpu(void)
@@ -179,11 +187,12 @@ int main(int argc, char **argv)
         if (rec.text)
             rec.text[0] = 0;
         for (long u = part; u < nu; u += nparts) {
-            long nodes = 0, before = found;
+            long nodes = 0, before = found, polls = 0;
             double t2 = cpu();
-            if ((err = hf_search_run_unit(s, m, u, on_found, &found, NULL, NULL, &nodes)) != HF_OK)
+            if ((err = hf_search_run_unit(s, m, u, on_found, &found, count_poll, &polls, &nodes)) !=
+                HF_OK)
                 break;
-            printf("u %ld %.6f %ld %ld\n", u, cpu() - t2, nodes, found - before);
+            printf("u %ld %.6f %ld %ld %ld\n", u, cpu() - t2, nodes, found - before, polls);
         }
         fflush(stdout);
         units += nu;

@@ -635,6 +635,9 @@ static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
     long r = c->m - c->nlow;
     assert(r >= 1 && c->t >= 2); /* middles exist only between two layers */
     uint32_t *mid = s->tmp + 2 * c->m;
+    hf_run_t *run = c->run;
+    if (run->poll && ++run->visits % HF_SEARCH_VISIT_POLL_EVERY == 0 && run->poll(run->poll_ctx))
+        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", c->m);
     if (c->check0) {
         int ok = 1;
         HF_TRY(layered_prefix(c, combo, r, skip, &ok));

@@ -666,7 +666,7 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
 {
     hf_err_t err = HF_OK;
     hf_head_t witness;
-    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL};
+    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL, 0};
     if (nodes)
         *nodes = 0;
     if (m != s->level_m)
