@@ -2,14 +2,18 @@
  * bench/scaling in build-smpi): every MPI message and every scheduling decision is the
  * real one, and the search's computation is replaced by its recorded cost (a workload
  * from bench/scaling_record): each rank "computes" the preparation of each size and each
- * unit it is handed with smpi_execute_flops. The coordinator's units are cut into the
- * slices between two polls (the search polls every 256 candidates), so rank 0 answers
- * requests when the real one would.
- *   smpirun -np N -platform bench/cluster.xml build-smpi/scaling_driver WORKLOAD [FLOPS]
- * FLOPS: the simulated host's speed in flop/s (the platform's speed); a recorded second
- * is FLOPS flops, so a simulated host is as fast as one core of the recording machine.
- * Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X coord_busy=F
- * worker_idle=F coord_msgs=K */
+ * unit it is handed with smpi_execute_flops. A size's preparation is replayed as the real
+ * scheduler splits it (hf_sched_split_t): every rank computes the serial rest, then for
+ * each exchange its share of the recorded sub-units (u mod N), then the exchange's
+ * collective calls, with the recorded bytes gathered (from simulated shared memory:
+ * 1024 ranks would otherwise each hold the whole table). A workload without x/s lines
+ * (older recordings) is prepared whole on every rank. The coordinator's units are cut into the
+ * slices between two polls (as recorded; in older recordings every 256 candidates), so rank 0
+ * answers requests when the real one would. smpirun -np N -platform bench/cluster.xml
+ * build-smpi/scaling_driver WORKLOAD [FLOPS] FLOPS: the simulated host's speed in flop/s (the
+ * platform's speed); a recorded second is FLOPS flops, so a simulated host is as fast as one core
+ * of the recording machine. Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X
+ * coord_busy=F worker_idle=F coord_msgs=K */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdint.h>
@@ -17,18 +21,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/agree.h"
 #include "headfuse/sched.h"
 
 typedef struct {
     float seconds;
     int32_t found;
     int64_t nodes;
+    int64_t polls; /* calls of the poll hook; -1: not recorded (every 256 nodes then) */
 } unit_cost_t;
+
+/* One exchange of a size's split preparation: nsub sub-units, then bytes gathered. */
+typedef struct {
+    int64_t nsub, bytes;
+} xchg_t;
 
 typedef struct {
     long m, nunits;
-    double level_seconds;
+    double level_seconds; /* all of the size's preparation */
     unit_cost_t *units;
+    long nx, nsub; /* exchanges and sub-units of the split preparation (0: none recorded) */
+    xchg_t *x;
+    float *sub; /* the sub-units' seconds, exchange after exchange */
 } size_cost_t;
 
 typedef struct {
@@ -36,8 +50,23 @@ typedef struct {
     size_cost_t *sizes;
     long nsizes;
     long m_star; /* recorded */
-    int rank;
+    int rank, nranks;
+    hf_sched_split_t split; /* the scheduler's own exchange, for its agreements */
 } workload_t;
+
+/* Room for n elements of size sz in *p (capacity *cap); 0 when out of memory. */
+static int grow(void **p, long *cap, long n, size_t sz)
+{
+    if (n <= *cap)
+        return 1;
+    long c = *cap ? 2 * *cap : 64;
+    void *g = realloc(*p, (size_t)c * sz);
+    if (!g)
+        return 0;
+    *p = g;
+    *cap = c;
+    return 1;
+}
 
 static int load(const char *path, workload_t *w)
 {
@@ -48,15 +77,27 @@ static int load(const char *path, workload_t *w)
     size_t cap = 0;
     size_cost_t *cur = NULL;
     w->m_star = -1;
+    long xcap = 0, scap = 0;
     while (fgets(line, sizeof line, f)) {
-        long m, n, u, nodes, found, units;
+        long m, n, u, nodes, found, units, polls;
+        int k;
         double s;
         if (line[0] == '#')
             continue;
-        if (sscanf(line, "u %ld %lf %ld %ld", &u, &s, &nodes, &found) == 4) {
+        if (sscanf(line, "s %lf", &s) == 1) {
+            if (!cur || cur->nx == 0 ||
+                !grow((void **)&cur->sub, &scap, cur->nsub + 1, sizeof *cur->sub))
+                goto bad;
+            cur->sub[cur->nsub++] = (float)s;
+        } else if (sscanf(line, "x %ld %ld", &n, &u) == 2) {
+            if (!cur || !grow((void **)&cur->x, &xcap, cur->nx + 1, sizeof *cur->x))
+                goto bad;
+            cur->x[cur->nx++] = (xchg_t){n, u};
+        } else if ((k = sscanf(line, "u %ld %lf %ld %ld %ld", &u, &s, &nodes, &found, &polls)) >=
+                   4) {
             if (!cur || u < 0 || u >= cur->nunits)
                 goto bad;
-            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes};
+            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes, k == 5 ? polls : -1};
         } else if (sscanf(line, "size %ld %ld %lf", &m, &n, &s) == 3) {
             if ((size_t)w->nsizes == cap) {
                 cap = cap ? 2 * cap : 16;
@@ -66,7 +107,11 @@ static int load(const char *path, workload_t *w)
                 w->sizes = g;
             }
             cur = w->sizes + w->nsizes++;
-            *cur = (size_cost_t){m, n, s, calloc((size_t)(n ? n : 1), sizeof(unit_cost_t))};
+            *cur = (size_cost_t){.m = m,
+                                 .nunits = n,
+                                 .level_seconds = s,
+                                 .units = calloc((size_t)(n ? n : 1), sizeof(unit_cost_t))};
+            xcap = scap = 0;
             if (!cur->units)
                 goto bad;
         } else if (sscanf(line, "prepare %lf", &s) == 1) {
@@ -98,15 +143,24 @@ static int share(workload_t *w, int ok)
     }
     for (long i = 0; i < w->nsizes; i++) {
         size_cost_t *sz = w->sizes + i;
-        double h[3] = {(double)sz->m, (double)sz->nunits, sz->level_seconds};
-        MPI_Bcast(h, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        double h[5] = {(double)sz->m, (double)sz->nunits, sz->level_seconds, (double)sz->nx,
+                       (double)sz->nsub};
+        MPI_Bcast(h, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (w->rank != 0) {
-            *sz = (size_cost_t){(long)h[0], (long)h[1], h[2],
-                                calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof(unit_cost_t))};
-            if (!sz->units)
+            *sz = (size_cost_t){(long)h[0],
+                                (long)h[1],
+                                h[2],
+                                calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof(unit_cost_t)),
+                                (long)h[3],
+                                (long)h[4],
+                                calloc((size_t)(h[3] > 0 ? h[3] : 1), sizeof(xchg_t)),
+                                calloc((size_t)(h[4] > 0 ? h[4] : 1), sizeof(float))};
+            if (!sz->units || !sz->x || !sz->sub)
                 return -1;
         }
         MPI_Bcast(sz->units, (int)(sz->nunits * sizeof(unit_cost_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(sz->x, (int)(sz->nx * sizeof(xchg_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(sz->sub, (int)(sz->nsub * sizeof(float)), MPI_BYTE, 0, MPI_COMM_WORLD);
     }
     return 0;
 }
@@ -132,13 +186,51 @@ static const size_cost_t *size_of(const workload_t *w, long m)
     return NULL;
 }
 
+/* One exchange of the split preparation, with the real scheduler's collective calls
+ * (hf_sched_split_t: the agreement before the sub-search's size, the status of the
+ * exchange, the lengths, the bytes, the agreement after): this rank's share of the bytes
+ * comes from, and every rank's goes to, simulated shared memory. */
+static hf_err_t replay_exchange(const workload_t *w, const xchg_t *x)
+{
+    const hf_search_split_t *sp = &w->split.split;
+    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+    long long share = (x->bytes + w->nranks - 1) / w->nranks,
+              *lens = malloc((size_t)w->nranks * sizeof *lens);
+    if (!lens)
+        return HF_ERR_NOMEM;
+    HF_TRY(hf_agree_all(MPI_COMM_WORLD, HF_OK));
+    MPI_Allgather(&share, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    free(lens);
+    HF_TRY(hf_agree_all(MPI_COMM_WORLD, HF_OK));
+    char *buf = SMPI_SHARED_MALLOC((size_t)share * (size_t)w->nranks + 1);
+    MPI_Allgather(buf, (int)share, MPI_BYTE, buf, (int)share, MPI_BYTE, MPI_COMM_WORLD);
+    SMPI_SHARED_FREE(buf);
+    return sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL);
+}
+
 static hf_err_t r_level(void *ctx, long m, long *nunits)
 {
     workload_t *w = ctx;
     const size_cost_t *sz = size_of(w, m);
     if (!sz)
         return hf_error(HF_ERR_INPUT, "size %ld is not in the workload", m);
-    compute(w, sz->level_seconds);
+    double subs = 0;
+    for (long i = 0; i < sz->nsub; i++)
+        subs += sz->sub[i];
+    /* every rank prepares whole what is not split; one rank prepares everything */
+    if (w->nranks == 1 || sz->nx == 0) {
+        compute(w, sz->level_seconds);
+    } else {
+        compute(w, sz->level_seconds > subs ? sz->level_seconds - subs : 0);
+        for (long i = 0, first = 0; i < sz->nx; first += sz->x[i++].nsub) {
+            double mine = 0;
+            for (long u = w->rank; u < sz->x[i].nsub; u += w->nranks)
+                mine += sz->sub[first + u];
+            compute(w, mine);
+            HF_TRY(replay_exchange(w, sz->x + i));
+        }
+    }
     *nunits = sz->nunits;
     return HF_OK;
 }
@@ -149,7 +241,8 @@ static hf_err_t r_run_unit(void *ctx, long m, long unit, hf_search_found_fn foun
     workload_t *w = ctx;
     const unit_cost_t *c = size_of(w, m)->units + unit;
     /* only rank 0's poll does work (it serves requests); elsewhere one step is exact */
-    long slices = w->rank == 0 && poll ? (long)(c->nodes / 256) + 1 : 1;
+    long polls = c->polls >= 0 ? (long)c->polls : (long)(c->nodes / 256);
+    long slices = w->rank == 0 && poll ? polls + 1 : 1;
     double slice = c->seconds / slices;
     for (long i = 0; i < slices; i++) {
         compute(w, slice);
@@ -171,6 +264,8 @@ int main(int argc, char **argv)
     workload_t w;
     memset(&w, 0, sizeof w);
     w.rank = rank;
+    w.nranks = size;
+    hf_sched_split_init(&w.split, MPI_COMM_WORLD);
     w.flops = argc > 2 ? atof(argv[2]) : 1e9;
     int ok = rank != 0 || (argc > 1 && load(argv[1], &w) == 0);
     if (share(&w, ok) != 0) {
@@ -199,8 +294,11 @@ int main(int argc, char **argv)
                out.seconds > 0 ? out.coord_seconds / out.seconds : 0, worker_idle,
                out.coord_messages, (int)err);
     }
-    for (long i = 0; i < w.nsizes; i++)
+    for (long i = 0; i < w.nsizes; i++) {
         free(w.sizes[i].units);
+        free(w.sizes[i].x);
+        free(w.sizes[i].sub);
+    }
     free(w.sizes);
     MPI_Finalize();
     return err == HF_OK ? 0 : 1;

@@ -5,7 +5,8 @@
 
 Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
 replay then decides those sizes only, like --max-atoms. Preparation and size costs are
-the mean over the parts (each part prepared every size, as every rank does)."""
+the mean over the parts (each part prepared every size, as every rank does); the split
+preparation's exchanges and sub-units (x and s lines) are part 0's."""
 import sys
 
 
@@ -20,8 +21,10 @@ def read(path):
         elif f[0] == "prepare":
             prepare = float(f[1])
         elif f[0] == "size":
-            cur = {"m": int(f[1]), "n": int(f[2]), "level": float(f[3]), "units": {}}
+            cur = {"m": int(f[1]), "n": int(f[2]), "level": float(f[3]), "units": {}, "prep": []}
             sizes.append(cur)
+        elif f[0] in ("x", "s"):
+            cur["prep"].append(line.rstrip("\n"))
         elif f[0] == "u":
             cur["units"][int(f[1])] = line.split(None, 2)[2].rstrip("\n")
         elif f[0] == "end":
@@ -49,6 +52,8 @@ for i in range(nsizes):
     assert all(s["m"] == m and s["n"] == n for s in sz), "parts disagree on size %d" % m
     level = sum(s["level"] for s in sz) / len(sz)
     print(f"size {m} {n} {level:.6f}")
+    for line in sz[0]["prep"]:
+        print(line)
     total += level
     merged = {}
     for s in sz:
@@ -56,7 +61,7 @@ for i in range(nsizes):
     assert len(merged) == n, "size %d: %d of %d units recorded" % (m, len(merged), n)
     for u in range(n):
         print(f"u {u} {merged[u]}")
-        sec, _, fnd = merged[u].split()
+        sec, _, fnd = merged[u].split()[:3]  # POLLS may follow
         total += float(sec)
         found += int(fnd)
     units += n

@@ -9,9 +9,17 @@
  * Output (text, one line each):
  *   # comments (target, command, totals)
  *   prepare SECONDS                    one-time preparation (hf_search_prepare)
- *   size M NUNITS SECONDS              hf_search_level(M): run by every rank
- *   u UNIT SECONDS NODES FOUND         one line per unit of the size above, in order
- *   end M_STAR UNITS TOTAL_SECONDS */
+ *   size M NUNITS SECONDS              hf_search_level(M), all of it
+ *   x NSUB BYTES                       one exchange of the split preparation of size M
+ *                                      (hf_search_split_t): NSUB sub-units, split across
+ *                                      the ranks, then BYTES gathered from all of them
+ *   s SECONDS                          NSUB lines: each sub-unit's cost, in order
+ *   u UNIT SECONDS NODES FOUND POLLS   one line per unit of the size above, in order;
+ *                                      POLLS: calls of the poll hook (rank 0 answers
+ *                                      requests there), absent in older recordings
+ *   end M_STAR UNITS TOTAL_SECONDS
+ * Every rank runs the rest of a size's preparation (SECONDS minus its sub-units). The
+ * recorder prepares through a split of one process, which only times the sub-units. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +36,98 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
     return HF_OK;
 }
 
+static int count_poll(void *ctx)
+{
+    (*(long *)ctx)++;
+    return 0;
+}
+
 static double cpu(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* The split preparation of one process, timed: each sub-unit's CPU seconds and each
+ * exchange's bytes, printed after the size line. */
+typedef struct {
+    double t;  /* start of the open sub-unit, or < 0 */
+    double *s; /* sub-units since the last exchange */
+    long n, cap;
+    char *text; /* x and s lines of the size being prepared */
+    size_t len, textcap;
+    int failed;
+} rec_t;
+
+static void rec_close(rec_t *r)
+{
+    if (r->t < 0)
+        return;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 1024;
+        double *g = realloc(r->s, (size_t)r->cap * sizeof *g);
+        if (!g) {
+            r->failed = 1;
+            r->n = 0;
+        } else {
+            r->s = g;
+        }
+    }
+    if (r->n < r->cap)
+        r->s[r->n++] = cpu() - r->t;
+    r->t = -1;
+}
+
+static void rec_print(rec_t *r, const char *fmt, double v, long n)
+{
+    char line[64];
+    int k =
+        n >= 0 ? snprintf(line, sizeof line, fmt, n, (long)v) : snprintf(line, sizeof line, fmt, v);
+    if (r->len + (size_t)k + 1 > r->textcap) {
+        size_t cap = 2 * (r->textcap + (size_t)k + 1);
+        char *g = realloc(r->text, cap);
+        if (!g) {
+            r->failed = 1;
+            return;
+        }
+        r->text = g;
+        r->textcap = cap;
+    }
+    memcpy(r->text + r->len, line, (size_t)k + 1);
+    r->len += (size_t)k;
+}
+
+static void rec_sub_unit(void *ctx, long unit)
+{
+    (void)unit;
+    rec_t *r = ctx;
+    rec_close(r);
+    r->t = cpu();
+}
+
+static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
+                              size_t *outlen)
+{
+    rec_t *r = ctx;
+    rec_close(r);
+    if (!out || status != HF_OK) {
+        if (out)
+            *out = NULL;
+        if (status != HF_OK)
+            r->n = 0;
+        return status;
+    }
+    rec_print(r, "x %ld %ld\n", (double)len, r->n);
+    for (long i = 0; i < r->n; i++)
+        rec_print(r, "s %.6f\n", r->s[i], -1);
+    r->n = 0;
+    *outlen = len;
+    if (!(*out = hf_malloc(len ? len : 1)))
+        return HF_ERR_NOMEM;
+    if (len)
+        memcpy(*out, buf, len);
+    return HF_OK;
 }
 
 int main(int argc, char **argv)
@@ -73,6 +168,9 @@ int main(int argc, char **argv)
     printf("\n# engine %s, first size %ld, last size %ld\n", hf_engine_name(hf_search_engine(s)),
            hf_search_first_size(s), hf_search_last_size(s));
     printf("prepare %.6f\n", cpu() - t0);
+    rec_t rec = {.t = -1};
+    hf_search_split_t split = {0, 1, rec_allgather, rec_sub_unit, &rec};
+    hf_search_set_split(s, &split);
     long m_star = -1, units = 0;
     for (long m = hf_search_first_size(s); m <= hf_search_last_size(s); m++) {
         long nu = 0, found = 0;
@@ -80,12 +178,21 @@ int main(int argc, char **argv)
         if ((err = hf_search_level(s, m, &nu)) != HF_OK)
             break;
         printf("size %ld %ld %.6f\n", m, nu, cpu() - t1);
+        if (rec.failed) {
+            fprintf(stderr, "%s: out of memory\n", argv[0]);
+            return 1;
+        }
+        fputs(rec.text ? rec.text : "", stdout);
+        rec.len = 0;
+        if (rec.text)
+            rec.text[0] = 0;
         for (long u = part; u < nu; u += nparts) {
-            long nodes = 0, before = found;
+            long nodes = 0, before = found, polls = 0;
             double t2 = cpu();
-            if ((err = hf_search_run_unit(s, m, u, on_found, &found, NULL, NULL, &nodes)) != HF_OK)
+            if ((err = hf_search_run_unit(s, m, u, on_found, &found, count_poll, &polls, &nodes)) !=
+                HF_OK)
                 break;
-            printf("u %ld %.6f %ld %ld\n", u, cpu() - t2, nodes, found - before);
+            printf("u %ld %.6f %ld %ld %ld\n", u, cpu() - t2, nodes, found - before, polls);
         }
         fflush(stdout);
         units += nu;
@@ -101,5 +208,7 @@ int main(int argc, char **argv)
     printf("end %ld %ld %.6f\n", m_star, units, cpu() - t0);
     hf_search_destroy(&s);
     hf_target_clear(&t);
+    free(rec.s);
+    free(rec.text);
     return err == HF_OK ? 0 : 1;
 }

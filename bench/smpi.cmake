@@ -13,7 +13,7 @@ find_library(FLINT_LIBRARY flint REQUIRED)
 find_library(GMP_LIBRARY gmp REQUIRED)
 find_path(CDD_INCLUDE_DIR cddlib/cdd.h REQUIRED)
 find_library(CDD_LIBRARY cddgmp REQUIRED)
-find_library(NAUTY_LIBRARY nauty)
+pkg_check_modules(NAUTY REQUIRED IMPORTED_TARGET nauty) # symgraph.c (<nauty/...> headers)
 
 set(HF_SMPI_MODULES target algebra exact bounds search sched store core)
 set(HF_SMPI_SOURCES)
@@ -29,9 +29,7 @@ target_compile_definitions(headfuse_smpi PUBLIC HF_SMPI=1 HF_VERSION="${PROJECT_
   HF_GIT_COMMIT="smpi" PRIVATE HF_REPO_DIR="${CMAKE_SOURCE_DIR}")
 target_link_libraries(headfuse_smpi PUBLIC PkgConfig::HDF5S PkgConfig::JANSSON ${CDD_LIBRARY}
   ${FLINT_LIBRARY} ${GMP_LIBRARY} m)
-if(NAUTY_LIBRARY)
-  target_link_libraries(headfuse_smpi PUBLIC ${NAUTY_LIBRARY})
-endif()
+target_link_libraries(headfuse_smpi PRIVATE PkgConfig::NAUTY)
 
 add_executable(scaling_driver ${CMAKE_SOURCE_DIR}/bench/scaling_driver.c)
 target_link_libraries(scaling_driver PRIVATE headfuse_smpi)

@@ -177,6 +177,63 @@ static void test_guard_real_reader(void)
     unlink(path);
 }
 
+/* Fails cleanly on the file named in arg, crashes on none, reads the others. */
+static long probed;
+static hf_err_t probe_fail_on(const char *p, const void *arg)
+{
+    probed++;
+    if (arg && !strcmp(p, arg))
+        return hf_error(HF_ERR_INPUT, "%s: shard of another job (probe)", p);
+    return HF_OK;
+}
+
+static hf_err_t probe_segv_on(const char *p, const void *arg)
+{
+    if (!strcmp(p, arg))
+        raise(SIGSEGV);
+    return HF_OK;
+}
+
+/* Many files in one child (the merge of many shards): all read, so the caller reads
+ * them; the first clean failure comes back as it is; a crash is not attributed to any
+ * file (HF_OK, read_ok 0: the caller guards each on its own); guard off: nothing runs. */
+static void test_guard_all(void)
+{
+    make_file();
+    const char *paths[3] = {path, path, path};
+    char other[80];
+    snprintf(other, sizeof other, "%s.b", path);
+    const char *mixed[3] = {path, other, path};
+    FILE *f = fopen(other, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("also not HDF5", f);
+    fclose(f);
+    int ok = -1;
+    hf_h5_read_guard_enable(1);
+    probed = 0;
+    CU_ASSERT_EQUAL(hf_h5_read_guard_all(paths, 3, "shard", probe_fail_on, NULL, &ok), HF_OK);
+    CU_ASSERT_EQUAL(ok, 1);
+    CU_ASSERT_EQUAL(probed, 0); /* in the child */
+    CU_ASSERT_EQUAL(hf_h5_read_guard_all(mixed, 3, "shard", probe_fail_on, other, &ok),
+                    HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(ok, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), other));
+    hf_error_clear();
+    CU_ASSERT_EQUAL(hf_h5_read_guard_all(mixed, 3, "shard", probe_segv_on, other, &ok), HF_OK);
+    CU_ASSERT_EQUAL(ok, 0);
+    /* and each file guarded on its own names the one that crashes */
+    CU_ASSERT_EQUAL(hf_h5_read_guard(mixed[0], "shard", probe_segv_on, other, &ok), HF_OK);
+    CU_ASSERT_EQUAL(hf_h5_read_guard(mixed[1], "shard", probe_segv_on, other, &ok), HF_ERR_CORRUPT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), other));
+    hf_error_clear();
+    hf_h5_read_guard_enable(0);
+    CU_ASSERT_EQUAL(hf_h5_read_guard_all(mixed, 3, "shard", probe_segv_on, other, &ok), HF_OK);
+    CU_ASSERT_EQUAL(ok, 0);
+    hf_h5_read_guard_enable(1);
+    unlink(other);
+    unlink(path);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -187,6 +244,7 @@ int hf_register_tests(void)
         {"memory is limited", test_guard_memory_limit},
         {"off, and a missing file", test_guard_off_and_missing_file},
         {"a real reader", test_guard_real_reader},
+        {"many files in one child", test_guard_all},
         {NULL, NULL}};
     return hf_unit_suite("read guard", cases);
 }

@@ -66,6 +66,17 @@ typedef struct {
     int interrupted;      /* stopped by a signal before finishing */
 } hf_sched_outcome_t;
 
+/* The split of each size's preparation across the ranks of comm (hf_search_split_t,
+ * docs/architecture.md): its exchange agrees on errors by the rule of headfuse/agree.h,
+ * then on stop requests, then gathers the bytes. hf_sched_run sets one on the search
+ * when comm has several ranks and no runner replaces the search. Initialised by the call
+ * (nothing to free); `split` is what hf_search_set_split takes. */
+typedef struct {
+    hf_search_split_t split;
+    MPI_Comm comm;
+} hf_sched_split_t;
+void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm);
+
 /* Install the SIGTERM/SIGUSR1 handlers (flag only; async-signal-safe). */
 void hf_sched_install_signals(void);
 /* Nonzero once a stop signal arrived (also settable for tests). */

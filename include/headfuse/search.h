@@ -93,6 +93,35 @@ hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
 hf_err_t hf_search_level_polled(hf_search_t *s, long m, hf_search_poll_fn poll, void *poll_ctx,
                                 long *nunits);
 
+/* Preparing a size split across processes (set by the scheduler, which owns the MPI side:
+ * this module calls no MPI). The layered engine grows its face tables by running the
+ * units of sub-searches; with a split set, process `rank` of `nranks` runs only the
+ * sub-units u with u % nranks == rank, and the tables are completed by an exchange. The
+ * tables (and so the units and supports) are the same for every process count. */
+typedef struct {
+    int rank, nranks;
+    /* Collective over the nranks processes, reached by every one with its own status
+     * (HF_OK, an error, or HF_ERR_INTERRUPTED after a stop request), so a stop or an
+     * error on one process never leaves the others waiting. Returns the agreed status:
+     * an error of some process when one failed (the rule of headfuse/agree.h: the lowest
+     * process's own error wins), else HF_ERR_INTERRUPTED when one stopped, else HF_OK.
+     * With out == NULL it only agrees (len must be 0). Otherwise, on HF_OK, *out
+     * (hf_malloc'd; the caller frees it) holds every process's len bytes in process
+     * order and *outlen their total; on any other status *out is NULL. */
+    hf_err_t (*allgather)(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
+                          size_t *outlen);
+    /* Optional (NULL: none): called before each sub-unit this process runs, for profiles
+     * (bench/scaling_record times each one; the sub-units of one exchange are those since
+     * the previous exchange with out != NULL). */
+    void (*sub_unit)(void *ctx, long unit);
+    void *ctx;
+} hf_search_split_t;
+
+/* Use split (NULL: none, the default) for every later size's preparation by s and its
+ * sub-searches. Every process must then prepare the same sizes in the same order, as
+ * the scheduler does. split must outlive its use; s keeps the pointer. */
+void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
+
 /* Called for each feasible support found: keys[m*d] in canonical position, sorted
  * lexicographically; witness holds the exact weights/values for those keys. */
 typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,

@@ -1,5 +1,6 @@
 /* The MPI scheduler: dynamic hand-out of search units, with rank 0 both coordinating
  * and working, resume from finished units, stop signals and progress lines. */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,7 +279,8 @@ static hf_err_t level_worker(level_t *L)
     return err;
 }
 
-/* Preparation (the same on every rank): answers stop requests; rank 0 reports progress. */
+/* Preparation (the engine's the same on every rank; each size's split across the ranks by
+ * hf_sched_split_t): answers stop requests; rank 0 reports progress. */
 static int poll_prepare(void *ctx)
 {
     level_t *L = ctx;
@@ -293,6 +295,72 @@ static int poll_prepare(void *ctx)
         }
     }
     return hf_sched_stop_requested();
+}
+
+/* The exchange of a split preparation (hf_search_split_t): errors first (the rule of
+ * agree.h), then stops (not errors, as elsewhere in this module), then the bytes. Every
+ * allocation is agreed on before the collective call that needs it. */
+static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
+                                size_t *outlen)
+{
+    MPI_Comm comm = ((hf_sched_split_t *)ctx)->comm;
+    int stop = status == HF_ERR_INTERRUPTED, any_stop, n;
+    if (out) {
+        *out = NULL;
+        *outlen = 0;
+    }
+    hf_err_t err = hf_agree_all(comm, stop ? HF_OK : status);
+    MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
+    if (err != HF_OK)
+        return err;
+    if (any_stop)
+        return stop ? status
+                    : hf_error(HF_ERR_INTERRUPTED, "preparing a size: stopped on another rank");
+    if (!out)
+        return HF_OK;
+    MPI_Comm_size(comm, &n);
+    long long mine = (long long)len, *lens = hf_malloc((size_t)n * sizeof *lens);
+    int *counts = hf_malloc((size_t)n * sizeof *counts),
+        *displs = hf_malloc((size_t)n * sizeof *displs);
+    char *all = NULL;
+    err = hf_agree_all(comm, lens && counts && displs ? HF_OK : HF_ERR_NOMEM);
+    if (err == HF_OK) {
+        MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
+        long long total = 0;
+        for (int r = 0; r < n; r++) {
+            displs[r] = (int)total;
+            counts[r] = (int)lens[r];
+            total += lens[r];
+            if (total > INT_MAX) /* the same on every rank */
+                err =
+                    hf_error(HF_ERR_LIMIT, "preparing a size: over %d bytes to exchange", INT_MAX);
+        }
+        if (err == HF_OK) {
+            all = hf_malloc(total > 0 ? (size_t)total : 1);
+            err = hf_agree_all(comm, all ? HF_OK : HF_ERR_NOMEM);
+        }
+        if (err == HF_OK) {
+            MPI_Allgatherv(buf, (int)len, MPI_BYTE, all, counts, displs, MPI_BYTE, comm);
+            *out = all;
+            *outlen = (size_t)total;
+            all = NULL;
+        }
+    }
+    free(all);
+    free(displs);
+    free(counts);
+    free(lens);
+    return err;
+}
+
+void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm)
+{
+    MPI_Comm_rank(comm, &sp->split.rank);
+    MPI_Comm_size(comm, &sp->split.nranks);
+    sp->split.allgather = split_allgather;
+    sp->split.sub_unit = NULL;
+    sp->split.ctx = sp;
+    sp->comm = comm;
 }
 
 hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t *opts,
@@ -334,6 +402,13 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         }
     }
 
+    /* each size's preparation split across the ranks (the search's own tables) */
+    hf_sched_split_t split;
+    int use_split = !opts->runner && L.size > 1;
+    if (use_split) {
+        hf_sched_split_init(&split, comm);
+        hf_search_set_split(search, &split.split);
+    }
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         long nunits = 0;
         /* preparing a size can take a while (the layered engine's face tables): it polls
@@ -410,6 +485,8 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
             break;
         }
     }
+    if (use_split)
+        hf_search_set_split(search, NULL);
     out->seconds = MPI_Wtime() - L.run_start;
     out->idle_fraction = out->seconds > 0 ? L.idle / out->seconds : 0;
     out->coord_seconds = L.coord_seconds;

@@ -250,19 +250,104 @@ static void fs_sort(const uint32_t *idx, long size, long *starts, long *tmp, lon
     memcpy(starts, tmp, (size_t)n * sizeof *starts);
 }
 
+/* Drop the entries from `first` on (a partial size). */
+static void fs_truncate(hf_fs_t *fs, long first)
+{
+    if (fs->n > first)
+        fs->nidx = fs->start[first];
+    fs->n = first;
+}
+
+/* The exchange of a split preparation (hf_search_split_t): this process's entries of size
+ * sz from `first` on (those of the sub-units it ran; entries are appended contiguously)
+ * are replaced by every process's, in process order. Collective: every process calls it
+ * once per size, with its status. */
+static hf_err_t fs_exchange(hf_fs_t *fs, const hf_search_split_t *sp, long first, long sz,
+                            hf_err_t err)
+{
+    size_t len = 0, total = 0;
+    if (err == HF_OK && fs->n > first)
+        len = (size_t)(fs->nidx - fs->start[first]) * sizeof *fs->idx;
+    void *all = NULL;
+    err = sp->allgather(sp->ctx, err, len ? fs->idx + fs->start[first] : NULL, len, &all, &total);
+    fs_truncate(fs, first);
+    const uint32_t *p = all;
+    size_t entries = total / ((size_t)sz * sizeof *p);
+    for (size_t i = 0; err == HF_OK && i < entries; i++)
+        err = fs_push(fs, sz, p + i * (size_t)sz);
+    free(all);
+    return err;
+}
+
+/* Add the entries of size sz (>= lb, dim >= 1): the sub-search's supports of that size,
+ * collected with every translation, then sorted by their key lists. The sort makes the
+ * size's entry sequence a function of the set of entries alone, so neither the order in
+ * which the sub-units ran nor how they were split across processes shows.
+ * With a split, this process runs the sub-units u = rank mod nranks and the exchange
+ * completes the size. Every process then reaches the same exchanges in the same order
+ * with its status, whatever failed or stopped before (err: a failure before this size):
+ * a process never goes its own way while the others wait. */
+static hf_err_t fs_grow_size(hf_fs_t *fs, hf_search_t *owner, long sz, fs_collect_t *col,
+                             hf_err_t err)
+{
+    const hf_search_split_t *sp = owner->reg->split;
+    long first = fs->n, nu = 0;
+    if (err == HF_OK && !fs->sub)
+        err = hf_search_create_internal(&fs->target, owner->span, HF_ENGINE_LAYERED, 0, owner->reg,
+                                        &fs->sub);
+    /* preparing the sub-search's size may exchange too (its own tables): all or none */
+    if (sp)
+        err = sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL);
+    /* the owner's stop hook reaches the sub-search, so a stop request is seen within one
+     * unit's few hundred candidates; the partial size is dropped */
+    if (err == HF_OK)
+        err = hf_search_level_polled(fs->sub, sz, owner->level_poll, owner->level_poll_ctx, &nu);
+    for (long u = sp ? sp->rank : 0; err == HF_OK && u < nu; u += sp ? sp->nranks : 1) {
+        /* between sub-units too: most hold fewer candidates than one poll period */
+        if (owner->level_poll && owner->level_poll(owner->level_poll_ctx))
+            err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: preparation stopped on request",
+                           owner->prep_m);
+        else if (sp && sp->sub_unit)
+            sp->sub_unit(sp->ctx, u);
+        if (err == HF_OK)
+            err = hf_search_run_unit(fs->sub, sz, u, fs_collect, col, owner->level_poll,
+                                     owner->level_poll_ctx, NULL);
+    }
+    if (sp)
+        err = fs_exchange(fs, sp, first, sz, err);
+    long n = fs->n - first;
+    long *tmp = err == HF_OK ? hf_malloc((size_t)(n ? n : 1) * sizeof *tmp) : NULL;
+    if (err == HF_OK && !tmp)
+        err = HF_ERR_NOMEM;
+    if (sp) /* every process keeps the size, or none does */
+        err = sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL);
+    if (err != HF_OK) {
+        free(tmp);
+        fs_truncate(fs, first);
+        return err;
+    }
+    fs_sort(fs->idx, sz, fs->start + first, tmp, n);
+    free(tmp);
+    return HF_OK;
+}
+
 /* Make the table complete for every size <= M (clamped to the box). */
 static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
 {
     hf_err_t err = HF_OK;
-    long bmax = owner->nlayer;
     fs_collect_t col = {fs, owner->base, NULL, 0};
-    if (M > bmax)
-        M = bmax;
+    if (M > owner->nlayer)
+        M = owner->nlayer;
     if (M <= fs->done)
         return HF_OK;
     long *by = hf_realloc(fs->by_size, (size_t)(M + 2) * sizeof *by);
-    if (!by)
+    if (!by) {
+        /* with a split the other processes are about to exchange: fail at their first one */
+        long sz = fs->done + 1 > fs->lb ? fs->done + 1 : fs->lb;
+        if (owner->reg->split && fs->dim > 0 && sz <= M)
+            return fs_grow_size(fs, owner, sz, &col, HF_ERR_NOMEM);
         return HF_ERR_NOMEM;
+    }
     fs->by_size = by;
     for (long sz = fs->done + 1; sz <= M; sz++) {
         long first = fs->n;
@@ -271,41 +356,9 @@ static hf_err_t fs_grow(hf_fs_t *fs, hf_search_t *owner, long M)
             if (sz == 1)
                 HF_CHECK(err, fs_push(fs, 1, &zero), done);
         } else if (sz >= fs->lb) {
-            if (!fs->sub)
-                HF_CHECK(err,
-                         hf_search_create_internal(&fs->target, owner->span, HF_ENGINE_LAYERED, 0,
-                                                   owner->reg, &fs->sub),
-                         done);
-            long nu = 0;
             owner->prep_sz = sz;
             owner->prep_of = M;
-            /* the owner's stop hook reaches the sub-search, so a stop request is seen
-             * within one unit's few hundred candidates; the partial size is dropped */
-            err =
-                hf_search_level_polled(fs->sub, sz, owner->level_poll, owner->level_poll_ctx, &nu);
-            for (long u = 0; err == HF_OK && u < nu; u++) {
-                /* between sub-units too: most hold fewer candidates than one poll period */
-                if (owner->level_poll && owner->level_poll(owner->level_poll_ctx))
-                    err =
-                        hf_error(HF_ERR_INTERRUPTED,
-                                 "search: size %ld: preparation stopped on request", owner->prep_m);
-                else
-                    err = hf_search_run_unit(fs->sub, sz, u, fs_collect, &col, owner->level_poll,
-                                             owner->level_poll_ctx, NULL);
-            }
-            if (err != HF_OK) {
-                fs->nidx = fs->n > first ? fs->start[first] : fs->nidx;
-                fs->n = first;
-                goto done;
-            }
-            long n = fs->n - first;
-            long *tmp = hf_malloc((size_t)(n ? n : 1) * sizeof *tmp);
-            if (!tmp) {
-                err = HF_ERR_NOMEM;
-                goto done;
-            }
-            fs_sort(fs->idx, sz, fs->start + first, tmp, n);
-            free(tmp);
+            HF_CHECK(err, fs_grow_size(fs, owner, sz, &col, HF_OK), done);
         }
         fs->by_size[sz] = first;
         fs->by_size[sz + 1] = fs->n;
@@ -582,6 +635,9 @@ static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
     long r = c->m - c->nlow;
     assert(r >= 1 && c->t >= 2); /* middles exist only between two layers */
     uint32_t *mid = s->tmp + 2 * c->m;
+    hf_run_t *run = c->run;
+    if (run->poll && ++run->visits % HF_SEARCH_VISIT_POLL_EVERY == 0 && run->poll(run->poll_ctx))
+        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", c->m);
     if (c->check0) {
         int ok = 1;
         HF_TRY(layered_prefix(c, combo, r, skip, &ok));

@@ -620,6 +620,11 @@ const hf_search_stats_t *hf_search_stats(const hf_search_t *s)
     return &s->stats;
 }
 
+void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split)
+{
+    s->reg->split = split; /* the registry is shared by every sub-search */
+}
+
 hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits)
 {
     return hf_search_level_polled(s, m, NULL, NULL, nunits);
@@ -661,7 +666,7 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
 {
     hf_err_t err = HF_OK;
     hf_head_t witness;
-    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL};
+    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL, 0};
     if (nodes)
         *nodes = 0;
     if (m != s->level_m)

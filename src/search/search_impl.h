@@ -29,9 +29,13 @@
 #define HF_SEARCH_ORBIT_BYTES (1L << 28)       /* most bytes of one orbit closure */
 #define HF_SEARCH_GROUP_LIST_MAX (1L << 22)    /* above: the group's elements, when listed */
 #define HF_SEARCH_POLL_EVERY 256               /* candidates between poll calls */
-#define HF_SEARCH_SAT (LONG_MAX / 4)           /* saturation value of cost estimates */
-#define HF_SEARCH_TABLE_MAX (1L << 24)         /* largest digit table (bytes: points x d) */
-#define HF_SEARCH_CONE_AUTO_MAX 64             /* auto picks the cone up to this many unknowns */
+/* Layered middles between poll calls: a unit whose middles all fail the prefix face test
+ * makes no candidate, yet may take seconds (chain:d=3 span 5: up to 9 s), and rank 0
+ * answers requests only when it polls. */
+#define HF_SEARCH_VISIT_POLL_EVERY 64
+#define HF_SEARCH_SAT (LONG_MAX / 4)   /* saturation value of cost estimates */
+#define HF_SEARCH_TABLE_MAX (1L << 24) /* largest digit table (bytes: points x d) */
+#define HF_SEARCH_CONE_AUTO_MAX 64     /* auto picks the cone up to this many unknowns */
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
@@ -69,6 +73,7 @@ typedef struct {
 typedef struct {
     long n, cap;
     hf_fs_t **fs;
+    const hf_search_split_t *split; /* growing the tables split across processes, or NULL */
 } hf_fs_registry_t;
 
 /* A block of the layered generation at one size m: bottom layers of size s0 (FS_lo
@@ -201,6 +206,7 @@ typedef struct {
     void *poll_ctx;
     long nodes;
     hf_head_t *witness; /* NULL: no witness wanted */
+    long visits;        /* layered middles visited, candidates or not (for polling) */
 } hf_run_t;
 
 /* search.c */

@@ -65,7 +65,7 @@ static int guard_on(void)
 /* Seconds the child may take: generous for a healthy file (reading runs at tens of
  * MB/s even on a loaded file system), short for a loop. HEADFUSE_READ_TIMEOUT
  * overrides it (0: no limit). */
-static unsigned time_limit(off_t bytes)
+static unsigned time_limit(off_t bytes, long files)
 {
     const char *e = getenv("HEADFUSE_READ_TIMEOUT");
     if (e && *e) {
@@ -73,7 +73,7 @@ static unsigned time_limit(off_t bytes)
         if (hf_parse_long(e, -1, 0, 999999, &v) == HF_PARSE_OK)
             return (unsigned)v;
     }
-    return 60u + (unsigned)(bytes >> 20);
+    return 60u + (unsigned)(bytes >> 20) + (unsigned)(files - 1);
 }
 
 /* Address space the child may use on top of what it inherits: a reader needs memory
@@ -164,17 +164,13 @@ static size_t read_all(int fd, char *buf, size_t n)
     return got;
 }
 
-hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn probe, const void *arg,
-                          int *read_ok)
+/* One child running probe(path, arg) on `bytes` of files within `seconds`; *died = 1
+ * when it did not finish (crashed, timed out, or left otherwise). */
+static hf_err_t guard(const char *path, off_t bytes, unsigned seconds, const char *kind,
+                      hf_h5_probe_fn probe, const void *arg, int *read_ok, int *died)
 {
-    struct stat st;
     int fds[2];
-    if (read_ok)
-        *read_ok = 0;
-    /* a missing or unreadable file is the in-process reader's to report */
-    if (!guard_on() || stat(path, &st) != 0)
-        return HF_OK;
-    unsigned seconds = time_limit(st.st_size);
+    *died = 0;
     if (pipe(fds) != 0)
         return HF_OK; /* no descriptors to spare: read unguarded */
     pid_t pid = fork();
@@ -185,7 +181,7 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
     }
     if (pid == 0) {
         close(fds[0]);
-        run_child(fds[1], path, st.st_size, seconds, probe, arg);
+        run_child(fds[1], path, bytes, seconds, probe, arg);
     }
     close(fds[1]);
     char msg[1100];
@@ -207,6 +203,7 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
     if (WIFEXITED(status) && WEXITSTATUS(status) == CLEAN_FAILURE && got > 1 && msg[0] > HF_OK &&
         msg[0] < 100)
         return hf_error((hf_err_t)msg[0], "%s", msg + 1);
+    *died = 1;
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
         return hf_error(HF_ERR_CORRUPT,
                         "%s: corrupt %s: the HDF5 library did not finish reading it in %u s "
@@ -218,4 +215,53 @@ hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn pro
                         kind, WTERMSIG(status), strsignal(WTERMSIG(status)));
     return hf_error(HF_ERR_CORRUPT, "%s: corrupt %s: reading it failed (exit status %d)", path,
                     kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn probe, const void *arg,
+                          int *read_ok)
+{
+    struct stat st;
+    if (read_ok)
+        *read_ok = 0;
+    /* a missing or unreadable file is the in-process reader's to report */
+    if (!guard_on() || stat(path, &st) != 0)
+        return HF_OK;
+    int died;
+    return guard(path, st.st_size, time_limit(st.st_size, 1), kind, probe, arg, read_ok, &died);
+}
+
+/* The probe of hf_h5_read_guard_all: every file in order, up to the first failure. */
+typedef struct {
+    const char *const *paths;
+    long n;
+    hf_h5_probe_fn probe;
+    const void *arg;
+} probe_all_t;
+
+static hf_err_t probe_all(const char *path, const void *ctx)
+{
+    (void)path;
+    const probe_all_t *p = ctx;
+    for (long i = 0; i < p->n; i++)
+        HF_TRY(p->probe(p->paths[i], p->arg));
+    return HF_OK;
+}
+
+hf_err_t hf_h5_read_guard_all(const char *const *paths, long n, const char *kind,
+                              hf_h5_probe_fn probe, const void *arg, int *read_ok)
+{
+    *read_ok = 0;
+    if (!guard_on() || n < 1)
+        return HF_OK;
+    off_t bytes = 0;
+    struct stat st;
+    for (long i = 0; i < n; i++)
+        if (stat(paths[i], &st) == 0)
+            bytes += st.st_size;
+    probe_all_t p = {paths, n, probe, arg};
+    int died;
+    hf_err_t err =
+        guard(paths[0], bytes, time_limit(bytes, n), kind, probe_all, &p, read_ok, &died);
+    /* a child that died does not say which file killed it: each is guarded on its own */
+    return died ? HF_OK : err;
 }

@@ -658,6 +658,18 @@ static hf_err_t probe_shard(const char *path, const void *fingerprint)
     return err;
 }
 
+hf_err_t hf_shards_guard(char *const *paths, long n, const char *fingerprint, int *read_ok)
+{
+    return hf_h5_read_guard_all((const char *const *)paths, n, "shard", probe_shard, fingerprint,
+                                read_ok);
+}
+
+hf_err_t hf_shard_read_after_guard(const char *path, const char *fingerprint, hf_shard_data_t *out)
+{
+    memset(out, 0, sizeof *out);
+    return shard_read(path, fingerprint, out);
+}
+
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
     memset(out, 0, sizeof *out);

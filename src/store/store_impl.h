@@ -84,6 +84,20 @@ int hf_h5_signature(const char *path);
 typedef hf_err_t (*hf_h5_probe_fn)(const char *path, const void *arg);
 hf_err_t hf_h5_read_guard(const char *path, const char *kind, hf_h5_probe_fn probe, const void *arg,
                           int *read_ok);
+/* hf_h5_read_guard for n files at once, with one child (a fork per file costs far more
+ * than reading a small shard: 1024 shards): the child probes them in order up to the
+ * first failure, within the sum of their limits plus a second a file. *read_ok = 1 when
+ * it read them all: the caller reads each in this process. A clean failure comes back
+ * as hf_h5_read_guard's (the caller reads no file again). HF_OK with *read_ok = 0 when
+ * the guard is off, no child could be started, or the child died (then the caller
+ * guards each file on its own, which names the one that kills the reader). */
+hf_err_t hf_h5_read_guard_all(const char *const *paths, long n, const char *kind,
+                              hf_h5_probe_fn probe, const void *arg, int *read_ok);
+/* The shards of a merge read first in one guarded child (hf_h5_read_guard_all with the
+ * shard reader); when *read_ok, each is then read with hf_shard_read_after_guard, which
+ * skips hf_shard_read's own child (shards.c). */
+hf_err_t hf_shards_guard(char *const *paths, long n, const char *fingerprint, int *read_ok);
+hf_err_t hf_shard_read_after_guard(const char *path, const char *fingerprint, hf_shard_data_t *out);
 /* Turn the guard on or off for this process (the fuzz harnesses fuzz the readers
  * themselves, in process); overrides HEADFUSE_READ_GUARD. */
 void hf_h5_read_guard_enable(int on);

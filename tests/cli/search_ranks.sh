@@ -1,9 +1,11 @@
 # Determinism across rank counts (1, 2, and 3, 4, 8 oversubscribed): the same rows and
-# the same minimal supports in the same canonical order; every witness re-verified.
+# the same minimal supports in the same canonical order; every witness re-verified. The
+# layered case splits each size's preparation (its face tables) across the ranks.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
 specs=("--family chain:d=2 --span 2" "--family wd:d=3 --span 2" "--family multi:d=2,k=3 --span 2"
-       "$SRC/data/two_heads_shared.json --span 2")
+       "$SRC/data/two_heads_shared.json --span 2"
+       "--family chain:d=3 --span 3 --engine layered")
 for spec in "${specs[@]}"; do
   ref=""
   for n in 1 2 3 4 8; do
