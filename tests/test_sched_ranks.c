@@ -135,18 +135,6 @@ static void test_sched_split_same_result(void)
     hf_target_clear(&t);
 }
 
-/* Counts its calls; answers 1 (stop) from call number limit on (never when 0). */
-typedef struct {
-    long calls, limit;
-} poll_count_t;
-
-static int poll_count(void *ctx)
-{
-    poll_count_t *p = ctx;
-    p->calls++;
-    return p->limit > 0 && p->calls >= p->limit;
-}
-
 /* A stop request on one rank (the first or the last) while the sizes are prepared with
  * the split, at its first poll, its middle one or its last: every rank stops at the
  * same size, with that size unprepared; preparing again without a stop gives the
@@ -160,14 +148,14 @@ static void test_split_stop_on_one_rank(void)
     hf_search_t *ref = make(&t);
     long m0 = hf_search_first_size(ref), m1 = m0 + SIZES - 1;
     hf_err_t err;
-    poll_count_t alone = {0, 0};
-    CU_ASSERT_EQUAL(prepare(ref, NULL, m0, m1, poll_count, &alone, &err), m1 + 1);
+    hf_unit_poll_count_t alone = {0, 0};
+    CU_ASSERT_EQUAL(prepare(ref, NULL, m0, m1, hf_unit_poll_count, &alone, &err), m1 + 1);
     /* how often each rank polls in a split preparation of these sizes: less than alone
      * (it runs a share of the sub-units) */
     hf_search_t *s = make(&t);
     hf_search_set_split(s, &split.split);
-    poll_count_t pc = {0, 0};
-    CU_ASSERT(all(prepare(s, &split, m0, m1, poll_count, &pc, &err) == m1 + 1));
+    hf_unit_poll_count_t pc = {0, 0};
+    CU_ASSERT(all(prepare(s, &split, m0, m1, hf_unit_poll_count, &pc, &err) == m1 + 1));
     CU_ASSERT(all(same_tables(s, ref) && same_units(s, ref)));
     CU_ASSERT(nranks == 1 ? pc.calls == alone.calls : pc.calls < alone.calls);
     hf_search_destroy(&s);
@@ -179,8 +167,8 @@ static void test_split_stop_on_one_rank(void)
         for (int l = 0; l < 3; l++) {
             s = make(&t);
             hf_search_set_split(s, &split.split);
-            poll_count_t stop = {0, rank == stoppers[k] ? limits[l] : 0};
-            long at = prepare(s, &split, m0, m1, poll_count, &stop, &err), lo, hi;
+            hf_unit_poll_count_t stop = {0, rank == stoppers[k] ? limits[l] : 0};
+            long at = prepare(s, &split, m0, m1, hf_unit_poll_count, &stop, &err), lo, hi;
             MPI_Allreduce(&at, &lo, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
             MPI_Allreduce(&at, &hi, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
             CU_ASSERT(lo == hi && at <= m1);

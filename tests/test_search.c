@@ -1148,19 +1148,6 @@ static void test_poll_and_bad_calls(void)
     hf_target_clear(&t);
 }
 
-/* Affine equivalence of fractions: T, 2 T + 1 and T / 3 agree; T and T + sigma(q_2) do not. */
-/* Counts its calls; answers 1 (stop) at call number *limit (never when 0). */
-typedef struct {
-    long calls, limit;
-} poll_count_t;
-
-static int poll_count(void *ctx)
-{
-    poll_count_t *p = ctx;
-    p->calls++;
-    return p->limit > 0 && p->calls >= p->limit;
-}
-
 /* Every unit of the prepared size m; the supports found go to f. */
 static void run_level(hf_search_t *s, long m, long nu, found_t *f)
 {
@@ -1185,9 +1172,9 @@ static void test_level_polled(void)
     found_t fr;
     found_init(&fr, &t);
     for (long i = 0; i < sizes; i++) {
-        poll_count_t pc = {0, 0};
-        CU_ASSERT_EQUAL_FATAL(hf_search_level_polled(ref, m0 + i, poll_count, &pc, &ref_nu[i]),
-                              HF_OK);
+        hf_unit_poll_count_t pc = {0, 0};
+        CU_ASSERT_EQUAL_FATAL(
+            hf_search_level_polled(ref, m0 + i, hf_unit_poll_count, &pc, &ref_nu[i]), HF_OK);
         total_calls += pc.calls;
         run_level(ref, m0 + i, ref_nu[i], &fr);
     }
@@ -1199,11 +1186,11 @@ static void test_level_polled(void)
         found_t fs;
         found_init(&fs, &t);
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        poll_count_t pc = {0, limits[k]};
+        hf_unit_poll_count_t pc = {0, limits[k]};
         int stopped = 0;
         for (long i = 0; i < sizes; i++) {
             long nu = -1;
-            hf_err_t err = hf_search_level_polled(s, m0 + i, poll_count, &pc, &nu);
+            hf_err_t err = hf_search_level_polled(s, m0 + i, hf_unit_poll_count, &pc, &nu);
             if (err == HF_ERR_INTERRUPTED) {
                 stopped++;
                 CU_ASSERT_EQUAL(nu, 0);
@@ -1211,8 +1198,8 @@ static void test_level_polled(void)
                 CU_ASSERT_EQUAL(hf_search_run_unit(s, m0 + i, 0, NULL, NULL, NULL, NULL, NULL),
                                 HF_ERR_INPUT);
                 pc.limit = 0;
-                CU_ASSERT_EQUAL_FATAL(hf_search_level_polled(s, m0 + i, poll_count, &pc, &nu),
-                                      HF_OK);
+                CU_ASSERT_EQUAL_FATAL(
+                    hf_search_level_polled(s, m0 + i, hf_unit_poll_count, &pc, &nu), HF_OK);
             } else {
                 CU_ASSERT_EQUAL_FATAL(err, HF_OK);
             }
@@ -1229,6 +1216,7 @@ static void test_level_polled(void)
     hf_target_clear(&t);
 }
 
+/* Affine equivalence of fractions: T, 2 T + 1 and T / 3 agree; T and T + sigma(q_2) do not. */
 static void test_affine_equal(void)
 {
     hf_target_t a, b;

@@ -34,4 +34,17 @@ static inline int hf_unit_suite(const char *name, const hf_unit_case_t *cases)
     return hf_unit_suite_with(name, NULL, cases);
 }
 
+/* A poll hook that counts its calls and answers 1 (stop) from call number `limit` on
+ * (never when 0): stops a polled search at a chosen point. */
+typedef struct {
+    long calls, limit;
+} hf_unit_poll_count_t;
+
+static inline int hf_unit_poll_count(void *ctx)
+{
+    hf_unit_poll_count_t *p = ctx;
+    p->calls++;
+    return p->limit > 0 && p->calls >= p->limit;
+}
+
 #endif
