@@ -34,9 +34,11 @@ for after in 0 7 23 51; do
   check 1 r000.h5 $after
   echo "ok: 1 rank, EIO from write $after on: exit 4, resumed table identical"
 done
-# two ranks, only rank 1's disk fails (rank 1 makes 26-47 shard writes in this search,
-# depending on how the units fall between the ranks: both points are below that)
-for after in 5 17; do
+# two ranks, only rank 1's disk fails. Rank 1's share of the units depends on timing:
+# idle it makes 26-47 shard writes, but under CI load (rank 0 now answering requests
+# every 64 middles) it once made fewer than 17, and the test saw no failure at all. Both
+# points stay well below any share seen.
+for after in 3 9; do
   check 2 r001.h5 $after
   echo "ok: 2 ranks, rank 1's shard fails from write $after on: exit 4, resumed table identical"
 done
