@@ -451,11 +451,11 @@ static inline uint64_t below_mask(long w, long p)
  * set U sits in a bucket (a, b) with a <= b both in U. */
 #define ENDS_INDEX_POSITIONS_MAX 2048 /* the table has positions^2 buckets */
 typedef struct {
-    long p, cap; /* positions processed; table size */
+    long p;      /* positions processed (0: no index) */
     long *start; /* p * p + 1 bucket offsets (key a * p + b) */
     long *ray;   /* ray numbers, bucket by bucket */
     long *key;   /* per ray */
-    long nray;
+    long start_cap, ray_cap, key_cap;
 } ends_index_t;
 
 static void ends_index_clear(ends_index_t *ix)
@@ -472,24 +472,9 @@ static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
     ix->p = 0; /* no index: ends_blocked scans every ray */
     if (p > ENDS_INDEX_POSITIONS_MAX)
         return HF_OK;
-    if (nk + 1 > ix->cap) {
-        long *st = hf_realloc(ix->start, (size_t)(nk + 1) * sizeof *st);
-        if (!st)
-            return HF_ERR_NOMEM;
-        ix->start = st;
-        ix->cap = nk + 1;
-    }
-    if (R > ix->nray || !ix->ray) {
-        long *r = hf_realloc(ix->ray, (size_t)(R ? R : 1) * sizeof *r);
-        if (r)
-            ix->ray = r;
-        long *k = hf_realloc(ix->key, (size_t)(R ? R : 1) * sizeof *k);
-        if (k)
-            ix->key = k;
-        if (!r || !k)
-            return HF_ERR_NOMEM;
-        ix->nray = R;
-    }
+    HF_TRY(HF_GROW(&ix->start, &ix->start_cap, nk + 1));
+    HF_TRY(HF_GROW(&ix->ray, &ix->ray_cap, R ? R : 1));
+    HF_TRY(HF_GROW(&ix->key, &ix->key_cap, R ? R : 1));
     ix->p = p;
     memset(ix->start, 0, (size_t)(nk + 1) * sizeof *ix->start);
     for (long k = 0; k < R; k++) {
