@@ -9,13 +9,20 @@
 #include "headfuse/sched.h"
 #include "unit.h"
 
-enum { FIRST = 3, LAST = 7, UNITS = 4, FOUND_M = 5, FOUND_UNIT = 2 };
+enum { FIRST = 3, LAST = 7, UNITS = 4, FOUND_M = 5, FOUND_UNIT = 2, FOUND_CELL = 3, MAXC = 8 };
+
+/* Unit u has 3 + u cells; cell c of (m, u) is worth 100 m + 10 u + c nodes. */
+static int64_t cells_of(long unit)
+{
+    return 3 + unit;
+}
 
 typedef struct {
     int prepared;
     int levels[LAST + 1];
-    int ran[LAST + 1][UNITS];
+    int ran[LAST + 1][UNITS][MAXC];
     int done_hook;
+    int64_t done_cells;
 } fake_t;
 
 static hf_err_t f_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
@@ -26,41 +33,65 @@ static hf_err_t f_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
     return HF_OK;
 }
 
-static hf_err_t f_level(void *ctx, long m, long *nunits)
+static void f_set_split(void *ctx, const hf_search_split_t *split)
 {
+    (void)ctx;
+    (void)split;
+}
+
+static hf_err_t f_level(void *ctx, long m, hf_search_poll_fn poll, void *poll_ctx, long *nunits)
+{
+    (void)poll;
+    (void)poll_ctx;
     ((fake_t *)ctx)->levels[m]++;
     *nunits = UNITS;
     return HF_OK;
 }
 
-static hf_err_t f_run_unit(void *ctx, long m, long unit, hf_search_found_fn found, void *found_ctx,
-                           hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+static hf_err_t f_unit_cells(void *ctx, long m, long unit, int64_t *cells)
 {
-    fake_t *f = ctx;
-    f->ran[m][unit]++;
-    if (poll)
-        poll(poll_ctx);
-    *nodes = 10 * m + unit;
-    if (m == FOUND_M && unit == FOUND_UNIT)
-        HF_TRY(found(found_ctx, m, NULL, NULL));
+    (void)ctx;
+    (void)m;
+    *cells = cells_of(unit);
     return HF_OK;
 }
 
-static hf_err_t f_unit_done(void *ctx, long m, long unit, long nodes, long found, double seconds)
+static hf_err_t f_run_cells(void *ctx, long m, long unit, int64_t lo, hf_search_range_t *range,
+                            hf_search_found_fn found, void *found_ctx, hf_search_poll_fn poll,
+                            void *poll_ctx, long *nodes)
+{
+    fake_t *f = ctx;
+    *nodes = 0;
+    for (int64_t c = lo; c < range->hi; c++) {
+        range->pos = c;
+        f->ran[m][unit][c]++;
+        *nodes += 100 * m + 10 * unit + c;
+        if (m == FOUND_M && unit == FOUND_UNIT && c == FOUND_CELL)
+            HF_TRY(found(found_ctx, m, NULL, NULL));
+        if (poll)
+            poll(poll_ctx);
+    }
+    return HF_OK;
+}
+
+static hf_err_t f_unit_done(void *ctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
+                            long found, double seconds)
 {
     (void)m;
     (void)unit;
     (void)nodes;
     (void)found;
     (void)seconds;
-    ((fake_t *)ctx)->done_hook++;
+    fake_t *f = ctx;
+    f->done_hook++;
+    f->done_cells += hi - lo;
     return HF_OK;
 }
 
 static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_outcome_t *out)
 {
     memset(f, 0, sizeof *f);
-    hf_sched_runner_t runner = {f_prepare, f_level, f_run_unit, f};
+    hf_sched_runner_t runner = {f_prepare, f_set_split, f_level, f_unit_cells, f_run_cells, f};
     hf_sched_hooks_t hooks = {NULL, f_unit_done, f};
     hf_sched_opts_t o = {.first_m = FIRST,
                          .last_m = LAST,
@@ -72,6 +103,11 @@ static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_out
     CU_ASSERT_EQUAL(hf_sched_run(MPI_COMM_WORLD, NULL, &o, &hooks, out), HF_OK);
 }
 
+static long cell_nodes(long m, long u, int64_t c)
+{
+    return 100 * m + 10 * u + (long)c;
+}
+
 static void test_runner_sizes_in_order(void)
 {
     fake_t f;
@@ -81,37 +117,66 @@ static void test_runner_sizes_in_order(void)
     CU_ASSERT_EQUAL(out.last_m, FOUND_M);
     CU_ASSERT_EQUAL(out.nfound, 1);
     CU_ASSERT_EQUAL(out.units, (FOUND_M - FIRST + 1) * UNITS);
-    long nodes = 0;
+    long nodes = 0, cells = 0;
     for (long m = FIRST; m <= FOUND_M; m++)
         for (long u = 0; u < UNITS; u++)
-            nodes += 10 * m + u;
+            for (int64_t c = 0; c < cells_of(u); c++, cells++)
+                nodes += cell_nodes(m, u, c);
     CU_ASSERT_EQUAL(out.nodes, nodes);
     CU_ASSERT_EQUAL(f.prepared, 1);
     for (long m = FIRST; m <= LAST; m++) {
         CU_ASSERT_EQUAL(f.levels[m], m <= FOUND_M ? 1 : 0);
         for (long u = 0; u < UNITS; u++)
-            CU_ASSERT_EQUAL(f.ran[m][u], m <= FOUND_M ? 1 : 0);
+            for (int64_t c = 0; c < MAXC; c++)
+                CU_ASSERT_EQUAL(f.ran[m][u][c], m <= FOUND_M && c < cells_of(u) ? 1 : 0);
     }
     CU_ASSERT_EQUAL(f.done_hook, (FOUND_M - FIRST + 1) * UNITS);
+    CU_ASSERT_EQUAL(f.done_cells, cells);
     CU_ASSERT_EQUAL(out.coord_messages, 0); /* one rank: nobody to answer */
+    CU_ASSERT_EQUAL(out.steals, 0);
 }
 
 static void test_runner_resume(void)
 {
-    /* size 3 finished earlier, and the unit that finds at size 5 */
-    hf_sched_done_t done[UNITS + 1];
+    /* size 3 finished earlier as whole units (older shards), the unit that finds at size 5
+     * in two ranges, and parts of unit 1 of size 4: cells 0, 1 and 3 */
+    enum { A = 0, W = INT64_MAX };
+    hf_sched_done_t done[UNITS + 4];
+    long n = 0;
     for (long u = 0; u < UNITS; u++)
-        done[u] = (hf_sched_done_t){FIRST, u, 10 * FIRST + u, 0};
-    done[UNITS] = (hf_sched_done_t){FOUND_M, FOUND_UNIT, 10 * FOUND_M + FOUND_UNIT, 1};
+        done[n++] = (hf_sched_done_t){.m = FIRST, .unit = u, .lo = A, .hi = W, .nodes = 7};
+    done[n++] = (hf_sched_done_t){.m = 4, .unit = 1, .lo = 0, .hi = 2, .nodes = 5};
+    done[n++] = (hf_sched_done_t){.m = 4, .unit = 1, .lo = 3, .hi = 4, .nodes = 6};
+    done[n++] = (hf_sched_done_t){
+        .m = FOUND_M, .unit = FOUND_UNIT, .lo = 0, .hi = 2, .nodes = 1, .found = 0};
+    done[n++] = (hf_sched_done_t){
+        .m = FOUND_M, .unit = FOUND_UNIT, .lo = 2, .hi = W, .nodes = 2, .found = 1};
     fake_t f;
     hf_sched_outcome_t out;
-    run(&f, done, UNITS + 1, &out);
+    run(&f, done, n, &out);
     CU_ASSERT_EQUAL(out.m_star, FOUND_M);
     CU_ASSERT_EQUAL(out.nfound, 1);
     for (long u = 0; u < UNITS; u++)
-        CU_ASSERT_EQUAL(f.ran[FIRST][u], 0);
-    CU_ASSERT_EQUAL(f.ran[FOUND_M][FOUND_UNIT], 0);
-    CU_ASSERT_EQUAL(f.done_hook, (FOUND_M - FIRST + 1) * UNITS - UNITS - 1);
+        for (int64_t c = 0; c < MAXC; c++) {
+            CU_ASSERT_EQUAL(f.ran[FIRST][u][c], 0);
+            CU_ASSERT_EQUAL(f.ran[FOUND_M][FOUND_UNIT][c], 0);
+        }
+    /* unit 1 of size 4 (4 cells): only cell 2 is left */
+    CU_ASSERT_EQUAL(f.ran[4][1][0], 0);
+    CU_ASSERT_EQUAL(f.ran[4][1][1], 0);
+    CU_ASSERT_EQUAL(f.ran[4][1][2], 1);
+    CU_ASSERT_EQUAL(f.ran[4][1][3], 0);
+    CU_ASSERT_EQUAL(f.ran[4][0][0], 1);
+    /* the yield of what was resumed counts, the rest is run */
+    long nodes = 7 * UNITS + 5 + 6 + 1 + 2;
+    for (long m = 4; m <= FOUND_M; m++)
+        for (long u = 0; u < UNITS; u++)
+            for (int64_t c = 0; c < cells_of(u); c++)
+                if (f.ran[m][u][c])
+                    nodes += cell_nodes(m, u, c);
+    CU_ASSERT_EQUAL(out.nodes, nodes);
+    /* every unit of sizes 4 and 5 but the resumed ones once, unit 1 of size 4 in one range */
+    CU_ASSERT_EQUAL(f.done_hook, 2 * UNITS - 1);
 }
 
 static int sched_cleanup(void)

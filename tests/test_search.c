@@ -188,6 +188,8 @@ typedef struct {
     long max_m;         /* all_sizes: largest size */
     uint64_t shuffle;   /* nonzero: run the units of each size in a seeded random order */
     hf_engine_t engine; /* with prune: auto (0), layered or cone */
+    uint64_t cells;     /* nonzero: run each unit as seeded random ranges of its cells, some
+                         * cut short while they run as a steal would (the rest run after) */
 } loop_opts_t;
 
 typedef struct {
@@ -195,6 +197,69 @@ typedef struct {
     long nodes, exact_tests;
     long group;
 } loop_out_t;
+
+/* A poll hook that cuts its range short at a chosen call, as the scheduler does when it
+ * hands the rest of a running range to another rank: the cut-off cells are kept to run. */
+typedef struct {
+    hf_search_range_t *range;
+    long calls, cut_at;
+    int64_t cut_lo, cut_hi; /* the cells cut off (cut_lo == cut_hi: none) */
+} steal_poll_t;
+
+static int steal_poll(void *ctx)
+{
+    steal_poll_t *p = ctx;
+    if (++p->calls == p->cut_at && p->cut_lo == p->cut_hi) {
+        int64_t left = p->range->hi - p->range->pos - 1;
+        if (left >= 1) {
+            p->cut_lo = p->range->pos + 1 + left / 2;
+            p->cut_hi = p->range->hi;
+            p->range->hi = p->cut_lo;
+        }
+    }
+    return 0;
+}
+
+/* Unit u of size m run as random ranges of its cells (loop_opts_t.cells). */
+static hf_err_t run_in_ranges(hf_search_t *s, long m, long u, uint64_t *st, found_t *f, long *nodes)
+{
+    int64_t cells = 0;
+    HF_TRY(hf_search_unit_cells(s, m, u, &cells));
+    if (cells < 1)
+        return hf_error(HF_ERR_INTERNAL, "test: unit %ld has %lld cells", u, (long long)cells);
+    int64_t todo[2 * 64], ntodo = 0; /* ranges left to run, as (lo, hi) pairs */
+    for (int64_t lo = 0; lo < cells;) {
+        int64_t len = 1 + (int64_t)(rng_next(st) % (uint64_t)(cells - lo));
+        if (rng_next(st) % 2)
+            len = 1 + len / 8; /* short ranges too */
+        todo[2 * ntodo] = lo;
+        todo[2 * ntodo + 1] = lo + len;
+        lo += len;
+        if (++ntodo == 32 && lo < cells) { /* the rest in one */
+            todo[2 * ntodo] = lo;
+            todo[2 * ntodo + 1] = cells;
+            ntodo++;
+            break;
+        }
+    }
+    while (ntodo > 0) {
+        ntodo--;
+        hf_search_range_t range = {0, todo[2 * ntodo + 1]};
+        steal_poll_t sp = {&range, 0, 1 + (long)(rng_next(st) % 64), 0, 0};
+        long n = 0;
+        HF_TRY(hf_search_run_cells(s, m, u, todo[2 * ntodo], &range, on_found, f, steal_poll, &sp,
+                                   &n));
+        *nodes += n;
+        if (sp.cut_lo < sp.cut_hi && ntodo < 63) {
+            todo[2 * ntodo] = sp.cut_lo;
+            todo[2 * ntodo + 1] = sp.cut_hi;
+            ntodo++;
+        } else if (sp.cut_lo < sp.cut_hi) {
+            return hf_error(HF_ERR_INTERNAL, "test: too many ranges");
+        }
+    }
+    return HF_OK;
+}
 
 /* The search loop of the scheduler, in process: sizes first..last, every unit of each
  * size; stop after the first size with a feasible support (unless all_sizes). */
@@ -227,10 +292,14 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
                 order[k] = tmp;
             }
         }
+        uint64_t cst = o->cells + (uint64_t)m;
         for (long u = 0; u < nu && err == HF_OK; u++) {
             long nodes = 0;
             f->cur_unit = order[u];
-            err = hf_search_run_unit(s, m, order[u], on_found, f, NULL, NULL, &nodes);
+            if (o->cells)
+                err = run_in_ranges(s, m, order[u], &cst, f, &nodes);
+            else
+                err = hf_search_run_unit(s, m, order[u], on_found, f, NULL, NULL, &nodes);
             out->nodes += nodes;
         }
         free(order);
@@ -286,7 +355,7 @@ static long compare_engines(const hf_target_t *t, int span, int all_sizes, long 
     loop_out_t o[3];
     int bad = 0;
     for (int k = 0; k < nengines; k++) {
-        loop_opts_t lo = {engines[k] != HF_ENGINE_PLAIN, span, all_sizes, max_m, 0, engines[k]};
+        loop_opts_t lo = {engines[k] != HF_ENGINE_PLAIN, span, all_sizes, max_m, 0, engines[k], 0};
         found_init(&f[k], t);
         hf_err_t e = search_loop(t, &lo, &f[k], &o[k]);
         CU_ASSERT_EQUAL(e, HF_OK);
@@ -482,7 +551,7 @@ static void check_certificate_against_search(const hf_target_t *t, const hf_cert
 {
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE};
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0};
     found_init(&f, t);
     CU_ASSERT_EQUAL(search_loop(t, &lo, &f, &o), HF_OK);
     CU_ASSERT_EQUAL(o.m_star, c->m_star);
@@ -645,7 +714,7 @@ static void test_small_units(void)
         hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0};
+        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0, 0};
         long n = 0;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         found_init(&a, &t);
@@ -745,7 +814,7 @@ static void test_known_values(void)
     hf_target_init_empty(&t);
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, 1, 0, 0, 0, 0};
+    loop_opts_t lo = {1, 1, 0, 0, 0, 0, 0};
     /* W_2 in span 1: m* = 4, only {0,1}^2 */
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     found_init(&f, &t);
@@ -1031,7 +1100,7 @@ static void test_unit_determinism(void)
         hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0};
+        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0, 0};
         loop_opts_t lb = la;
         lb.shuffle = 12345 + i;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
@@ -1049,6 +1118,93 @@ static void test_unit_determinism(void)
     }
 }
 
+/* Cells: every unit run as random ranges of its cells, some cut short while they run (as
+ * a steal does), finds the supports with the witnesses and the node count of the units run
+ * whole, for every engine; and layered units do have many cells. */
+static void test_cells_partition(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        hf_engine_t engine;
+    } cases[] = {{"wd:d=3", 2, HF_ENGINE_LAYERED},
+                 {"chain:d=2", 2, HF_ENGINE_LAYERED},
+                 {"chain:d=2", 3, HF_ENGINE_LAYERED},
+                 {"multi:d=2,k=3", 2, HF_ENGINE_LAYERED},
+                 {"wdw:d=2", 3, HF_ENGINE_LAYERED},
+                 {"chain:d=3", 3, HF_ENGINE_LAYERED},
+                 {"data/two_heads_shared.json", 2, HF_ENGINE_LAYERED},
+                 {"chain:d=3", 3, HF_ENGINE_CONE},
+                 {"wd:d=2", 2, HF_ENGINE_AUTO}};
+    long multi = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        found_t a, b;
+        loop_out_t oa, ob;
+        int plain = !strcmp(cases[i].spec, "wd:d=2");
+        loop_opts_t la = {!plain, cases[i].span, 0, 0, 0, cases[i].engine, 0};
+        loop_opts_t lb = la;
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            lb.cells = 977 * seed + i;
+            found_init(&a, &t);
+            found_init(&b, &t);
+            CU_ASSERT_EQUAL(search_loop(&t, &la, &a, &oa), HF_OK);
+            CU_ASSERT_EQUAL(search_loop(&t, &lb, &b, &ob), HF_OK);
+            CU_ASSERT_EQUAL(oa.m_star, ob.m_star);
+            CU_ASSERT_EQUAL(oa.nodes, ob.nodes);
+
+            CU_ASSERT(found_same(&a, &b));
+            CU_ASSERT_EQUAL(b.bad_witness, 0);
+            CU_ASSERT(a.n > 0);
+            found_clear(&b);
+            found_clear(&a);
+        }
+        /* how many layered units are more than one cell */
+        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_LAYERED};
+        hf_search_t *s = NULL;
+        long nu = 0;
+        if (!plain && cases[i].engine == HF_ENGINE_LAYERED &&
+            hf_search_create(&t, &so, &s) == HF_OK &&
+            hf_search_level(s, hf_search_first_size(s), &nu) == HF_OK)
+            for (long u = 0; u < nu; u++) {
+                int64_t c = 0;
+                CU_ASSERT_EQUAL(hf_search_unit_cells(s, hf_search_first_size(s), u, &c), HF_OK);
+                multi += c > 1;
+            }
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+    CU_ASSERT(multi > 10);
+}
+
+/* A range is refused when empty; it stops at its end, which a poll may lower. */
+static void test_cells_bad_calls(void)
+{
+    hf_target_t t;
+    CU_ASSERT_FATAL(load("chain:d=2", &t));
+    hf_search_opts_t so = {.span = 2, .prune = 1, .engine = HF_ENGINE_LAYERED};
+    hf_search_t *s = NULL;
+    long nu = 0;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    long m = hf_search_first_size(s);
+    int64_t c = 0;
+    CU_ASSERT_EQUAL(hf_search_unit_cells(s, m, 0, &c), HF_ERR_INPUT); /* not prepared */
+    CU_ASSERT_EQUAL_FATAL(hf_search_level(s, m, &nu), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_unit_cells(s, m, nu, &c), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_unit_cells(s, m, 0, &c), HF_OK);
+    hf_search_range_t r = {0, 0};
+    CU_ASSERT_EQUAL(hf_search_run_cells(s, m, 0, 0, &r, NULL, NULL, NULL, NULL, NULL),
+                    HF_ERR_INPUT);
+    r.hi = 1;
+    CU_ASSERT_EQUAL(hf_search_run_cells(s, m, 0, -1, &r, NULL, NULL, NULL, NULL, NULL),
+                    HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_run_cells(s, m, 0, 0, &r, NULL, NULL, NULL, NULL, NULL), HF_OK);
+    CU_ASSERT(r.pos == 0);
+    hf_search_destroy(&s);
+    hf_target_clear(&t);
+}
+
 /* A planted error: dropping the unit that holds a minimal support must make the pruned
  * search disagree with the plain one. */
 static void test_planted_dropped_unit(void)
@@ -1059,7 +1215,7 @@ static void test_planted_dropped_unit(void)
         hf_target_init_empty(&t);
         found_t a, b, q;
         loop_out_t oa, ob, oq;
-        loop_opts_t lp = {1, 2, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0};
+        loop_opts_t lp = {1, 2, 0, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0, 0};
         CU_ASSERT_FATAL(load(specs[i], &t));
         found_init(&a, &t);
         found_init(&b, &t);
@@ -1301,7 +1457,7 @@ static void test_allocation_failures(void)
     for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {
         found_t f;
         loop_out_t o;
-        loop_opts_t lo = {1, 2, 0, 0, 0, 0};
+        loop_opts_t lo = {1, 2, 0, 0, 0, 0, 0};
         found_init(&f, &t);
         hf_fail_after(n);
         hf_err_t err = search_loop(&t, &lo, &f, &o);
@@ -1327,6 +1483,8 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"pruned equals plain: families and JSON", test_pruned_equals_plain_families},
         {"pruned equals plain: every size", test_pruned_equals_plain_all_sizes},
+        {"cells: random ranges and steals find what whole units find", test_cells_partition},
+        {"cells: bad calls", test_cells_bad_calls},
         {"engines agree: families at small d and span", test_engines_families},
         {"engines agree: random small targets", test_engines_random},
         {"minima certified over all keys (2-D Newton argument)", test_certify_2d},

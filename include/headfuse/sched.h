@@ -1,12 +1,15 @@
 /* The MPI scheduler: runs one search across the ranks of a communicator.
  *
  * Sizes m are decided in order. For each size, the deterministic unit list of the
- * search is handed out dynamically: rank 0 coordinates and also works (it serves
- * requests from inside its own units through the search's poll hook), so no core
- * idles. When a size has a feasible support, that size is finished (so every minimal
- * support is found) and the search stops. Units finished in an earlier run are
- * skipped (resume). SIGTERM/SIGUSR1 make every rank abandon its unit in flight and
- * stop; the caller then exits with HF_ERR_INTERRUPTED's status.
+ * search is dealt out dynamically as ranges of the units' cells (search.h): rank 0
+ * coordinates and also works (it serves requests from inside its own ranges through the
+ * search's poll hook), and a rank that runs out of work gets half of the rest of the
+ * longest-running range (work stealing), so no core idles while another holds a long
+ * unit. The face tables of each size's preparation are dealt out the same way
+ * (hf_sched_split_t). When a size has a feasible support, that size is finished (so
+ * every minimal support is found) and the search stops. Cell ranges finished in an
+ * earlier run are skipped (resume). SIGTERM/SIGUSR1 make every rank abandon its range in
+ * flight and stop; the caller then exits with HF_ERR_INTERRUPTED's status.
  *
  * This module does not store anything: it hands each found support and each finished
  * unit to hooks (the command line wires them to the HDF5 shard of the rank). */
@@ -18,28 +21,42 @@
 
 #include "headfuse/search.h"
 
-/* A unit finished in an earlier run (from the shards), with its cost and yield. */
+/* Cells [lo, hi) of a unit (hi may be INT64_MAX: to the end of the unit). */
 typedef struct {
-    int64_t m, unit, nodes, found;
+    long unit;
+    int64_t lo, hi;
+} hf_sched_item_t;
+
+/* Cells [lo, hi) of unit (m, unit) finished in an earlier run (from the shards), with their
+ * cost and yield; hi = INT64_MAX: to the end of the unit (a whole unit). */
+typedef struct {
+    int64_t m, unit, lo, hi, nodes, found;
 } hf_sched_done_t;
 
 typedef struct {
-    /* A feasible support found by this rank in unit (m, unit). */
-    hf_err_t (*found)(void *ctx, long m, long unit, const int64_t *keys, const hf_head_t *w);
-    /* This rank finished unit (m, unit): persist what it found. */
-    hf_err_t (*unit_done)(void *ctx, long m, long unit, long nodes, long found, double seconds);
+    /* A feasible support found by this rank in the range of unit (m, unit) starting at cell
+     * lo. */
+    hf_err_t (*found)(void *ctx, long m, long unit, int64_t lo, const int64_t *keys,
+                      const hf_head_t *w);
+    /* This rank finished cells [lo, hi) of unit (m, unit): persist what it found. */
+    hf_err_t (*unit_done)(void *ctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
+                          long found, double seconds);
     void *ctx;
 } hf_sched_hooks_t;
 
-/* What the scheduler runs for preparation, each size and each unit: the search itself
- * by default. bench/scaling_driver replaces them with recorded costs to simulate many
- * ranks under SimGrid SMPI; the scheduling and every MPI message stay the real ones.
- * The calls mirror hf_search_prepare, hf_search_level and hf_search_run_unit. */
+/* What the scheduler runs for preparation, each size and each range of cells: the search
+ * itself by default. bench/scaling_driver replaces them with recorded costs to simulate
+ * many ranks under SimGrid SMPI; the scheduling and every MPI message stay the real ones.
+ * The calls mirror hf_search_prepare, hf_search_set_split, hf_search_level_polled,
+ * hf_search_unit_cells and hf_search_run_cells. */
 typedef struct {
     hf_err_t (*prepare)(void *ctx, hf_search_poll_fn poll, void *poll_ctx);
-    hf_err_t (*level)(void *ctx, long m, long *nunits);
-    hf_err_t (*run_unit)(void *ctx, long m, long unit, hf_search_found_fn found, void *found_ctx,
-                         hf_search_poll_fn poll, void *poll_ctx, long *nodes);
+    void (*set_split)(void *ctx, const hf_search_split_t *split);
+    hf_err_t (*level)(void *ctx, long m, hf_search_poll_fn poll, void *poll_ctx, long *nunits);
+    hf_err_t (*unit_cells)(void *ctx, long m, long unit, int64_t *cells);
+    hf_err_t (*run_cells)(void *ctx, long m, long unit, int64_t lo, hf_search_range_t *range,
+                          hf_search_found_fn found, void *found_ctx, hf_search_poll_fn poll,
+                          void *poll_ctx, long *nodes);
     void *ctx;
 } hf_sched_runner_t;
 
@@ -51,6 +68,7 @@ typedef struct {
     double progress_interval;        /* seconds between progress lines on rank 0 */
     const char *label;               /* progress prefix, e.g. the target name */
     const hf_sched_runner_t *runner; /* NULL: the search passed to hf_sched_run */
+    int dedicated; /* 1: rank 0 only coordinates (0: it also works, the default) */
 } hf_sched_opts_t;
 
 typedef struct {
@@ -62,20 +80,49 @@ typedef struct {
     double seconds;       /* wall time of this run */
     double idle_fraction; /* this rank: time waiting for work / wall time */
     double coord_seconds; /* rank 0: time spent answering requests */
-    long coord_messages;  /* rank 0: requests answered */
+    long coord_messages;  /* rank 0: messages handled (requests and steal replies) */
+    long steals;          /* rank 0: ranges split off a running range and handed out */
+    long rounds;          /* rounds dealt: one per size, one per face-table size prepared */
     int interrupted;      /* stopped by a signal before finishing */
 } hf_sched_outcome_t;
 
+/* What the deal of work to the ranks cost (every round of one hf_sched_split_t). */
+typedef struct {
+    double idle;          /* this rank: seconds waiting for work */
+    double coord_seconds; /* rank 0: seconds handling messages */
+    long coord_messages;  /* rank 0: messages handled */
+    long steals;          /* rank 0: ranges split off running ones and handed out */
+    long rounds;
+} hf_sched_deal_stats_t;
+
 /* The split of each size's preparation across the ranks of comm (hf_search_split_t,
- * docs/architecture.md): its exchange agrees on errors by the rule of headfuse/agree.h,
- * then on stop requests, then gathers the bytes. hf_sched_run sets one on the search
- * when comm has several ranks and no runner replaces the search. Initialised by the call
- * (nothing to free); `split` is what hf_search_set_split takes. */
+ * docs/architecture.md): its deal hands the sub-units' cells out dynamically, with
+ * stealing, as hf_sched_run deals a size's units; its exchange agrees on errors by the
+ * rule of headfuse/agree.h, then on stop requests, then gathers the bytes. hf_sched_run
+ * sets one on the search (or the runner) when comm has several ranks. Initialised by the
+ * call (nothing to free); `split` is what hf_search_set_split takes. */
 typedef struct {
     hf_search_split_t split;
     MPI_Comm comm;
+    int dedicated;               /* as hf_sched_opts_t.dedicated */
+    hf_sched_deal_stats_t stats; /* of every round dealt through it */
 } hf_sched_split_t;
 void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm);
+
+/* Run the round `items` (the same on every rank) on the ranks of sp->comm, as
+ * hf_sched_run runs a size: every cell is run once, by the rank `run` is called on, unless
+ * the round is abandoned (a rank entering with status != HF_OK, or a run that fails or
+ * stops: the others then take no more work). `run` gets this round's poll, which answers
+ * the other ranks: it must be called often while a range runs (the search's poll hook
+ * does). `done`, if set, is told on rank 0 of every range finished. Collective; returns
+ * this rank's status. */
+typedef hf_err_t (*hf_sched_run_fn)(void *ctx, const hf_sched_item_t *item,
+                                    hf_search_range_t *range, hf_search_poll_fn poll,
+                                    void *poll_ctx, long *nodes, long *found);
+typedef void (*hf_sched_done_fn)(void *ctx, const hf_sched_item_t *item, long nodes, long found);
+hf_err_t hf_sched_deal(hf_sched_split_t *sp, hf_err_t status, const hf_sched_item_t *items,
+                       long nitems, hf_sched_run_fn run, void *run_ctx, hf_sched_done_fn done,
+                       void *done_ctx);
 
 /* Install the SIGTERM/SIGUSR1 handlers (flag only; async-signal-safe). */
 void hf_sched_install_signals(void);

@@ -52,6 +52,11 @@ typedef struct {
  * (then hf_search_run_unit returns HF_ERR_INTERRUPTED and the unit counts as not done). */
 typedef int (*hf_search_poll_fn)(void *ctx);
 
+/* Called for each feasible support found: keys[m*d] in canonical position, sorted
+ * lexicographically; witness holds the exact weights/values for those keys. */
+typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,
+                                       const hf_head_t *witness);
+
 /* Opaque search state; one per rank. */
 typedef struct hf_search_s hf_search_t;
 
@@ -93,11 +98,42 @@ hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
 hf_err_t hf_search_level_polled(hf_search_t *s, long m, hf_search_poll_fn poll, void *poll_ctx,
                                 long *nunits);
 
+/* ---- cells: the pieces of a unit that can be run apart ----
+ * A unit's candidates are cut into cells 0..C-1 (C from hf_search_unit_cells), in the
+ * order the unit visits them. Cells hold disjoint candidates, so the ranges of any
+ * partition of [0, C) run one by one examine exactly the unit's candidates: the same
+ * supports with the same witnesses, and nodes adding up to the unit's. The scheduler runs
+ * ranges and hands the rest of a long one to another process by lowering its end while it
+ * runs (work stealing). Layered units have a cell per triple (bottom layer, top level and
+ * top layer) and choice of the next few middle points; cone and plain units are one cell. */
+typedef struct {
+    int64_t pos; /* the cell being run: set by the search before it starts each cell */
+    int64_t hi;  /* the range ends before cell hi: read by the search at every new cell, so
+                  * the poll hook may lower it to any value > pos while the range runs */
+} hf_search_range_t;
+
+/* Number of cells (>= 1) of unit `unit` of the prepared size m. */
+hf_err_t hf_search_unit_cells(const hf_search_t *s, long m, long unit, int64_t *cells);
+
+/* Run cells lo, lo + 1, ... of a unit while they are below range->hi (lo < range->hi <= the
+ * unit's cells), as hf_search_run_unit runs them all; range->pos says where it is.
+ * *nodes = candidates examined in the cells run. */
+hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
+                             hf_search_range_t *range, hf_search_found_fn found, void *found_ctx,
+                             hf_search_poll_fn poll, void *poll_ctx, long *nodes);
+
+/* Runs cells [lo, range->hi) of sub-unit `unit` of a round of hf_search_split_t.deal,
+ * calling poll (the round's own: it answers the other processes) as often as the search's
+ * poll hook. */
+typedef hf_err_t (*hf_search_deal_fn)(void *ctx, long unit, int64_t lo, hf_search_range_t *range,
+                                      hf_search_poll_fn poll, void *poll_ctx);
+
 /* Preparing a size split across processes (set by the scheduler, which owns the MPI side:
  * this module calls no MPI). The layered engine grows its face tables by running the
- * units of sub-searches; with a split set, process `rank` of `nranks` runs only the
- * sub-units u with u % nranks == rank, and the tables are completed by an exchange. The
- * tables (and so the units and supports) are the same for every process count. */
+ * units of sub-searches; with a split set, the units of each table size are dealt out to
+ * the processes by `deal` (dynamically, a process running the cell ranges it is given),
+ * and the tables are completed by an exchange. The tables (and so the units and supports)
+ * are the same for every process count. */
 typedef struct {
     int rank, nranks;
     /* Collective over the nranks processes, reached by every one with its own status
@@ -110,10 +146,14 @@ typedef struct {
      * order and *outlen their total; on any other status *out is NULL. */
     hf_err_t (*allgather)(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
                           size_t *outlen);
-    /* Optional (NULL: none): called before each sub-unit this process runs, for profiles
-     * (bench/scaling_record times each one; the sub-units of one exchange are those since
-     * the previous exchange with out != NULL). */
-    void (*sub_unit)(void *ctx, long unit);
+    /* Collective: one round over nunits units with cells[u] cells each (the same on every
+     * process; process 0's are used). Every cell is run by exactly one process, through
+     * run, unless the round is abandoned: a process that enters with status != HF_OK, or
+     * whose run fails or is stopped, makes the others stop taking work. Returns this
+     * process's status (its own error, HF_ERR_INTERRUPTED, or HF_OK); the exchange after
+     * it agrees across processes. */
+    hf_err_t (*deal)(void *ctx, hf_err_t status, long nunits, const int64_t *cells,
+                     hf_search_deal_fn run, void *run_ctx);
     void *ctx;
 } hf_search_split_t;
 
@@ -121,11 +161,6 @@ typedef struct {
  * sub-searches. Every process must then prepare the same sizes in the same order, as
  * the scheduler does. split must outlive its use; s keeps the pointer. */
 void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
-
-/* Called for each feasible support found: keys[m*d] in canonical position, sorted
- * lexicographically; witness holds the exact weights/values for those keys. */
-typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,
-                                       const hf_head_t *witness);
 
 /* Run unit `unit` (0 <= unit < nunits) of the prepared size m. *nodes = candidate
  * supports examined (deterministic). found/poll may be NULL. */

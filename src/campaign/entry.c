@@ -41,7 +41,9 @@ static int cmp_done(const void *a, const void *b)
     const hf_sched_done_t *x = a, *y = b;
     if (x->m != y->m)
         return x->m < y->m ? -1 : 1;
-    return x->unit < y->unit ? -1 : x->unit > y->unit;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 /* ------------------------------------------------------------------ hooks */
@@ -52,8 +54,10 @@ typedef struct {
 } hook_ctx_t;
 
 /* A found support goes to the shard as its record (hf_found_encode). */
-static hf_err_t hook_found(void *vctx, long m, long unit, const int64_t *keys, const hf_head_t *w)
+static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int64_t *keys,
+                           const hf_head_t *w)
 {
+    (void)lo; /* TODO(store ranges) */
     hook_ctx_t *c = vctx;
     char *s;
     HF_TRY(hf_found_encode(m, keys, w, &s));
@@ -62,9 +66,11 @@ static hf_err_t hook_found(void *vctx, long m, long unit, const int64_t *keys, c
     return e;
 }
 
-static hf_err_t hook_unit_done(void *vctx, long m, long unit, long nodes, long found,
-                               double seconds)
+static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
+                               long found, double seconds)
 {
+    (void)lo; /* TODO(store ranges) */
+    (void)hi;
     hook_ctx_t *c = vctx;
     hf_unit_record_t r = {.row = c->row,
                           .rank = c->rank,
@@ -271,23 +277,29 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
         n = g.nunits;
     HF_TRY(hf_agree_root(comm, e));
     MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
-    int64_t *buf = hf_malloc((size_t)(n ? n : 1) * 4 * sizeof *buf);
+    enum { F = 6 }; /* m, unit, lo, hi, nodes, found */
+    int64_t *buf = hf_malloc((size_t)(n ? n : 1) * F * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
     e = (buf && *done) ? HF_OK : HF_ERR_NOMEM;
     if (e == HF_OK && rank == 0)
         for (long i = 0; i < n; i++) {
-            buf[4 * i] = g.units[i].m;
-            buf[4 * i + 1] = g.units[i].unit;
-            buf[4 * i + 2] = g.units[i].nodes;
-            buf[4 * i + 3] = g.units[i].found;
+            int64_t *b = buf + F * i;
+            b[0] = g.units[i].m;
+            b[1] = g.units[i].unit;
+            b[2] = 0; /* TODO(store ranges) */
+            b[3] = INT64_MAX;
+            b[4] = g.units[i].nodes;
+            b[5] = g.units[i].found;
         }
     hf_shards_merged_clear(&g);
     e = hf_agree_all(comm, e);
     if (e == HF_OK) {
-        MPI_Bcast(buf, (int)(4 * n), MPI_INT64_T, 0, comm);
-        for (long i = 0; i < n; i++)
-            (*done)[i] =
-                (hf_sched_done_t){buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]};
+        MPI_Bcast(buf, (int)(F * n), MPI_INT64_T, 0, comm);
+        for (long i = 0; i < n; i++) {
+            const int64_t *b = buf + F * i;
+            (*done)[i] = (hf_sched_done_t){
+                .m = b[0], .unit = b[1], .lo = b[2], .hi = b[3], .nodes = b[4], .found = b[5]};
+        }
         qsort(*done, (size_t)n, sizeof **done, cmp_done);
         *ndone = n;
     }

@@ -59,29 +59,26 @@ void hf_sched_request_stop(void)
     stop_flag = 1;
 }
 
-/* State of one size m on one rank. */
+/* State of one run on one rank: the size being decided and its progress. */
 typedef struct {
     MPI_Comm comm;
     int rank, size;
     hf_search_t *search;
     const hf_sched_opts_t *opts;
     const hf_sched_hooks_t *hooks;
+    hf_sched_split_t split; /* every round's deal (sizes and face tables) */
     long m;
-    /* coordinator (rank 0) */
-    long *todo; /* units not finished in an earlier run */
-    long ntodo, next;
-    int active_workers;
-    int stopping; /* no more units are handed out */
+    /* rank 0: progress of the size */
+    int64_t *cells_left; /* per unit: cells not finished yet */
     long units_done, nodes_done;
     double level_start, last_progress, run_start;
-    long level_units;
+    long level_units, level_todo;
     /* every rank */
     long found_here, nodes_here;
-    long cur_unit, cur_found;
-    double idle;
-    double coord_seconds; /* rank 0: answering requests */
-    long coord_messages;
-    hf_err_t hook_err;
+    hf_sched_item_t cur; /* the range this rank runs */
+    long cur_found;
+    hf_search_poll_fn deal_poll; /* the round's poll, which answers the other ranks */
+    void *deal_poll_ctx;
 } level_t;
 
 /* The search calls, or the runner that replaces them (bench/scaling_driver). */
@@ -98,8 +95,24 @@ static int poll_prepare(void *ctx);
 static hf_err_t do_level(level_t *L, long m, long *nunits)
 {
     const hf_sched_runner_t *r = L->opts->runner;
-    return r ? r->level(r->ctx, m, nunits)
+    return r ? r->level(r->ctx, m, poll_prepare, L, nunits)
              : hf_search_level_polled(L->search, m, poll_prepare, L, nunits);
+}
+
+static hf_err_t do_unit_cells(level_t *L, long unit, int64_t *cells)
+{
+    const hf_sched_runner_t *r = L->opts->runner;
+    return r ? r->unit_cells(r->ctx, L->m, unit, cells)
+             : hf_search_unit_cells(L->search, L->m, unit, cells);
+}
+
+static void do_set_split(level_t *L, const hf_search_split_t *sp)
+{
+    const hf_sched_runner_t *r = L->opts->runner;
+    if (r)
+        r->set_split(r->ctx, sp);
+    else
+        hf_search_set_split(L->search, sp);
 }
 
 static void describe(level_t *L, char *buf, size_t n)
@@ -110,7 +123,9 @@ static void describe(level_t *L, char *buf, size_t n)
         hf_search_describe(L->search, buf, n);
 }
 
-static const hf_sched_done_t *find_done(const hf_sched_opts_t *o, long m, long unit)
+/* The finished ranges of unit (m, unit) from an earlier run: [*first, *last) of o->done,
+ * sorted by lo. */
+static void find_done(const hf_sched_opts_t *o, long m, long unit, long *first, long *last)
 {
     long lo = 0, hi = o->ndone;
     while (lo < hi) {
@@ -121,9 +136,9 @@ static const hf_sched_done_t *find_done(const hf_sched_opts_t *o, long m, long u
         else
             hi = mid;
     }
-    if (lo < o->ndone && o->done[lo].m == m && o->done[lo].unit == unit)
-        return o->done + lo;
-    return NULL;
+    *first = *last = lo;
+    while (*last < o->ndone && o->done[*last].m == m && o->done[*last].unit == unit)
+        (*last)++;
 }
 
 static void progress(level_t *L, int force)
@@ -136,14 +151,14 @@ static void progress(level_t *L, int force)
     L->last_progress = now;
     double el = now - L->level_start;
     double rate = el > 0 ? L->nodes_done / el : 0;
-    long left = L->ntodo - L->units_done;
+    long left = L->level_todo - L->units_done;
     double eta = (L->units_done > 0 && left > 0) ? el / L->units_done * left : 0;
     fprintf(stderr,
             "[%s] m=%ld: units %ld/%ld (%ld resumed), %.0f supports/s, elapsed %.0fs "
             "(total %.0fs), remaining ~%.0fs for this size\n",
             L->opts->label ? L->opts->label : "search", L->m,
-            L->units_done + (L->level_units - L->ntodo), L->level_units, L->level_units - L->ntodo,
-            rate, el, now - L->run_start, eta);
+            L->units_done + (L->level_units - L->level_todo), L->level_units,
+            L->level_units - L->level_todo, rate, el, now - L->run_start, eta);
 }
 
 static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
@@ -151,132 +166,58 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
     level_t *L = ctx;
     L->cur_found++;
     if (L->hooks && L->hooks->found)
-        return L->hooks->found(L->hooks->ctx, m, L->cur_unit, keys, w);
+        return L->hooks->found(L->hooks->ctx, m, L->cur.unit, L->cur.lo, keys, w);
     return HF_OK;
 }
 
-/* Coordinator: answer every pending request without blocking. */
-static void serve_requests(level_t *L, int block)
-{
-    for (;;) {
-        int flag = 0;
-        MPI_Status st;
-        if (L->active_workers == 0)
-            return;
-        if (block)
-            flag = 1;
-        else
-            MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, L->comm, &flag, &st);
-        if (!flag)
-            return;
-        int64_t req[4];
-        double t0 = MPI_Wtime();
-        MPI_Recv(req, 4, MPI_INT64_T, MPI_ANY_SOURCE, TAG_REQ, L->comm, &st);
-        double t1 = MPI_Wtime();
-        if (block)
-            L->idle += t1 - t0;
-        if (req[0] == REQ_DONE) {
-            L->units_done++;
-            L->nodes_done += req[2];
-        } else if (req[0] == REQ_ABANDONED) {
-            L->stopping = 1;
-        }
-        int64_t unit = -1;
-        if (!L->stopping && !hf_sched_stop_requested() && L->next < L->ntodo)
-            unit = L->todo[L->next++];
-        if (unit < 0)
-            L->active_workers--;
-        MPI_Send(&unit, 1, MPI_INT64_T, st.MPI_SOURCE, TAG_ASSIGN, L->comm);
-        L->coord_messages++;
-        L->coord_seconds += MPI_Wtime() - (block ? t1 : t0);
-        progress(L, 0);
-        if (block)
-            return;
-    }
-}
-
-static int poll_coordinator(void *ctx)
+/* While a range of the size runs: the round's poll (requests, steals), progress on rank 0,
+ * stop requests. */
+static int poll_unit(void *ctx)
 {
     level_t *L = ctx;
-    serve_requests(L, 0);
+    L->deal_poll(L->deal_poll_ctx);
+    progress(L, 0);
     return hf_sched_stop_requested();
 }
 
-static int poll_worker(void *ctx)
+/* Run one range of the size (hf_sched_run_fn); HF_ERR_INTERRUPTED if abandoned. */
+static hf_err_t run_range(void *ctx, const hf_sched_item_t *it, hf_search_range_t *range,
+                          hf_search_poll_fn poll, void *poll_ctx, long *nodes, long *found)
 {
-    (void)ctx;
-    return hf_sched_stop_requested();
-}
-
-/* Run one unit on this rank; returns HF_ERR_INTERRUPTED if abandoned. */
-static hf_err_t run_unit(level_t *L, long unit, long *nodes)
-{
+    level_t *L = ctx;
     double t0 = MPI_Wtime();
-    L->cur_unit = unit;
+    L->cur = *it;
     L->cur_found = 0;
+    L->deal_poll = poll;
+    L->deal_poll_ctx = poll_ctx;
     *nodes = 0;
-    hf_search_poll_fn poll = L->rank == 0 ? poll_coordinator : poll_worker;
+    if (hf_sched_stop_requested())
+        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: stopped on request", L->m);
     const hf_sched_runner_t *r = L->opts->runner;
-    hf_err_t e = r ? r->run_unit(r->ctx, L->m, unit, on_found, L, poll, L, nodes)
-                   : hf_search_run_unit(L->search, L->m, unit, on_found, L, poll, L, nodes);
+    hf_err_t e =
+        r ? r->run_cells(r->ctx, L->m, it->unit, it->lo, range, on_found, L, poll_unit, L, nodes)
+          : hf_search_run_cells(L->search, L->m, it->unit, it->lo, range, on_found, L, poll_unit, L,
+                                nodes);
     if (e != HF_OK)
         return e;
+    *found = L->cur_found;
     if (L->hooks && L->hooks->unit_done)
-        HF_TRY(
-            L->hooks->unit_done(L->hooks->ctx, L->m, unit, *nodes, L->cur_found, MPI_Wtime() - t0));
+        HF_TRY(L->hooks->unit_done(L->hooks->ctx, L->m, it->unit, it->lo, range->hi, *nodes,
+                                   L->cur_found, MPI_Wtime() - t0));
     L->found_here += L->cur_found;
     L->nodes_here += *nodes;
     return HF_OK;
 }
 
-static hf_err_t level_coordinator(level_t *L)
+/* Rank 0: a range of the size finished somewhere (hf_sched_done_fn). */
+static void range_done(void *ctx, const hf_sched_item_t *it, long nodes, long found)
 {
-    hf_err_t err = HF_OK;
-    while (!L->stopping && !hf_sched_stop_requested() && L->next < L->ntodo) {
-        long nodes;
-        long unit = L->todo[L->next++];
-        err = run_unit(L, unit, &nodes);
-        if (err == HF_ERR_INTERRUPTED) {
-            err = HF_OK;
-            L->stopping = 1;
-            break;
-        }
-        if (err != HF_OK) {
-            L->stopping = 1; /* hand out nothing more; workers drain, then we fail */
-            break;
-        }
+    (void)found;
+    level_t *L = ctx;
+    L->nodes_done += nodes;
+    if (L->cells_left && (L->cells_left[it->unit] -= it->hi - it->lo) == 0)
         L->units_done++;
-        L->nodes_done += nodes;
-        serve_requests(L, 0);
-        progress(L, 0);
-    }
-    while (L->active_workers > 0)
-        serve_requests(L, 1);
-    return err;
-}
-
-static hf_err_t level_worker(level_t *L)
-{
-    int64_t req[4] = {REQ_FIRST, 0, 0, 0};
-    hf_err_t err = HF_OK;
-    for (;;) {
-        int64_t unit;
-        MPI_Send(req, 4, MPI_INT64_T, 0, TAG_REQ, L->comm);
-        double t0 = MPI_Wtime();
-        MPI_Recv(&unit, 1, MPI_INT64_T, 0, TAG_ASSIGN, L->comm, MPI_STATUS_IGNORE);
-        L->idle += MPI_Wtime() - t0;
-        if (unit < 0)
-            break;
-        long nodes = 0;
-        hf_err_t e = err == HF_OK ? run_unit(L, unit, &nodes) : HF_ERR_INTERRUPTED;
-        if (e != HF_OK && e != HF_ERR_INTERRUPTED)
-            err = e; /* keep answering until told to stop, then fail */
-        req[0] = e == HF_OK ? REQ_DONE : REQ_ABANDONED;
-        req[1] = unit;
-        req[2] = nodes;
-        req[3] = L->cur_found;
-    }
-    return err;
+    progress(L, 0);
 }
 
 /* Preparation (the engine's the same on every rank; each size's split across the ranks by
@@ -295,6 +236,51 @@ static int poll_prepare(void *ctx)
         }
     }
     return hf_sched_stop_requested();
+}
+
+/* The ranges of size m left to run: every unit's cells minus those finished earlier (whose
+ * yield is added to *resumed_*); rank 0 also counts what is left of each unit. *items is
+ * hf_malloc'd. */
+static hf_err_t size_items(level_t *L, long nunits, hf_sched_item_t **items, long *nitems,
+                           long *resumed_nodes, long *resumed_found)
+{
+    const hf_sched_opts_t *o = L->opts;
+    hf_err_t err = HF_OK;
+    long cap = 0, n = 0;
+    hf_sched_item_t *it = NULL;
+    *resumed_nodes = *resumed_found = 0;
+    L->level_todo = 0;
+    for (long u = 0; u < nunits && err == HF_OK; u++) {
+        int64_t cells = 1, at = 0, left = 0;
+        long first, last;
+        HF_CHECK(err, do_unit_cells(L, u, &cells), done);
+        find_done(o, L->m, u, &first, &last);
+        for (long i = first; i <= last && err == HF_OK; i++) {
+            const hf_sched_done_t *d = i < last ? o->done + i : NULL;
+            int64_t end = d && d->lo < cells ? d->lo : cells; /* the gap before d */
+            if (d) {
+                *resumed_nodes += d->nodes;
+                *resumed_found += d->found;
+            }
+            if (end > at && (err = HF_GROW(&it, &cap, n + 1)) == HF_OK) {
+                it[n++] = (hf_sched_item_t){u, at, end};
+                left += end - at;
+            }
+            if (d && d->hi > at)
+                at = d->hi;
+        }
+        if (L->cells_left)
+            L->cells_left[u] = left;
+        L->level_todo += left > 0;
+    }
+done:
+    if (err != HF_OK) {
+        free(it);
+        return err;
+    }
+    *items = it;
+    *nitems = n;
+    return HF_OK;
 }
 
 /* The exchange of a split preparation (hf_search_split_t): errors first (the rule of
@@ -353,14 +339,124 @@ static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, siz
     return err;
 }
 
+/* A round of a split preparation: the sub-units' cells as ranges (hf_search_split_t.deal
+ * through hf_sched_deal). */
+typedef struct {
+    hf_search_deal_fn run;
+    void *ctx;
+} split_round_t;
+
+static hf_err_t split_run(void *ctx, const hf_sched_item_t *it, hf_search_range_t *range,
+                          hf_search_poll_fn poll, void *poll_ctx, long *nodes, long *found)
+{
+    split_round_t *sr = ctx;
+    *nodes = *found = 0;
+    return sr->run(sr->ctx, it->unit, it->lo, range, poll, poll_ctx);
+}
+
+static hf_err_t split_deal(void *ctx, hf_err_t status, long nunits, const int64_t *cells,
+                           hf_search_deal_fn run, void *run_ctx)
+{
+    hf_sched_split_t *sp = ctx;
+    hf_sched_item_t *items = NULL;
+    /* every rank builds the round's items: the deal hands out their queue positions */
+    if (status == HF_OK && nunits > 0) {
+        items = hf_malloc((size_t)nunits * sizeof *items);
+        if (!items)
+            status = HF_ERR_NOMEM;
+        for (long u = 0; items && u < nunits; u++)
+            items[u] = (hf_sched_item_t){u, 0, cells[u]};
+    }
+    split_round_t sr = {run, run_ctx};
+    hf_err_t e = hf_sched_deal(sp, status, items, items ? nunits : 0, split_run, &sr, NULL, NULL);
+    free(items);
+    return e;
+}
+
 void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm)
 {
+    memset(sp, 0, sizeof *sp);
     MPI_Comm_rank(comm, &sp->split.rank);
     MPI_Comm_size(comm, &sp->split.nranks);
     sp->split.allgather = split_allgather;
-    sp->split.sub_unit = NULL;
+    sp->split.deal = split_deal;
     sp->split.ctx = sp;
     sp->comm = comm;
+}
+
+/* Every rank stops together, or none does: the agreed error, else whether any rank stopped.
+ * (A rank that goes its own way here would leave the others waiting forever.) */
+static hf_err_t agree_step(MPI_Comm comm, hf_err_t e, int *any_stop)
+{
+    int stop = e == HF_ERR_INTERRUPTED || hf_sched_stop_requested();
+    hf_err_t err = hf_agree_all(comm, e == HF_ERR_INTERRUPTED ? HF_OK : e);
+    MPI_Allreduce(&stop, any_stop, 1, MPI_INT, MPI_MAX, comm);
+    return err;
+}
+
+/* Decide size m: prepare it, deal its ranges, add up what the ranks found. *decided: the
+ * size was finished on every rank; *total_found: supports of the size, all runs. */
+static hf_err_t decide_size(level_t *L, long m, hf_sched_outcome_t *out, int *decided,
+                            long *total_found)
+{
+    const hf_sched_opts_t *opts = L->opts;
+    long nunits = 0, nitems = 0, resumed_found = 0, resumed_nodes = 0;
+    hf_sched_item_t *items = NULL;
+    int any_stop = 0;
+    *decided = 0;
+    L->m = m;
+    /* preparing a size can take a while (the layered engine's face tables): it polls
+     * for stop requests and prints progress like the one-time preparation */
+    hf_err_t err = do_level(L, m, &nunits);
+    if (err == HF_OK && L->rank == 0 &&
+        !(L->cells_left = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L->cells_left)))
+        err = HF_ERR_NOMEM;
+    if (err == HF_OK)
+        err = size_items(L, nunits, &items, &nitems, &resumed_nodes, &resumed_found);
+    err = agree_step(L->comm, err, &any_stop);
+    if (err != HF_OK || any_stop) {
+        if (err == HF_OK)
+            out->interrupted = 1;
+        goto done;
+    }
+    L->level_units = nunits;
+    L->units_done = L->nodes_done = 0;
+    L->found_here = L->nodes_here = 0;
+    /* the first progress line of a size comes after one interval, so quick sizes
+     * print only their summary */
+    L->level_start = L->last_progress = MPI_Wtime();
+
+    hf_err_t lerr = hf_sched_deal(&L->split, HF_OK, items, nitems, run_range, L, range_done, L);
+
+    long local[2] = {L->found_here, L->nodes_here}, total[2];
+    /* waiting here for slower ranks to finish the size is idle time too */
+    double wait0 = MPI_Wtime();
+    MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, L->comm);
+    L->split.stats.idle += MPI_Wtime() - wait0;
+    /* the error that wins across ranks (headfuse/agree.h), then any stop request */
+    err = agree_step(L->comm, lerr, &any_stop);
+    if (err != HF_OK)
+        goto done;
+    if (any_stop) {
+        out->interrupted = 1;
+        goto done;
+    }
+    *decided = 1;
+    out->last_m = m;
+    out->units += nunits;
+    out->nodes += total[1] + resumed_nodes;
+    *total_found = total[0] + resumed_found;
+    if (!opts->quiet && L->rank == 0) {
+        double el = MPI_Wtime() - L->level_start;
+        fprintf(stderr, "[%s] m=%ld: done, %ld units, %ld candidates, %ld feasible, %.1fs\n",
+                opts->label ? opts->label : "search", m, nunits, total[1] + resumed_nodes,
+                *total_found, el);
+    }
+done:
+    free(items);
+    free(L->cells_left);
+    L->cells_left = NULL;
+    return err;
 }
 
 hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t *opts,
@@ -374,6 +470,8 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     L.hooks = hooks;
     MPI_Comm_rank(comm, &L.rank);
     MPI_Comm_size(comm, &L.size);
+    hf_sched_split_init(&L.split, comm);
+    L.split.dedicated = opts->dedicated;
     memset(out, 0, sizeof *out);
     out->m_star = -1;
     out->last_m = opts->first_m - 1;
@@ -381,18 +479,12 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     hf_err_t err = HF_OK;
 
     if (opts->first_m <= opts->last_m) {
-        hf_err_t perr = do_prepare(&L, poll_prepare, &L);
-        int stop = perr == HF_ERR_INTERRUPTED || hf_sched_stop_requested(), any_stop;
-        err = hf_agree_all(comm, perr == HF_ERR_INTERRUPTED ? HF_OK : perr);
-        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
-        if (err != HF_OK) {
+        int any_stop = 0;
+        err = agree_step(comm, do_prepare(&L, poll_prepare, &L), &any_stop);
+        if (err != HF_OK || any_stop) {
+            out->interrupted = err == HF_OK;
             out->seconds = MPI_Wtime() - L.run_start;
             return err;
-        }
-        if (any_stop) {
-            out->interrupted = 1;
-            out->seconds = MPI_Wtime() - L.run_start;
-            return HF_OK;
         }
         if (L.rank == 0 && !opts->quiet) {
             char line[256];
@@ -402,94 +494,28 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         }
     }
 
-    /* each size's preparation split across the ranks (the search's own tables) */
-    hf_sched_split_t split;
-    int use_split = !opts->runner && L.size > 1;
-    if (use_split) {
-        hf_sched_split_init(&split, comm);
-        hf_search_set_split(search, &split.split);
-    }
+    /* each size's preparation dealt across the ranks (the search's own tables) */
+    if (L.size > 1)
+        do_set_split(&L, &L.split.split);
     for (long m = opts->first_m; m <= opts->last_m; m++) {
-        long nunits = 0;
-        /* preparing a size can take a while (the layered engine's face tables): it polls
-         * for stop requests and prints progress like the one-time preparation */
-        err = do_level(&L, m, &nunits);
-        if (err == HF_OK && !(L.todo = hf_malloc((size_t)(nunits ? nunits : 1) * sizeof *L.todo)))
-            err = HF_ERR_NOMEM;
-        /* every rank prepared the same level, or all stop together (a rank that goes
-         * its own way here would leave the others waiting forever) */
-        int stop = err == HF_ERR_INTERRUPTED || hf_sched_stop_requested(), any_stop;
-        err = hf_agree_all(comm, err == HF_ERR_INTERRUPTED ? HF_OK : err);
-        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
-        if (err != HF_OK || any_stop) {
-            if (err == HF_OK)
-                out->interrupted = 1;
-            free(L.todo);
-            L.todo = NULL;
+        int decided = 0;
+        long found = 0;
+        err = decide_size(&L, m, out, &decided, &found);
+        if (err != HF_OK || !decided)
             break;
-        }
-        /* units finished earlier are skipped; their yield still counts */
-        long resumed_found = 0, resumed_nodes = 0, ntodo = 0;
-        for (long u = 0; u < nunits; u++) {
-            const hf_sched_done_t *d = find_done(opts, m, u);
-            if (d) {
-                resumed_found += d->found;
-                resumed_nodes += d->nodes;
-            } else {
-                L.todo[ntodo++] = u;
-            }
-        }
-        L.m = m;
-        L.ntodo = ntodo;
-        L.next = 0;
-        L.level_units = nunits;
-        L.active_workers = L.size - 1;
-        L.stopping = 0;
-        L.units_done = L.nodes_done = 0;
-        L.found_here = L.nodes_here = 0;
-        /* the first progress line of a size comes after one interval, so quick sizes
-         * print only their summary */
-        L.level_start = L.last_progress = MPI_Wtime();
-
-        hf_err_t lerr = L.rank == 0 ? level_coordinator(&L) : level_worker(&L);
-        free(L.todo);
-        L.todo = NULL;
-
-        long local[2] = {L.found_here, L.nodes_here}, total[2];
-        /* waiting here for slower ranks to finish the size is idle time too */
-        double wait0 = MPI_Wtime();
-        MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, comm);
-        L.idle += MPI_Wtime() - wait0;
-        /* the error that wins across ranks (headfuse/agree.h), then any stop request */
-        stop = hf_sched_stop_requested() || L.stopping;
-        err = hf_agree_all(comm, lerr);
-        MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
-        if (err != HF_OK)
-            break;
-        if (any_stop) {
-            out->interrupted = 1;
-            break;
-        }
-        out->last_m = m;
-        out->units += nunits;
-        out->nodes += total[1] + resumed_nodes;
-        if (!opts->quiet && L.rank == 0) {
-            double el = MPI_Wtime() - L.level_start;
-            fprintf(stderr, "[%s] m=%ld: done, %ld units, %ld candidates, %ld feasible, %.1fs\n",
-                    opts->label ? opts->label : "search", m, nunits, total[1] + resumed_nodes,
-                    total[0] + resumed_found, el);
-        }
-        if (total[0] + resumed_found > 0) {
+        if (found > 0) {
             out->m_star = m;
-            out->nfound = total[0] + resumed_found;
+            out->nfound = found;
             break;
         }
     }
-    if (use_split)
-        hf_search_set_split(search, NULL);
+    if (L.size > 1)
+        do_set_split(&L, NULL);
     out->seconds = MPI_Wtime() - L.run_start;
-    out->idle_fraction = out->seconds > 0 ? L.idle / out->seconds : 0;
-    out->coord_seconds = L.coord_seconds;
-    out->coord_messages = L.coord_messages;
+    out->idle_fraction = out->seconds > 0 ? L.split.stats.idle / out->seconds : 0;
+    out->coord_seconds = L.split.stats.coord_seconds;
+    out->coord_messages = L.split.stats.coord_messages;
+    out->steals = L.split.stats.steals;
+    out->rounds = L.split.stats.rounds;
     return err;
 }

@@ -279,11 +279,46 @@ static hf_err_t fs_exchange(hf_fs_t *fs, const hf_search_split_t *sp, long first
     return err;
 }
 
+/* One range of a sub-unit's cells while a face table grows (hf_search_deal_fn). */
+typedef struct {
+    hf_fs_t *fs;
+    hf_search_t *owner;
+    long sz;
+    fs_collect_t *col;
+    hf_search_poll_fn deal_poll; /* the deal's own poll, then the owner's */
+    void *deal_poll_ctx;
+} fs_round_t;
+
+static int fs_poll(void *vctx)
+{
+    fs_round_t *g = vctx;
+    hf_search_t *owner = g->owner;
+    if (g->deal_poll && g->deal_poll(g->deal_poll_ctx))
+        return 1;
+    return owner->level_poll && owner->level_poll(owner->level_poll_ctx);
+}
+
+static hf_err_t fs_run_cells(void *vctx, long unit, int64_t lo, hf_search_range_t *range,
+                             hf_search_poll_fn poll, void *poll_ctx)
+{
+    fs_round_t *g = vctx;
+    g->deal_poll = poll;
+    g->deal_poll_ctx = poll_ctx;
+    /* between sub-units too: most hold fewer candidates than one poll period; the
+     * owner's stop hook reaches the sub-search, so a stop request is seen within one
+     * unit's few hundred candidates (the partial size is then dropped) */
+    if (fs_poll(g))
+        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: preparation stopped on request",
+                        g->owner->prep_m);
+    return hf_search_run_cells(g->fs->sub, g->sz, unit, lo, range, fs_collect, g->col, fs_poll, g,
+                               NULL);
+}
+
 /* Add the entries of size sz (>= lb, dim >= 1): the sub-search's supports of that size,
  * collected with every translation, then sorted by their key lists. The sort makes the
  * size's entry sequence a function of the set of entries alone, so neither the order in
  * which the sub-units ran nor how they were split across processes shows.
- * With a split, this process runs the sub-units u = rank mod nranks and the exchange
+ * With a split, the sub-units' cells are dealt out to the processes and the exchange
  * completes the size. Every process then reaches the same exchanges in the same order
  * with its status, whatever failed or stopped before (err: a failure before this size):
  * a process never goes its own way while the others wait. */
@@ -298,21 +333,23 @@ static hf_err_t fs_grow_size(hf_fs_t *fs, hf_search_t *owner, long sz, fs_collec
     /* preparing the sub-search's size may exchange too (its own tables): all or none */
     if (sp)
         err = sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL);
-    /* the owner's stop hook reaches the sub-search, so a stop request is seen within one
-     * unit's few hundred candidates; the partial size is dropped */
     if (err == HF_OK)
         err = hf_search_level_polled(fs->sub, sz, owner->level_poll, owner->level_poll_ctx, &nu);
-    for (long u = sp ? sp->rank : 0; err == HF_OK && u < nu; u += sp ? sp->nranks : 1) {
-        /* between sub-units too: most hold fewer candidates than one poll period */
-        if (owner->level_poll && owner->level_poll(owner->level_poll_ctx))
-            err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: preparation stopped on request",
-                           owner->prep_m);
-        else if (sp && sp->sub_unit)
-            sp->sub_unit(sp->ctx, u);
-        if (err == HF_OK)
-            err = hf_search_run_unit(fs->sub, sz, u, fs_collect, col, owner->level_poll,
-                                     owner->level_poll_ctx, NULL);
+    int64_t *cells = err == HF_OK ? hf_malloc((size_t)(nu ? nu : 1) * sizeof *cells) : NULL;
+    if (err == HF_OK && !cells)
+        err = HF_ERR_NOMEM;
+    for (long u = 0; err == HF_OK && u < nu; u++)
+        err = hf_search_unit_cells(fs->sub, sz, u, &cells[u]);
+    fs_round_t round = {fs, owner, sz, col, NULL, NULL};
+    if (sp) {
+        err = sp->deal(sp->ctx, err, err == HF_OK ? nu : 0, cells, fs_run_cells, &round);
+    } else {
+        for (long u = 0; err == HF_OK && u < nu; u++) {
+            hf_search_range_t range = {0, cells[u]};
+            err = fs_run_cells(&round, u, 0, &range, NULL, NULL);
+        }
     }
+    free(cells);
     if (sp)
         err = fs_exchange(fs, sp, first, sz, err);
     long n = fs->n - first;
@@ -653,18 +690,48 @@ static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
     return err;
 }
 
-hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
+/* Middle points a cell of u fixes beyond u's prefix (0: a cell is a whole triple), and the
+ * cells of one triple: all of them, unless the unit would have too many cells. */
+static int layered_cell_depth(const hf_search_t *s, const hf_unit_t *u, int64_t *per_triple)
 {
     const hf_block_t *b = &s->blocks[u->block];
-    const hf_fs_t *lo = s->fs_lo, *hi = s->fs_hi;
+    for (int depth = (int)(b->r - u->npre); depth > 0; depth--) {
+        int64_t e = hf_search_combo_cells(b->nmid, b->r, u->npre, u->pre, depth);
+        if (e >= 1 && e < HF_SEARCH_SAT && e <= HF_SEARCH_CELLS_MAX / u->count) {
+            *per_triple = e;
+            return depth;
+        }
+    }
+    *per_triple = 1;
+    return 0;
+}
+
+int64_t hf_search_layered_cells(const hf_search_t *s, const hf_unit_t *u)
+{
+    int64_t e;
+    layered_cell_depth(s, u, &e);
+    return e * u->count;
+}
+
+hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
+                               hf_search_range_t *range, hf_run_t *run)
+{
+    const hf_block_t *b = &s->blocks[u->block];
+    const hf_fs_t *lo_fs = s->fs_lo, *hi_fs = s->fs_hi;
     uint32_t *l0 = s->tmp, *lt = s->tmp + m;
-    for (long tr = u->first; tr < u->first + u->count; tr++) {
+    int64_t per;
+    int depth = layered_cell_depth(s, u, &per);
+    HF_TRY(hf_binom_tab_need(&s->ctab, b->nmid, depth));
+    /* cell k is triple first + k / per, its (k % per)-th choice of the next depth middles */
+    for (long k = (long)(lo / per); k < u->count && (int64_t)k * per < range->hi; k++) {
+        long tr = u->first + k;
+        int64_t base = (int64_t)k * per, first = lo > base ? lo - base : 0;
         long i0 = b->lo0 + tr / b->nt, it = b->lot + tr % b->nt;
-        const uint32_t *e0 = lo->idx + lo->start[i0];
+        const uint32_t *e0 = lo_fs->idx + lo_fs->start[i0];
         for (long i = 0; i < b->s0; i++)
             l0[i] = (uint32_t)(e0[i] * s->base);
         if (b->t > 0) {
-            const uint32_t *et = hi->idx + hi->start[it];
+            const uint32_t *et = hi_fs->idx + hi_fs->start[it];
             for (long i = 0; i < b->st; i++)
                 lt[i] = (uint32_t)(et[i] * s->base + b->t);
         }
@@ -684,11 +751,13 @@ hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_ru
                 c.nlow0++;
         }
         if (b->r == 0) {
+            range->pos = base;
             memcpy(s->cand, l0, (size_t)m * sizeof *l0);
             HF_TRY(hf_search_candidate(s, m, s->cand, run));
             continue;
         }
-        HF_TRY(hf_search_combos(b->nmid, b->r, u->npre, u->pre, s->combo, layered_visit, &c));
+        HF_TRY(hf_search_combos_cells(b->nmid, b->r, u->npre, u->pre, depth, base, first, range,
+                                      &s->ctab, s->combo, s->cellpart, layered_visit, &c));
     }
     return HF_OK;
 }

@@ -93,6 +93,144 @@ hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf
     return HF_OK;
 }
 
+/* Cells of the r-subsets extending a prefix: the `depth` elements after it form a
+ * depth-subset of the N values that leave room for the rest (search_impl.h). */
+static long cells_values(long n, long r, int npre, const long *pre, int depth)
+{
+    long lo = npre ? pre[npre - 1] + 1 : 0;
+    return n - lo - (r - npre) + depth;
+}
+
+int64_t hf_search_combo_cells(long n, long r, int npre, const long *pre, int depth)
+{
+    long nv = cells_values(n, r, npre, pre, depth);
+    return nv < depth ? 0 : (int64_t)hf_search_binom(nv, depth);
+}
+
+hf_err_t hf_binom_tab_need(hf_binom_tab_t *tab, long n, long kmax)
+{
+    if (n <= tab->n && kmax <= tab->kmax)
+        return HF_OK;
+    n = n > tab->n ? n : tab->n;
+    kmax = kmax > tab->kmax ? kmax : tab->kmax;
+    if (n < 0 || kmax < 0 || (n + 1) * (kmax + 1) > (1L << 20))
+        return HF_OK;
+    int64_t *v = hf_malloc((size_t)(n + 1) * (size_t)(kmax + 1) * sizeof *v);
+    if (!v)
+        return HF_ERR_NOMEM;
+    long w = kmax + 1;
+    for (long x = 0; x <= n; x++)
+        for (long k = 0; k <= kmax; k++) {
+            int64_t c = k == 0 ? 1 : x == 0 ? 0 : v[(x - 1) * w + k - 1] + v[(x - 1) * w + k];
+            v[x * w + k] = c > HF_SEARCH_SAT ? HF_SEARCH_SAT : c;
+        }
+    free(tab->v);
+    tab->v = v;
+    tab->n = n;
+    tab->kmax = kmax;
+    return HF_OK;
+}
+
+void hf_binom_tab_clear(hf_binom_tab_t *tab)
+{
+    free(tab->v);
+    tab->v = NULL;
+    tab->n = tab->kmax = -1;
+}
+
+static inline int64_t binom_of(const hf_binom_tab_t *t, long n, long k)
+{
+    if (k < 0 || n < 0 || k > n)
+        return 0;
+    if (t && t->v && n <= t->n && k <= t->kmax)
+        return t->v[n * (t->kmax + 1) + k];
+    return hf_search_binom(n, k);
+}
+
+/* Contribution of position i to the lexicographic rank of a depth-subset y[] of nv values:
+ * the subsets that agree with y before i and have a smaller value at i (the sum over v of
+ * C(nv - 1 - v, depth - 1 - i), in closed form). The rank is the sum over i; a position
+ * whose value follows the one before it contributes 0. */
+static inline int64_t cells_part(const hf_binom_tab_t *t, const long *y, int i, int depth, long nv)
+{
+    long prev = i > 0 ? y[i - 1] : -1;
+    return binom_of(t, nv - 1 - prev, depth - i) - binom_of(t, nv - y[i], depth - i);
+}
+
+static void cells_unrank(const hf_binom_tab_t *t, int64_t rank, int depth, long nv, long *y)
+{
+    long v = 0;
+    for (int i = 0; i < depth; i++, v++) {
+        for (;; v++) {
+            int64_t with_v = binom_of(t, nv - 1 - v, depth - 1 - i);
+            if (rank < with_v)
+                break;
+            rank -= with_v;
+        }
+        y[i] = v;
+    }
+}
+
+hf_err_t hf_search_combos_cells(long n, long r, int npre, const long *pre, int depth, int64_t base,
+                                int64_t first_cell, hf_search_range_t *range,
+                                const hf_binom_tab_t *tab, long *c, int64_t *part, hf_combo_fn fn,
+                                void *ctx)
+{
+    assert(depth >= 0 && depth <= r - npre);
+    if (r < npre)
+        return HF_OK;
+    for (int i = 0; i < npre; i++) {
+        if (pre[i] >= n || (i > 0 && pre[i] <= pre[i - 1]))
+            return HF_OK;
+        c[i] = pre[i];
+    }
+    long lo = npre ? pre[npre - 1] + 1 : 0, nv = cells_values(n, r, npre, pre, depth);
+    int64_t ncells = hf_search_combo_cells(n, r, npre, pre, depth);
+    if (lo + (r - npre) > n || first_cell >= ncells)
+        return HF_OK;
+    /* y: the cell's elements less lo, in the scratch after c's r; part[i]: rank of y[0..i) */
+    long *y = c + r;
+    cells_unrank(tab, first_cell, depth, nv, y);
+    for (int i = 0; i < depth; i++)
+        c[npre + i] = lo + y[i];
+    for (long i = npre + depth; i < r; i++)
+        c[i] = (i > 0 ? c[i - 1] : -1) + 1;
+    part[0] = 0;
+    for (int i = 0; i + 1 < depth; i++)
+        part[i + 1] = part[i] + cells_part(tab, y, i, depth, nv);
+    int64_t cell = first_cell;
+    for (;;) {
+        if (base + cell >= range->hi)
+            break;
+        range->pos = base + cell;
+        assert(r == 0 || (c[0] >= 0 && c[r - 1] < n));
+        long skip = r - 1;
+        HF_TRY(fn(ctx, c, &skip));
+        if (skip < npre)
+            break; /* every remaining subset shares the rejected prefix */
+        long i = skip;
+        while (i >= npre && c[i] == n - r + i)
+            i--;
+        if (i < npre)
+            break;
+        c[i]++;
+        for (long k = i + 1; k < r; k++)
+            c[k] = c[k - 1] + 1;
+        if (i == npre + depth - 1) {
+            /* the next cell with the same first points (the common step): C(x, 1) = x */
+            cell = part[depth - 1] + (depth > 1 ? c[i] - c[i - 1] - 1 : c[i] - lo);
+        } else if (i < npre + depth) { /* a new cell: positions after j follow on, adding 0 */
+            int j = (int)(i - npre);
+            for (int k = j; k < depth; k++)
+                y[k] = c[npre + k] - lo;
+            cell = part[j] + cells_part(tab, y, j, depth, nv);
+            for (int k = j + 1; k < depth; k++)
+                part[k] = cell;
+        }
+    }
+    return HF_OK;
+}
+
 hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u)
 {
     HF_TRY(HF_GROW(&s->units, &s->capunits, s->nunits + 1));
@@ -143,10 +281,14 @@ hf_err_t hf_search_scratch(hf_search_t *s, long m)
     if (!fkeys)
         return HF_ERR_NOMEM;
     s->fkeys = fkeys;
-    long *combo = hf_realloc(s->combo, (size_t)m * sizeof *combo);
+    long *combo = hf_realloc(s->combo, (size_t)2 * m * sizeof *combo);
     if (!combo)
         return HF_ERR_NOMEM;
     s->combo = combo;
+    int64_t *cellpart = hf_realloc(s->cellpart, (size_t)m * sizeof *cellpart);
+    if (!cellpart)
+        return HF_ERR_NOMEM;
+    s->cellpart = cellpart;
     int64_t *dots = hf_realloc(s->dots, (size_t)m * sizeof *dots);
     if (!dots)
         return HF_ERR_NOMEM;
@@ -397,6 +539,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->level_m = -1;
     s->gorder = 1;
     hf_facememo_init(&s->memo);
+    hf_binom_tab_clear(&s->ctab);
     HF_CHECK(err, hf_target_copy(&s->t, t), fail);
     s->has_t = 1;
     s->d = t->d;
@@ -539,6 +682,8 @@ void hf_search_destroy(hf_search_t **sp)
     hf_search_t *s = *sp;
     hf_cone_destroy(&s->cone);
     free(s->combo);
+    free(s->cellpart);
+    hf_binom_tab_clear(&s->ctab);
     free(s->fkeys);
     free(s->keys);
     free(s->tmp);
@@ -661,31 +806,68 @@ hf_err_t hf_search_level_polled(hf_search_t *s, long m, hf_search_poll_fn poll, 
     return HF_OK;
 }
 
-hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
-                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+/* The unit, or an error naming the size and unit when it is not one of the prepared size. */
+static hf_err_t unit_of(const hf_search_t *s, long m, long unit, const hf_unit_t **u)
 {
-    hf_err_t err = HF_OK;
-    hf_head_t witness;
-    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL, 0};
-    if (nodes)
-        *nodes = 0;
     if (m != s->level_m)
         return hf_error(HF_ERR_INPUT, "search: size %ld was not prepared (hf_search_level)", m);
     if (unit < 0 || unit >= s->nunits)
         return hf_error(HF_ERR_INPUT, "search: size %ld: unit %ld: must be 0..%ld", m, unit,
                         s->nunits - 1);
+    *u = &s->units[unit];
+    return HF_OK;
+}
+
+hf_err_t hf_search_unit_cells(const hf_search_t *s, long m, long unit, int64_t *cells)
+{
+    const hf_unit_t *u = NULL;
+    *cells = 1;
+    HF_TRY(unit_of(s, m, unit, &u));
+    if (s->engine == HF_ENGINE_LAYERED)
+        *cells = hf_search_layered_cells(s, u);
+    return HF_OK;
+}
+
+hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
+                             hf_search_range_t *range, hf_search_found_fn found, void *found_ctx,
+                             hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+{
+    hf_err_t err = HF_OK;
+    hf_head_t witness;
+    hf_run_t run = {found, found_ctx, poll, poll_ctx, 0, NULL, 0};
+    const hf_unit_t *u = NULL;
+    if (nodes)
+        *nodes = 0;
+    HF_TRY(unit_of(s, m, unit, &u));
+    if (lo < 0 || range->hi <= lo)
+        return hf_error(HF_ERR_INPUT, "search: size %ld: unit %ld: cells %lld..%lld: empty range",
+                        m, unit, (long long)lo, (long long)range->hi - 1);
+    range->pos = lo;
     if (s->top && unit == hf_search_test_skip_unit)
         return HF_OK;
     HF_TRY(hf_search_scratch(s, m));
     hf_head_init(&witness, s->d, s->dv);
     if (s->top && found)
         run.witness = &witness;
-    const hf_unit_t *u = &s->units[unit];
-    err = s->engine == HF_ENGINE_CONE      ? hf_search_cone_run(s, m, u, &run)
-          : s->engine == HF_ENGINE_LAYERED ? hf_search_layered_run(s, m, u, &run)
-                                           : hf_search_plain_run(s, m, u, &run);
+    /* cone and plain units are one cell: cell 0 is the whole unit */
+    if (s->engine == HF_ENGINE_LAYERED)
+        err = hf_search_layered_run(s, m, u, lo, range, &run);
+    else if (lo == 0)
+        err = s->engine == HF_ENGINE_CONE ? hf_search_cone_run(s, m, u, &run)
+                                          : hf_search_plain_run(s, m, u, &run);
     hf_head_clear(&witness);
     if (nodes)
         *nodes = run.nodes;
     return err;
+}
+
+hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
+                            void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+{
+    int64_t cells;
+    if (nodes)
+        *nodes = 0;
+    HF_TRY(hf_search_unit_cells(s, m, unit, &cells));
+    hf_search_range_t range = {0, cells};
+    return hf_search_run_cells(s, m, unit, 0, &range, found, found_ctx, poll, poll_ctx, nodes);
 }

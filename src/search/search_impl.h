@@ -36,6 +36,10 @@
 #define HF_SEARCH_SAT (LONG_MAX / 4)   /* saturation value of cost estimates */
 #define HF_SEARCH_TABLE_MAX (1L << 24) /* largest digit table (bytes: points x d) */
 #define HF_SEARCH_CONE_AUTO_MAX 64     /* auto picks the cone up to this many unknowns */
+/* Layered cells fix every middle point (a cell is one subset of middles) unless a unit would
+ * then have more than HF_SEARCH_CELLS_MAX cells: a cell that fixes fewer can hold a long run
+ * of candidates (chain:d=3 at span 4: 0.35 s in one cell fixing three points). */
+#define HF_SEARCH_CELLS_MAX ((int64_t)1 << 60)
 
 /* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
  * search skips that unit index (does nothing, reports success). A planted error that
@@ -115,6 +119,17 @@ typedef struct {
     long lb;
 } hf_facetest_t;
 
+/* Binomials C(x, k) for x <= n, k <= k_max, by Pascal's rule (saturating at HF_SEARCH_SAT):
+ * the ranks of cells are sums of them, computed at every subset visited. */
+typedef struct {
+    int64_t *v; /* v[x * (kmax + 1) + k] */
+    long n, kmax;
+} hf_binom_tab_t;
+/* Make tab hold C(x, k) for x <= n, k <= kmax (kept when it already does; left as it is,
+ * and hf_search_binom used instead, when that would take over 2^20 entries). */
+hf_err_t hf_binom_tab_need(hf_binom_tab_t *tab, long n, long kmax);
+void hf_binom_tab_clear(hf_binom_tab_t *tab);
+
 /* The cone engine's rays and hyperplanes (cone.c); figures for reports. */
 typedef struct hf_cone_s hf_cone_t;
 typedef struct {
@@ -185,12 +200,14 @@ struct hf_search_s {
     hf_block_t *blocks;
 
     /* scratch */
-    uint32_t *cand; /* candidate indices (m) */
-    uint32_t *tmp;  /* 6 rows of m: two layers, middle, face index, face points, prefix */
-    int64_t *keys;  /* candidate keys (m d) */
-    int64_t *fkeys; /* face keys (m d) */
-    long *combo;    /* middle combination (m) */
-    int64_t *dots;  /* k.w of the candidate's keys (m) */
+    uint32_t *cand;      /* candidate indices (m) */
+    uint32_t *tmp;       /* 6 rows of m: two layers, middle, face index, face points, prefix */
+    int64_t *keys;       /* candidate keys (m d) */
+    int64_t *fkeys;      /* face keys (m d) */
+    long *combo;         /* middle combination (m), then a cell's points (m) */
+    int64_t *cellpart;   /* ranks of a cell's first points (m) */
+    hf_binom_tab_t ctab; /* binomials for the ranks of cells */
+    int64_t *dots;       /* k.w of the candidate's keys (m) */
     long scratch_m;
 
     hf_search_stats_t stats;
@@ -231,6 +248,19 @@ hf_err_t hf_search_add_unit(hf_search_t *s, const hf_unit_t *u);
 typedef hf_err_t (*hf_combo_fn)(void *ctx, const long *combo, long *skip);
 hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *combo, hf_combo_fn fn,
                           void *ctx);
+/* The cells of those subsets: one per choice of the `depth` elements after the prefix
+ * (depth <= r - npre), numbered in lexicographic order. The number of cells (saturating at
+ * HF_SEARCH_SAT). */
+int64_t hf_search_combo_cells(long n, long r, int npre, const long *pre, int depth);
+
+/* hf_search_combos restricted to cells: visits the subsets of cells first_cell, first_cell +
+ * 1, ... in order, while base + cell < range->hi (read at every new cell, so a poll inside fn
+ * may lower it), setting range->pos = base + cell before the first subset of each cell.
+ * Scratch: combo[r + depth], part[depth]. */
+hf_err_t hf_search_combos_cells(long n, long r, int npre, const long *pre, int depth, int64_t base,
+                                int64_t first_cell, hf_search_range_t *range,
+                                const hf_binom_tab_t *tab, long *combo, int64_t *part,
+                                hf_combo_fn fn, void *ctx);
 /* Split r-subsets of {0..n-1} with first element >= a_lo, < a_hi into prefix units
  * of at most `target` candidates each (appended with the given block and triple). */
 hf_err_t hf_search_split_prefix(hf_search_t *s, long block, long triple, long n, long r, long a_hi,
@@ -243,7 +273,10 @@ hf_err_t hf_search_plain_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_
 /* layered.c */
 hf_err_t hf_search_layered_init(hf_search_t *s);
 hf_err_t hf_search_layered_level(hf_search_t *s, long m);
-hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
+/* Cells of unit u, and a run of its cells [lo, range->hi) (search.h, "cells"). */
+int64_t hf_search_layered_cells(const hf_search_t *s, const hf_unit_t *u);
+hf_err_t hf_search_layered_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
+                               hf_search_range_t *range, hf_run_t *run);
 void hf_fs_registry_destroy(hf_fs_registry_t **reg);
 
 /* cone.c */
