@@ -51,13 +51,14 @@ typedef struct {
     int row, rank;
 } hook_ctx_t;
 
-/* A found support goes to the shard as its record (hf_found_encode). */
+/* A found support goes to the shard as its record (hf_found_encode). The scheduler runs
+ * whole units for now: every record belongs to the range of cells from 0. */
 static hf_err_t hook_found(void *vctx, long m, long unit, const int64_t *keys, const hf_head_t *w)
 {
     hook_ctx_t *c = vctx;
     char *s;
     HF_TRY(hf_found_encode(m, keys, w, &s));
-    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, s);
+    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, 0, s);
     free(s);
     return e;
 }
@@ -70,6 +71,8 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, long nodes, long f
                           .rank = c->rank,
                           .m = m,
                           .unit = unit,
+                          .lo = 0, /* the whole unit */
+                          .hi = HF_CELLS_ALL,
                           .nodes = nodes,
                           .found = found,
                           .seconds = seconds};
@@ -274,6 +277,8 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
     int64_t *buf = hf_malloc((size_t)(n ? n : 1) * 4 * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
     e = (buf && *done) ? HF_OK : HF_ERR_NOMEM;
+    /* every merged record is a whole unit while the hooks write whole units; once ranges
+     * are written, a unit is done only when its ranges cover it */
     if (e == HF_OK && rank == 0)
         for (long i = 0; i < n; i++) {
             buf[4 * i] = g.units[i].m;
