@@ -1149,6 +1149,217 @@ static void test_shard_format1(void)
     scratch_done();
 }
 
+/* ---- the merge of a shard directory ---- */
+
+/* One range to write: m 4, the unit, its cells and its found records' texts. */
+typedef struct {
+    int64_t unit, lo, hi;
+    const char *recs[3]; /* NULL-terminated */
+} range_spec_t;
+
+/* A closed shard dir/name holding the n ranges, in order. */
+static void make_range_shard(const char *dir, const char *name, const range_spec_t *r, int n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+    for (int i = 0; i < n; i++) {
+        long nrec = 0;
+        while (nrec < 3 && r[i].recs[nrec])
+            nrec++;
+        write_range(sh, range_rec(4, r[i].unit, r[i].lo, r[i].hi, nrec), r[i].recs);
+    }
+    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+}
+
+static void make_dir(char *dir, size_t n, const char *name)
+{
+    scratch_path(dir, n, name);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+}
+
+/* The merged ranges are exactly want[0..n) (unit, lo, hi), in order. */
+static void expect_ranges(const hf_shards_merged_t *g, const int64_t (*want)[3], long n)
+{
+    CU_ASSERT_EQUAL_FATAL(g->nunits, n);
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(g->units[i].m, 4);
+        CU_ASSERT_EQUAL(g->units[i].unit, want[i][0]);
+        CU_ASSERT_EQUAL(g->units[i].lo, want[i][1]);
+        CU_ASSERT_EQUAL(g->units[i].hi, want[i][2]);
+    }
+}
+
+/* The merged found records are exactly texts[0..n), in order, each with its unit and lo. */
+static void expect_found(const hf_shards_merged_t *g, const char *const *texts,
+                         const int64_t (*where)[2], long n)
+{
+    CU_ASSERT_EQUAL_FATAL(g->nfound, n);
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT_STRING_EQUAL(g->found_record[i], texts[i]);
+        CU_ASSERT_EQUAL(g->found_m[i], 4);
+        CU_ASSERT_EQUAL(g->found_unit[i], where[i][0]);
+        CU_ASSERT_EQUAL(g->found_lo[i], where[i][1]);
+    }
+}
+
+/* Disjoint ranges of one unit from several shards (and from one) are all kept, each with
+ * its found records. */
+static void test_merge_disjoint(void)
+{
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    const range_spec_t a[] = {{5, 0, 3, {"a0", NULL}}, {6, 0, HF_CELLS_ALL, {"a6", NULL}}};
+    const range_spec_t b[] = {{5, 3, 10, {"b0", "b1", NULL}}, {5, 20, 30, {NULL}}};
+    const range_spec_t c[] = {{5, 10, 20, {NULL}}, {5, 30, HF_CELLS_ALL, {"c0", NULL}}};
+    make_range_shard(dir, "run-1-1-r000.h5", a, 2);
+    make_range_shard(dir, "run-1-1-r001.h5", b, 2);
+    make_range_shard(dir, "run-1-1-r002.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[6][3] = {{5, 0, 3},   {6, 0, HF_CELLS_ALL}, {5, 3, 10},
+                                  {5, 20, 30}, {5, 10, 20},          {5, 30, HF_CELLS_ALL}};
+    expect_ranges(&g, ranges, 6);
+    const char *texts[5] = {"a0", "a6", "b0", "b1", "c0"};
+    const int64_t where[5][2] = {{5, 0}, {6, 0}, {5, 3}, {5, 3}, {5, 30}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
+/* A range that overlaps one accepted before - in an earlier shard or earlier in its own
+ * shard, exactly or in part - is dropped with its found records, while a later disjoint
+ * range of the same shard is kept; a found record of an accepted range is kept only from
+ * the shard its range was accepted from. */
+static void test_merge_overlap(void)
+{
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    /* in a: [1, 2) lies inside [0, 5), accepted just before it */
+    const range_spec_t a[] = {{5, 0, 5, {"a0", NULL}}, {5, 1, 2, {"a-inside", NULL}}};
+    /* in b: overlaps at both ends, an exact duplicate, then disjoint ranges */
+    const range_spec_t b[] = {{5, 3, 8, {"b-overlap", NULL}},
+                              {5, 0, 5, {"b-duplicate", NULL}},
+                              {5, 5, 8, {"b5", NULL}},
+                              {5, 8, 9, {"b8", NULL}},
+                              {5, 7, HF_CELLS_ALL, {"b-tail", NULL}},
+                              {7, 2, 4, {"b7", NULL}}};
+    /* in c: reaches from an accepted range into a gap */
+    const range_spec_t c[] = {{5, 8, 12, {"c-overlap", NULL}}, {5, 9, 12, {"c9", NULL}}};
+    make_range_shard(dir, "run-1-1-r000.h5", a, 2);
+    make_range_shard(dir, "run-1-1-r001.h5", b, 6);
+    make_range_shard(dir, "run-1-1-r002.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[5][3] = {{5, 0, 5}, {5, 5, 8}, {5, 8, 9}, {7, 2, 4}, {5, 9, 12}};
+    expect_ranges(&g, ranges, 5);
+    CU_ASSERT_EQUAL(g.units[1].rank, 2);
+    const char *texts[5] = {"a0", "b5", "b8", "b7", "c9"};
+    const int64_t where[5][2] = {{5, 0}, {5, 5}, {5, 8}, {7, 2}, {5, 9}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
+/* A whole-unit record overlaps every range of its unit: the format-1 shard's whole units,
+ * merged first, beat later ranges of the same units, and a whole unit after a range of
+ * it is dropped; the format-1 shard's found records come with lo 0. */
+static void test_merge_whole_unit(void)
+{
+    char dir[256], path[512];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    snprintf(path, sizeof path, "%s/run-1-1-r000.h5", dir);
+    copy_file(SHARD_V1_FIXTURE, path); /* whole units 0..3 of m 4; found in 1 and 2 */
+    const range_spec_t b[] = {
+        {2, 0, 3, {"late2", NULL}}, {3, 5, HF_CELLS_ALL, {"late3", NULL}}, {9, 4, 6, {"b9", NULL}}};
+    const range_spec_t c[] = {{9, 0, HF_CELLS_ALL, {"c9-whole", NULL}}, {9, 1, 4, {"c9", NULL}}};
+    make_range_shard(dir, "run-2-1-r000.h5", b, 3);
+    make_range_shard(dir, "run-3-1-r000.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[6][3] = {{0, 0, HF_CELLS_ALL},
+                                  {1, 0, HF_CELLS_ALL},
+                                  {2, 0, HF_CELLS_ALL},
+                                  {3, 0, HF_CELLS_ALL},
+                                  {9, 4, 6},
+                                  {9, 1, 4}};
+    expect_ranges(&g, ranges, 6);
+    CU_ASSERT_EQUAL(g.units[0].rank, 3); /* the fixture's, not a later shard's */
+    const char *texts[5] = {"{\"unit\": 1, \"j\": 0, \"keys\": [[0,1],[1,0]]}",
+                            "{\"unit\": 2, \"j\": 0, \"keys\": [[0,1],[1,0]]}",
+                            "{\"unit\": 2, \"j\": 1, \"keys\": [[0,1],[1,0]]}", "b9", "c9"};
+    const int64_t where[5][2] = {{1, 0}, {2, 0}, {2, 0}, {9, 4}, {9, 1}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
+/* Many units each split in ranges over many shards (more units than the first size of
+ * the merge's table), against the rule computed directly: every cell of each unit is
+ * accepted at most once, each range kept iff its cells were all free, overlaps dropped. */
+static void test_merge_many(void)
+{
+    enum { SHARDS = 8, UNITS = 1200, CELLS = 8, EVERY = 40 };
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    /* shard s holds, for each unit, the range [s, s + 1 + s % 3) clipped to the cells
+     * (overlapping the ranges of earlier shards where s % 3 > 0); every EVERY-th unit
+     * with a found record (a found record costs a flush: keep the test fast) */
+    static unsigned char owner[UNITS][CELLS];
+    memset(owner, 0xff, sizeof owner);
+    long accepted = 0, accepted_found = 0;
+    for (int s = 0; s < SHARDS; s++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/run-%d-1-r000.h5", dir, s);
+        hf_shard_t *sh;
+        CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+        int64_t lo = s, hi = s + 1 + s % 3 < CELLS ? s + 1 + s % 3 : CELLS;
+        for (int64_t u = 0; u < UNITS; u++) {
+            char rec[32];
+            snprintf(rec, sizeof rec, "%d/%lld", s, (long long)u);
+            const char *recs[2] = {u % EVERY ? NULL : rec, NULL};
+            write_range(sh, range_rec(4, u, lo, hi, u % EVERY == 0), recs);
+            int free_cells = 1;
+            for (int64_t k = lo; k < hi; k++)
+                free_cells &= owner[u][k] == 0xff;
+            for (int64_t k = lo; free_cells && k < hi; k++)
+                owner[u][k] = (unsigned char)s;
+            accepted += free_cells;
+            accepted_found += free_cells && u % EVERY == 0;
+        }
+        CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    }
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    CU_ASSERT_EQUAL(g.nunits, accepted);
+    CU_ASSERT_EQUAL(g.nfound, accepted_found);
+    CU_ASSERT(accepted > UNITS && accepted < SHARDS * UNITS); /* some kept, some dropped */
+    long cells = 0;
+    for (long i = 0; i < g.nunits; i++) {
+        const hf_unit_record_t *u = &g.units[i];
+        for (int64_t k = u->lo; k < u->hi; k++, cells++)
+            CU_ASSERT_EQUAL(owner[u->unit][k], u->lo); /* shard s starts at cell s */
+    }
+    long owned = 0;
+    for (long u = 0; u < UNITS; u++)
+        for (int k = 0; k < CELLS; k++)
+            owned += owner[u][k] != 0xff;
+    CU_ASSERT_EQUAL(cells, owned); /* no cell twice */
+    for (long i = 0; i < g.nfound; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%lld/%lld", (long long)g.found_lo[i],
+                 (long long)g.found_unit[i]);
+        CU_ASSERT_STRING_EQUAL(g.found_record[i], want);
+    }
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
 /* A string attribute of the given character set, variable- or fixed-length. */
 static void write_str_attr(hid_t obj, const char *name, const char *value, H5T_cset_t cset,
                            int fixed)
@@ -1905,13 +2116,20 @@ int hf_register_tests(void)
         {"format 1 (whole units) still reads", test_shard_format1},
         {NULL, NULL},
     };
+    static const hf_unit_case_t merge_cases[] = {
+        {"disjoint ranges of a unit are all kept", test_merge_disjoint},
+        {"overlapping ranges dropped with their found records", test_merge_overlap},
+        {"a whole unit beats later ranges of it (format-1 shard)", test_merge_whole_unit},
+        {"many units split over shards", test_merge_many},
+        {NULL, NULL},
+    };
     static const hf_unit_case_t fault_cases[] = {
         {"every shard write call failing in turn", test_fault_shard_sweep},
         {"every result write call failing in turn", test_fault_result_sweep},
         {NULL, NULL},
     };
     if (hf_unit_suite("store.result", result_cases) || hf_unit_suite("store.shard", shard_cases) ||
-        hf_unit_suite("store.faults", fault_cases))
+        hf_unit_suite("store.merge", merge_cases) || hf_unit_suite("store.faults", fault_cases))
         return -1;
     return 0;
 }

@@ -176,13 +176,18 @@ void hf_shards_list_free(char **paths, long n);
 /* Remove the shards and then the directory (best effort: the result holds everything). */
 void hf_shards_remove(const char *dir);
 
-/* Everything the shards of a directory hold, merged: completed units (the first record
- * of each (m, unit) wins; a unit is never counted twice) and their found records. */
+/* Everything the shards of a directory hold, merged: completed ranges of cells and their
+ * found records. Ranges are taken shard by shard (sorted paths) and in each shard in
+ * record order; a range is accepted iff it is disjoint from every range already accepted
+ * for its (m, unit), so no cell is ever counted twice: an exact duplicate or any overlap
+ * (a whole-unit record overlaps every range of its unit) is dropped, with its found
+ * records. A found record is kept iff the range (m, unit, lo) it belongs to was accepted
+ * from its own shard. */
 typedef struct {
     long nunits;
-    hf_unit_record_t *units;
+    hf_unit_record_t *units; /* the accepted ranges */
     long nfound;
-    int64_t *found_m, *found_unit;
+    int64_t *found_m, *found_unit, *found_lo;
     char **found_record;
 } hf_shards_merged_t;
 
