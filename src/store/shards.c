@@ -50,6 +50,12 @@ hf_err_t hf_shards_list(const char *dir, char ***paths, long *n)
         (*n)++;
     }
     closedir(d);
+    if (e != HF_OK) { /* nothing half-listed for the caller to free */
+        hf_shards_list_free(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+        return e;
+    }
     for (long i = 1; i < *n; i++)
         for (long j = i; j > 0 && strcmp((*paths)[j - 1], (*paths)[j]) > 0; j--) {
             char *tmp = (*paths)[j];
