@@ -1261,6 +1261,23 @@ static void test_merge_overlap(void)
     const int64_t where[5][2] = {{5, 0}, {5, 5}, {5, 8}, {7, 2}, {5, 9}};
     expect_found(&g, texts, where, 5);
     hf_shards_merged_clear(&g);
+
+    /* every allocation of the merge failing in turn: HF_ERR_NOMEM and nothing returned
+     * (valgrind checks nothing leaks), until it has all it needs */
+    hf_err_t err = HF_ERR_NOMEM;
+    long k;
+    for (k = 1; k < 2000 && err == HF_ERR_NOMEM; k++) {
+        hf_fail_after(k);
+        err = hf_shards_merge(dir, FP, &g);
+        hf_fail_after(0);
+        if (err == HF_OK)
+            expect_ranges(&g, ranges, 5);
+        else
+            CU_ASSERT(g.nunits == 0 && g.nfound == 0 && !g.units && !g.found_lo);
+        hf_shards_merged_clear(&g);
+    }
+    CU_ASSERT_EQUAL(err, HF_OK);
+    CU_ASSERT(k > 10);
     scratch_done();
 }
 
