@@ -27,11 +27,19 @@ static int write_shard(const char *path, long units)
         return -1;
     for (long u = 0; u < units; u++) {
         if (u % 4 == 0 &&
-            hf_shard_add_found(sh, 0, 8, u,
+            hf_shard_add_found(sh, 0, 8, u, 0,
                                "{\"keys\":[[0,0,0],[0,0,1],[0,1,0],[0,1,1],[1,0,0],[1,0,1],"
                                "[1,1,0],[1,1,1]],\"weights\":[\"1\",\"1/2\"]}") != HF_OK)
             return -1;
-        hf_unit_record_t rec = {0, 0, 8, u, 1000, u % 4 == 0, 0.01};
+        hf_unit_record_t rec = {.row = 0,
+                                .rank = 0,
+                                .m = 8,
+                                .unit = u,
+                                .lo = 0,
+                                .hi = HF_CELLS_ALL,
+                                .nodes = 1000,
+                                .found = u % 4 == 0,
+                                .seconds = 0.01};
         if (hf_shard_finish_unit(sh, &rec) != HF_OK)
             return -1;
     }

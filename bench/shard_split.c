@@ -37,8 +37,9 @@ int main(int argc, char **argv)
             int r = (int)(k % n);
             u.rank = r;
             for (long j = 0; j < d.nfound && err == HF_OK; j++)
-                if (d.found_m[j] == u.m && d.found_unit[j] == u.unit && d.found_row[j] == u.row)
-                    err = hf_shard_add_found(out[r], u.row, u.m, u.unit, d.found_record[j]);
+                if (d.found_m[j] == u.m && d.found_unit[j] == u.unit && d.found_lo[j] == u.lo &&
+                    d.found_row[j] == u.row)
+                    err = hf_shard_add_found(out[r], u.row, u.m, u.unit, u.lo, d.found_record[j]);
             if (err == HF_OK)
                 err = hf_shard_finish_unit(out[r], &u);
         }

@@ -273,9 +273,13 @@ static int build_result(const char *path, fuzz_in_t *in)
         w->seconds = in_double(in);
     }
     for (long i = 0; i < nunits; i++)
-        units[i] =
-            (hf_unit_record_t){in_small32(in), in_small32(in), in_small64(in), in_small64(in),
-                               in_small64(in), in_small64(in), in_double(in)};
+        units[i] = (hf_unit_record_t){.row = in_small32(in),
+                                      .rank = in_small32(in),
+                                      .m = in_small64(in),
+                                      .unit = in_small64(in),
+                                      .nodes = in_small64(in),
+                                      .found = in_small64(in),
+                                      .seconds = in_double(in)};
 
     hid_t file = fuzz_h5_create(path, b & 128), tt = H5I_INVALID_HID, ut = H5I_INVALID_HID;
     hid_t rowm = hf_h5_row_type(0), unitm = hf_h5_unit_type(0), grp = H5I_INVALID_HID;
@@ -389,8 +393,24 @@ static void make_seed(void)
     r.units = calloc(2, sizeof *r.units);
     if (!r.units)
         abort();
-    r.units[0] = (hf_unit_record_t){0, 0, 2, 0, 10, 2, 0.5};
-    r.units[1] = (hf_unit_record_t){1, 1, 3, 0, 3, 0, 0.25};
+    r.units[0] = (hf_unit_record_t){.row = 0,
+                                    .rank = 0,
+                                    .m = 2,
+                                    .unit = 0,
+                                    .lo = 0,
+                                    .hi = HF_CELLS_ALL,
+                                    .nodes = 10,
+                                    .found = 2,
+                                    .seconds = 0.5};
+    r.units[1] = (hf_unit_record_t){.row = 1,
+                                    .rank = 1,
+                                    .m = 3,
+                                    .unit = 0,
+                                    .lo = 4,
+                                    .hi = 9,
+                                    .nodes = 3,
+                                    .found = 0,
+                                    .seconds = 0.25};
     r.ranks = 2;
     fuzz_path(path, sizeof path, "seed.h5");
     if (hf_result_write(path, &r) != HF_OK)

@@ -6,8 +6,9 @@
  *                  the input's byte patches (fuzz_h5.h: fuzz_write_patched);
  *   2  KILLED      the same shard copied while still open for writing, as a killed
  *                  writer leaves it, patched;
- *   3  PLAIN       the same contents in the oldest HDF5 format, contiguous, without
- *                  checksums, so that patches reach dims and values directly;
+ *   3  PLAIN       4 units and 3 found records as shard format 1 (whole units) in the
+ *                  oldest HDF5 format, contiguous, without checksums, so that patches
+ *                  reach dims and values directly;
  *   4  BUILT       a file built with HDF5 calls whose attributes, datatypes, layouts,
  *                  shapes and records all come from the input (build_shard).
  *
@@ -26,11 +27,19 @@
 #define FP "fuzz-fp"
 #define TEXT_WIDTH 256
 
+/* The records of shard format 1 (whole units) ... */
 static const field_t unit_fields[] = {{"row", F_I32},    {"rank", F_I32},  {"m", F_I64},
                                       {"unit", F_I64},   {"nodes", F_I64}, {"found", F_I64},
                                       {"seconds", F_F64}};
 static const field_t found_fields[] = {{"row", F_I32},    {"m", F_I64},      {"unit", F_I64},
                                        {"offset", F_I64}, {"length", F_I64}, {"checksum", F_U32}};
+/* ... and of format 2 (ranges of cells: lo, hi) */
+static const field_t unit_fields2[] = {{"row", F_I32},   {"rank", F_I32},  {"m", F_I64},
+                                       {"unit", F_I64},  {"lo", F_I64},    {"hi", F_I64},
+                                       {"nodes", F_I64}, {"found", F_I64}, {"seconds", F_F64}};
+static const field_t found_fields2[] = {{"row", F_I32},     {"m", F_I64},      {"unit", F_I64},
+                                        {"lo", F_I64},      {"offset", F_I64}, {"length", F_I64},
+                                        {"checksum", F_U32}};
 #define NF(a) (int)(sizeof(a) / sizeof *(a))
 
 /* ---- the BUILT mode ---- */
@@ -45,16 +54,24 @@ static const field_t found_fields[] = {{"row", F_I32},    {"m", F_I64},      {"u
  *   b: dataset flags    bits 0-2 no units/found/text, bit3 units datatype variant,
  *      bit4 found datatype variant, bit5 text width from the input, bit6 text of
  *      int16, bit7 one dataset declared longer than written
- *   c: file flags       bit0 latest format, bit1 copy taken while open for SWMR writing
+ *   c: file flags       bit0 latest format, bit1 copy taken while open for SWMR writing,
+ *      bit2 format attribute "headfuse-shard-2" (when bit1 of a is clear), bit3 the
+ *      datasets of the other shard format than the attribute says
  *   counts: units, found, text rows (modulo 9, 9, 4); text letter seed
  *   [variants, extents as the flags ask]
- *   units: 7 small values each; found: row, m, unit, offset (16 bits), length (16
- *   bits), checksum (< 128: the right one when offset and length are in range) */
+ *   units: 7 small values each (format-2 datasets: 9, with lo and hi after unit); found:
+ *   row, m, unit, [lo,] offset (16 bits), length (16 bits), checksum (< 128: the right
+ *   one when offset and length are in range) */
 static int build_shard(const char *path, fuzz_in_t *in)
 {
     int rc = -1;
     uint8_t a = in_byte(in), b = in_byte(in), c = in_byte(in);
     int layout = (a >> 6) % LAYOUT_N, latest = (c & 3) != 0, swmr = c & 2;
+    int attr2 = (c & 4) != 0, cells = attr2 ^ ((c & 8) != 0); /* cells: format-2 datasets */
+    const field_t *uf = cells ? unit_fields2 : unit_fields,
+                  *ff = cells ? found_fields2 : found_fields;
+    int nuf = cells ? NF(unit_fields2) : NF(unit_fields),
+        nff = cells ? NF(found_fields2) : NF(found_fields);
     if (swmr && layout != LAYOUT_CHUNK1_FLETCHER && layout != LAYOUT_CHUNK4)
         layout = LAYOUT_CHUNK1_FLETCHER; /* SWMR appends need chunked datasets */
     hsize_t nu = in_byte(in) % 9, nf = in_byte(in) % 9, nt = in_byte(in) % 4;
@@ -63,11 +80,11 @@ static int build_shard(const char *path, fuzz_in_t *in)
     int uvar = V_RIGHT, uwhich = 0, fvar = V_RIGHT, fwhich = 0;
     if (b & 8) {
         uvar = in_byte(in) % V_N;
-        uwhich = in_byte(in) % NF(unit_fields);
+        uwhich = in_byte(in) % nuf;
     }
     if (b & 16) {
         fvar = in_byte(in) % V_N;
-        fwhich = in_byte(in) % NF(found_fields);
+        fwhich = in_byte(in) % nff;
     }
     if (b & 32)
         width = in_byte(in);
@@ -83,19 +100,24 @@ static int build_shard(const char *path, fuzz_in_t *in)
     for (size_t i = 0; i < sizeof text; i++)
         text[i] = (uint8_t)('a' + (i * 7 + letter) % 26);
     size_t ntext = (size_t)(nt * width); /* bytes */
-    for (hsize_t i = 0; i < nu; i++)
-        units[i] = (hf_unit_record_t){.row = in_small32(in),
-                                      .rank = in_small32(in),
-                                      .m = in_small64(in),
-                                      .unit = in_small64(in),
-                                      .nodes = in_small64(in),
-                                      .found = in_small64(in),
-                                      .seconds = in_double(in)};
+    for (hsize_t i = 0; i < nu; i++) {
+        hf_unit_record_t *u = &units[i];
+        u->row = in_small32(in);
+        u->rank = in_small32(in);
+        u->m = in_small64(in);
+        u->unit = in_small64(in);
+        u->lo = cells ? in_small64(in) : 0;
+        u->hi = cells ? in_small64(in) : 0;
+        u->nodes = in_small64(in);
+        u->found = in_small64(in);
+        u->seconds = in_double(in);
+    }
     for (hsize_t i = 0; i < nf; i++) {
         hf_found_mem_t *f = &found[i];
         f->row = in_small32(in);
         f->m = in_small64(in);
         f->unit = in_small64(in);
+        f->lo = cells ? in_small64(in) : 0;
         f->offset = (int16_t)in_u16(in);
         f->length = (int16_t)in_u16(in);
         uint8_t sum = in_byte(in);
@@ -111,8 +133,10 @@ static int build_shard(const char *path, fuzz_in_t *in)
     if (file < 0 || umt < 0 || fmt < 0)
         goto done;
     int fixed = a & 16;
-    if (!(a & 1) && fuzz_h5_attr_str(file, "format",
-                                     a & 2 ? "headfuse-shard-0" : "headfuse-shard-1", fixed) < 0)
+    const char *format = a & 2   ? "headfuse-shard-0"
+                         : attr2 ? "headfuse-shard-2"
+                                 : "headfuse-shard-1";
+    if (!(a & 1) && fuzz_h5_attr_str(file, "format", format, fixed) < 0)
         goto done;
     if (a & 32) {
         int64_t v = 7;
@@ -122,8 +146,8 @@ static int build_shard(const char *path, fuzz_in_t *in)
                fuzz_h5_attr_str(file, "fingerprint", a & 4 ? "another-job" : FP, fixed) < 0) {
         goto done;
     }
-    ut = fuzz_h5_compound(unit_fields, NF(unit_fields), uvar, uwhich);
-    ft = fuzz_h5_compound(found_fields, NF(found_fields), fvar, fwhich);
+    ut = fuzz_h5_compound(uf, nuf, uvar, uwhich);
+    ft = fuzz_h5_compound(ff, nff, fvar, fwhich);
     if (ut < 0 || ft < 0)
         goto done;
     /* a scalar variant gets plain int64 values: the rows' first field */
@@ -178,7 +202,8 @@ done:
 static uint8_t *seed_closed, *seed_killed, *seed_plain;
 static size_t seed_closed_n, seed_killed_n, seed_plain_n;
 
-/* Found records of unit u: u % 3 of them, the second one longer than a text block. */
+/* Found records of unit u: u % 3 of them, the second one longer than a text block. Unit 2
+ * is finished as the range of cells [2, 7), the others whole. */
 static void seed_record(char *buf, size_t n, long u, long j)
 {
     int pad = j == 1 ? 300 : 0;
@@ -186,7 +211,7 @@ static void seed_record(char *buf, size_t n, long u, long j)
              pad, "");
 }
 
-/* The real shard (closed, and copied while open) and the PLAIN copy of its contents. */
+/* The real shard (closed, and copied while open; format 2) and the PLAIN shard. */
 static void make_seeds(void)
 {
     char path[128], rec[512];
@@ -196,17 +221,26 @@ static void make_seeds(void)
     if (hf_shard_create(path, FP, NULL, &sh) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     for (long u = 0; u < 4; u++) {
+        int64_t lo = u == 2 ? 2 : 0, hi = u == 2 ? 7 : HF_CELLS_ALL;
         for (long j = 0; j < u % 3; j++) {
             seed_record(rec, sizeof rec, u, j);
-            if (hf_shard_add_found(sh, (int32_t)(u / 2), 4, u, rec) != HF_OK)
+            if (hf_shard_add_found(sh, (int32_t)(u / 2), 4, u, lo, rec) != HF_OK)
                 FUZZ_BUG("seed: %s", hf_error_msg());
         }
-        hf_unit_record_t ur = {(int32_t)(u / 2), 1, 4, u, 10 * u + 1, u % 3, 0.25 * (double)u};
+        hf_unit_record_t ur = {.row = (int32_t)(u / 2),
+                               .rank = 1,
+                               .m = 4,
+                               .unit = u,
+                               .lo = lo,
+                               .hi = hi,
+                               .nodes = 10 * u + 1,
+                               .found = u % 3,
+                               .seconds = 0.25 * (double)u};
         if (hf_shard_finish_unit(sh, &ur) != HF_OK)
             FUZZ_BUG("seed: %s", hf_error_msg());
     }
     /* a unit in flight: its records are in the file, its completion record is not */
-    if (hf_shard_add_found(sh, 1, 4, 4, "{\"in flight\": 1}") != HF_OK ||
+    if (hf_shard_add_found(sh, 1, 4, 4, 0, "{\"in flight\": 1}") != HF_OK ||
         hf_shard_debug_write_found(sh) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     seed_killed = fuzz_read_file(path, &seed_killed_n);
@@ -250,10 +284,11 @@ static void make_seeds(void)
 
 /* ---- checks of what the reader returns ---- */
 
-static int unit_known(const hf_shard_data_t *d, int32_t row, int64_t m, int64_t unit)
+static int range_known(const hf_shard_data_t *d, int32_t row, int64_t m, int64_t unit, int64_t lo)
 {
     for (long i = 0; i < d->nunits; i++)
-        if (d->units[i].row == row && d->units[i].m == m && d->units[i].unit == unit)
+        if (d->units[i].row == row && d->units[i].m == m && d->units[i].unit == unit &&
+            d->units[i].lo == lo)
             return 1;
     return 0;
 }
@@ -264,16 +299,16 @@ static void check_data(const hf_shard_data_t *d)
         FUZZ_BUG("read %ld units, %ld found", d->nunits, d->nfound);
     for (long i = 0; i < d->nunits; i++) {
         const hf_unit_record_t *u = &d->units[i];
-        if (u->row < 0 || u->rank < 0 || u->m < 0 || u->unit < 0 || u->nodes < 0 || u->found < 0 ||
-            !(u->seconds >= 0))
+        if (u->row < 0 || u->rank < 0 || u->m < 0 || u->unit < 0 || u->lo < 0 || u->hi <= u->lo ||
+            u->nodes < 0 || u->found < 0 || !(u->seconds >= 0))
             FUZZ_BUG("an invalid unit record was accepted (units[%ld])", i);
     }
     for (long i = 0; i < d->nfound; i++) {
         if (!d->found_record[i])
             FUZZ_BUG("found record %ld is NULL", i);
         (void)strlen(d->found_record[i]); /* terminated (ASan checks the read) */
-        if (!unit_known(d, d->found_row[i], d->found_m[i], d->found_unit[i]))
-            FUZZ_BUG("found record %ld belongs to no completed unit", i);
+        if (!range_known(d, d->found_row[i], d->found_m[i], d->found_unit[i], d->found_lo[i]))
+            FUZZ_BUG("found record %ld belongs to no completed range", i);
     }
 }
 

@@ -117,9 +117,34 @@ static void make_result(hf_result_t *r)
     r->nunits = 3;
     r->units = calloc(3, sizeof *r->units);
     CU_ASSERT_FATAL(r->units != NULL);
-    r->units[0] = (hf_unit_record_t){0, 0, 3, 0, 100, 2, 0.5};
-    r->units[1] = (hf_unit_record_t){0, 1, 3, 1, 50, 0, 0.25};
-    r->units[2] = (hf_unit_record_t){2, 1, 2, 0, 7, 1, 0.0};
+    /* whole units, and a range of cells of one */
+    r->units[0] = (hf_unit_record_t){.row = 0,
+                                     .rank = 0,
+                                     .m = 3,
+                                     .unit = 0,
+                                     .lo = 0,
+                                     .hi = HF_CELLS_ALL,
+                                     .nodes = 100,
+                                     .found = 2,
+                                     .seconds = 0.5};
+    r->units[1] = (hf_unit_record_t){.row = 0,
+                                     .rank = 1,
+                                     .m = 3,
+                                     .unit = 1,
+                                     .lo = 2,
+                                     .hi = 5,
+                                     .nodes = 50,
+                                     .found = 0,
+                                     .seconds = 0.25};
+    r->units[2] = (hf_unit_record_t){.row = 2,
+                                     .rank = 1,
+                                     .m = 2,
+                                     .unit = 0,
+                                     .lo = 0,
+                                     .hi = HF_CELLS_ALL,
+                                     .nodes = 7,
+                                     .found = 1,
+                                     .seconds = 0.0};
     r->version = strdup("0.1.0");
     r->git_commit = strdup("abcdef123456");
     r->command_line = strdup("headfuse search --family wd:d=2");
@@ -476,9 +501,18 @@ static void test_result_inconsistent(void)
 
 #define FP "job-fingerprint-1"
 
+/* The record of a whole unit. */
 static hf_unit_record_t unit_rec(int32_t row, int64_t m, int64_t unit, int64_t found)
 {
-    return (hf_unit_record_t){row, 3, m, unit, 10 * unit + 1, found, 0.125 * (double)unit};
+    return (hf_unit_record_t){.row = row,
+                              .rank = 3,
+                              .m = m,
+                              .unit = unit,
+                              .lo = 0,
+                              .hi = HF_CELLS_ALL,
+                              .nodes = 10 * unit + 1,
+                              .found = found,
+                              .seconds = 0.125 * (double)unit};
 }
 
 /* Write `nunits` units of row 0, m 4; unit u has u % 3 found records. */
@@ -488,7 +522,7 @@ static void write_units(hf_shard_t *sh, long first, long nunits)
     for (long u = first; u < first + nunits; u++) {
         for (long j = 0; j < u % 3; j++) {
             snprintf(rec, sizeof rec, "{\"unit\": %ld, \"j\": %ld, \"keys\": [[0,1],[1,0]]}", u, j);
-            CU_ASSERT_EQUAL_FATAL(hf_shard_add_found(sh, 0, 4, u, rec), HF_OK);
+            CU_ASSERT_EQUAL_FATAL(hf_shard_add_found(sh, 0, 4, u, 0, rec), HF_OK);
         }
         hf_unit_record_t ur = unit_rec(0, 4, u, u % 3);
         CU_ASSERT_EQUAL_FATAL(hf_shard_finish_unit(sh, &ur), HF_OK);
@@ -534,11 +568,11 @@ static void test_shard_roundtrip(void)
 
     write_units(sh, 0, 150); /* more than two chunks */
     /* a unit in flight, its found records written but never completed */
-    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, "{\"in flight\": 1}"), HF_OK);
-    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, "{\"in flight\": 2}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, 0, "{\"in flight\": 1}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 150, 0, "{\"in flight\": 2}"), HF_OK);
     CU_ASSERT_EQUAL(hf_shard_debug_write_found(sh), HF_OK);
     /* a buffered record of the next unit is simply lost on close */
-    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 151, "{\"buffered\": 1}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 151, 0, "{\"buffered\": 1}"), HF_OK);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
     CU_ASSERT_PTR_NULL(sh);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK); /* accepts NULL */
@@ -566,7 +600,7 @@ static void test_shard_mismatched_unit(void)
     scratch_path(path, sizeof path, "shard.h5");
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
-    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, "{}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, 0, "{}"), HF_OK);
     hf_unit_record_t u = unit_rec(1, 4, 8, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_INTERNAL);
     CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
@@ -636,10 +670,10 @@ static void test_shard_killed_writer(void)
             _exit(3);
         write_units(sh, 0, 70);
         /* found records of unit 70 reach the file, its completion record never does */
-        if (hf_shard_add_found(sh, 0, 4, 70, "{\"in flight\": 1}") != HF_OK ||
+        if (hf_shard_add_found(sh, 0, 4, 70, 0, "{\"in flight\": 1}") != HF_OK ||
             hf_shard_debug_write_found(sh) != HF_OK)
             _exit(4);
-        hf_shard_add_found(sh, 0, 4, 71, "{\"buffered\": 1}");
+        hf_shard_add_found(sh, 0, 4, 71, 0, "{\"buffered\": 1}");
         kill(getpid(), SIGKILL); /* never closed, no atexit handlers */
         _exit(5);
     }
@@ -710,7 +744,7 @@ static void test_shard_disk_full(void)
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 6);
     hf_shard_debug_fail_reserve = 1;
-    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, "{\"lost\": 1}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, 0, "{\"lost\": 1}"), HF_OK);
     hf_unit_record_t u = unit_rec(0, 4, 6, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_IO);
     hf_shard_debug_fail_reserve = 0;
@@ -916,6 +950,430 @@ static void test_shard_tail_and_texts(void)
     H5Fclose(f);
     expect_corrupt_shard(path);
     CU_ASSERT(strstr(hf_error_msg(), "/found[0]: record text checksum mismatch") != NULL);
+    scratch_done();
+}
+
+/* ---- ranges of cells ---- */
+
+/* The record of cells [lo, hi) of unit (row 0, m, unit), from rank 2. */
+static hf_unit_record_t range_rec(int64_t m, int64_t unit, int64_t lo, int64_t hi, int64_t found)
+{
+    return (hf_unit_record_t){.row = 0,
+                              .rank = 2,
+                              .m = m,
+                              .unit = unit,
+                              .lo = lo,
+                              .hi = hi,
+                              .nodes = 100 + lo,
+                              .found = found,
+                              .seconds = 0.5};
+}
+
+/* Finish range r with one found record per text in recs (NULL-terminated). */
+static void write_range(hf_shard_t *sh, hf_unit_record_t r, const char *const *recs)
+{
+    for (long j = 0; recs && recs[j]; j++)
+        CU_ASSERT_EQUAL_FATAL(hf_shard_add_found(sh, r.row, r.m, r.unit, r.lo, recs[j]), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_finish_unit(sh, &r), HF_OK);
+}
+
+/* Append rec to /units of a closed shard behind the writer's back. */
+static void append_unit_raw(const char *path, const hf_unit_record_t *rec)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t ds = H5Dopen2(f, "units", H5P_DEFAULT), mt = hf_h5_unit_type(0), sp = H5Dget_space(ds);
+    hsize_t n, one = 1;
+    CU_ASSERT_FATAL(H5Sget_simple_extent_dims(sp, &n, NULL) == 1);
+    H5Sclose(sp);
+    hsize_t dims = n + 1;
+    CU_ASSERT_FATAL(H5Dset_extent(ds, &dims) >= 0);
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &one, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &n, NULL, &one, NULL);
+    CU_ASSERT(H5Dwrite(ds, mt, ms, fs, H5P_DEFAULT, rec) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(mt);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+/* Several ranges of one unit round-trip with their found records (found_lo), in the order
+ * written; found records of a range that was never completed are dropped, even when
+ * their cells lie inside a completed range; the writer refuses a range the reader would
+ * refuse and records of another range. */
+static void test_shard_ranges(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.ranges.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+    const char *first[] = {"{\"r\": 0, \"j\": 0}", "{\"r\": 0, \"j\": 1}", NULL};
+    const char *last[] = {"{\"r\": 10}", NULL}, *whole[] = {"{\"whole\": 6}", NULL};
+    hf_unit_record_t want[4] = {range_rec(4, 5, 0, 3, 2), range_rec(4, 5, 3, 10, 0),
+                                range_rec(4, 6, 0, HF_CELLS_ALL, 1),
+                                range_rec(4, 5, 10, HF_CELLS_ALL, 1)};
+    write_range(sh, want[0], first);
+    write_range(sh, want[1], NULL);
+    write_range(sh, want[2], whole);
+    write_range(sh, want[3], last);
+    /* cells 7.. of unit 5 in flight: inside [3, 10), but that range starts at 3 */
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 5, 7, "{\"in flight\": 7}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_debug_write_found(sh), HF_OK);
+    /* a range in flight with no completed range of its unit at all */
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 9, 20, "{\"in flight\": 20}"), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_debug_write_found(sh), HF_OK);
+
+    /* the writer refuses an empty or negative range, and a record of another range */
+    hf_unit_record_t bad = range_rec(4, 8, 5, 5, 0);
+    CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &bad), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "invalid cell range [5, 5)") != NULL);
+    bad = range_rec(4, 8, -1, 4, 0);
+    CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &bad), HF_ERR_INTERNAL);
+    CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 8, 0, "{\"other range\": 1}"), HF_OK);
+    bad = range_rec(4, 8, 4, 9, 1);
+    CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &bad), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "cells from 0) buffered while finishing unit") != NULL);
+    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(d.nunits, 4);
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT(!memcmp(&d.units[i], &want[i], sizeof want[i]));
+    CU_ASSERT_EQUAL_FATAL(d.nfound, 4);
+    const char *texts[4] = {first[0], first[1], whole[0], last[0]};
+    int64_t units[4] = {5, 5, 6, 5}, los[4] = {0, 0, 0, 10};
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(d.found_record[i], texts[i]);
+        CU_ASSERT_EQUAL(d.found_row[i], 0);
+        CU_ASSERT_EQUAL(d.found_m[i], 4);
+        CU_ASSERT_EQUAL(d.found_unit[i], units[i]);
+        CU_ASSERT_EQUAL(d.found_lo[i], los[i]);
+    }
+    hf_shard_data_clear(&d);
+
+    /* the file says format 2 */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    char *format = NULL;
+    CU_ASSERT_FATAL(f >= 0);
+    CU_ASSERT_EQUAL(hf_h5_attr_read_str(f, "format", path, "/", &format), HF_OK);
+    CU_ASSERT_STRING_EQUAL(format, "headfuse-shard-2");
+    free(format);
+    H5Fclose(f);
+
+    /* a record of an empty or a negative range written behind the writer's back is
+     * damage, named by its index */
+    scratch_path(path, sizeof path, "shard.badrange.h5");
+    make_shard(path, 3);
+    hf_unit_record_t empty = range_rec(4, 5, 4, 4, 0);
+    append_unit_raw(path, &empty);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units[3]: invalid record") != NULL);
+    unlink(path);
+    make_shard(path, 3);
+    hf_unit_record_t negative = range_rec(4, 5, -2, 4, 0);
+    append_unit_raw(path, &negative);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units[3]: invalid record") != NULL);
+    unlink(path);
+    make_shard(path, 3);
+    hf_unit_record_t reversed = range_rec(4, 5, 9, 3, 0);
+    append_unit_raw(path, &reversed);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units[3]: invalid record") != NULL);
+    scratch_done();
+}
+
+/* The shard fixture of format 1 (tests/fixtures/shards/README.md: written by the store
+ * before cell ranges), copied to path. */
+#define SHARD_V1_FIXTURE "tests/fixtures/shards/format1.h5"
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CU_ASSERT_FATAL(in != NULL && out != NULL);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        CU_ASSERT_FATAL(fwrite(buf, 1, n, out) == n);
+    fclose(in);
+    CU_ASSERT_FATAL(fclose(out) == 0);
+}
+
+/* A shard of format 1 reads as whole units: its 4 units as ranges [0, HF_CELLS_ALL),
+ * its found records with lo 0, the in-flight unit's record dropped; a format neither 1
+ * nor 2 is refused naming both. */
+static void test_shard_format1(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.v1.h5");
+    copy_file(SHARD_V1_FIXTURE, path);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 4); /* unit_rec: a whole unit */
+    for (long i = 0; i < d.nunits; i++) {
+        CU_ASSERT_EQUAL(d.units[i].lo, 0);
+        CU_ASSERT_EQUAL(d.units[i].hi, HF_CELLS_ALL);
+    }
+    for (long i = 0; i < d.nfound; i++) {
+        CU_ASSERT_EQUAL(d.found_lo[i], 0);
+        CU_ASSERT(strstr(d.found_record[i], "flight") == NULL);
+    }
+    hf_shard_data_clear(&d);
+    /* its fingerprint and about are checked as in format 2 */
+    CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "it holds 'format-1 fixture'") != NULL);
+
+    /* format 1 with format-2 records, or format 2 with format-1 records: damage */
+    hid_t f = open_rw(path);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-2") >= 0);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units: has 7 fields, expected 9") != NULL);
+    scratch_path(path, sizeof path, "shard.v2.h5");
+    make_shard(path, 2);
+    f = open_rw(path);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-1") >= 0);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "/units: has 9 fields, expected 7") != NULL);
+    f = open_rw(path);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-3") >= 0);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "format 'headfuse-shard-3', expected 'headfuse-shard-2' or "
+                                     "'headfuse-shard-1'") != NULL);
+    scratch_done();
+}
+
+/* ---- the merge of a shard directory ---- */
+
+/* One range to write: m 4, the unit, its cells and its found records' texts. */
+typedef struct {
+    int64_t unit, lo, hi;
+    const char *recs[3]; /* NULL-terminated */
+} range_spec_t;
+
+/* A closed shard dir/name holding the n ranges, in order. */
+static void make_range_shard(const char *dir, const char *name, const range_spec_t *r, int n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+    for (int i = 0; i < n; i++) {
+        long nrec = 0;
+        while (nrec < 3 && r[i].recs[nrec])
+            nrec++;
+        write_range(sh, range_rec(4, r[i].unit, r[i].lo, r[i].hi, nrec), r[i].recs);
+    }
+    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+}
+
+static void make_dir(char *dir, size_t n, const char *name)
+{
+    scratch_path(dir, n, name);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+}
+
+/* The merged ranges are exactly want[0..n) (unit, lo, hi), in order. */
+static void expect_ranges(const hf_shards_merged_t *g, const int64_t (*want)[3], long n)
+{
+    CU_ASSERT_EQUAL_FATAL(g->nunits, n);
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(g->units[i].m, 4);
+        CU_ASSERT_EQUAL(g->units[i].unit, want[i][0]);
+        CU_ASSERT_EQUAL(g->units[i].lo, want[i][1]);
+        CU_ASSERT_EQUAL(g->units[i].hi, want[i][2]);
+    }
+}
+
+/* The merged found records are exactly texts[0..n), in order, each with its unit and lo. */
+static void expect_found(const hf_shards_merged_t *g, const char *const *texts,
+                         const int64_t (*where)[2], long n)
+{
+    CU_ASSERT_EQUAL_FATAL(g->nfound, n);
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT_STRING_EQUAL(g->found_record[i], texts[i]);
+        CU_ASSERT_EQUAL(g->found_m[i], 4);
+        CU_ASSERT_EQUAL(g->found_unit[i], where[i][0]);
+        CU_ASSERT_EQUAL(g->found_lo[i], where[i][1]);
+    }
+}
+
+/* Disjoint ranges of one unit from several shards (and from one) are all kept, each with
+ * its found records. */
+static void test_merge_disjoint(void)
+{
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    const range_spec_t a[] = {{5, 0, 3, {"a0", NULL}}, {6, 0, HF_CELLS_ALL, {"a6", NULL}}};
+    const range_spec_t b[] = {{5, 3, 10, {"b0", "b1", NULL}}, {5, 20, 30, {NULL}}};
+    const range_spec_t c[] = {{5, 10, 20, {NULL}}, {5, 30, HF_CELLS_ALL, {"c0", NULL}}};
+    make_range_shard(dir, "run-1-1-r000.h5", a, 2);
+    make_range_shard(dir, "run-1-1-r001.h5", b, 2);
+    make_range_shard(dir, "run-1-1-r002.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[6][3] = {{5, 0, 3},   {6, 0, HF_CELLS_ALL}, {5, 3, 10},
+                                  {5, 20, 30}, {5, 10, 20},          {5, 30, HF_CELLS_ALL}};
+    expect_ranges(&g, ranges, 6);
+    const char *texts[5] = {"a0", "a6", "b0", "b1", "c0"};
+    const int64_t where[5][2] = {{5, 0}, {6, 0}, {5, 3}, {5, 3}, {5, 30}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
+/* A range that overlaps one accepted before - in an earlier shard or earlier in its own
+ * shard, exactly or in part - is dropped with its found records, while a later disjoint
+ * range of the same shard is kept; a found record of an accepted range is kept only from
+ * the shard its range was accepted from. */
+static void test_merge_overlap(void)
+{
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    /* in a: [1, 2) lies inside [0, 5), accepted just before it */
+    const range_spec_t a[] = {{5, 0, 5, {"a0", NULL}}, {5, 1, 2, {"a-inside", NULL}}};
+    /* in b: overlaps at both ends, an exact duplicate, then disjoint ranges */
+    const range_spec_t b[] = {{5, 3, 8, {"b-overlap", NULL}},
+                              {5, 0, 5, {"b-duplicate", NULL}},
+                              {5, 5, 8, {"b5", NULL}},
+                              {5, 8, 9, {"b8", NULL}},
+                              {5, 7, HF_CELLS_ALL, {"b-tail", NULL}},
+                              {7, 2, 4, {"b7", NULL}}};
+    /* in c: reaches from an accepted range into a gap */
+    const range_spec_t c[] = {{5, 8, 12, {"c-overlap", NULL}}, {5, 9, 12, {"c9", NULL}}};
+    make_range_shard(dir, "run-1-1-r000.h5", a, 2);
+    make_range_shard(dir, "run-1-1-r001.h5", b, 6);
+    make_range_shard(dir, "run-1-1-r002.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[5][3] = {{5, 0, 5}, {5, 5, 8}, {5, 8, 9}, {7, 2, 4}, {5, 9, 12}};
+    expect_ranges(&g, ranges, 5);
+    CU_ASSERT_EQUAL(g.units[1].rank, 2);
+    const char *texts[5] = {"a0", "b5", "b8", "b7", "c9"};
+    const int64_t where[5][2] = {{5, 0}, {5, 5}, {5, 8}, {7, 2}, {5, 9}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+
+    /* every allocation of the merge failing in turn: HF_ERR_NOMEM and nothing returned
+     * (valgrind checks nothing leaks), until it has all it needs */
+    hf_err_t err = HF_ERR_NOMEM;
+    long k;
+    for (k = 1; k < 2000 && err == HF_ERR_NOMEM; k++) {
+        hf_fail_after(k);
+        err = hf_shards_merge(dir, FP, &g);
+        hf_fail_after(0);
+        if (err == HF_OK)
+            expect_ranges(&g, ranges, 5);
+        else
+            CU_ASSERT(g.nunits == 0 && g.nfound == 0 && !g.units && !g.found_lo);
+        hf_shards_merged_clear(&g);
+    }
+    CU_ASSERT_EQUAL(err, HF_OK);
+    CU_ASSERT(k > 10);
+    scratch_done();
+}
+
+/* A whole-unit record overlaps every range of its unit: the format-1 shard's whole units,
+ * merged first, beat later ranges of the same units, and a whole unit after a range of
+ * it is dropped; the format-1 shard's found records come with lo 0. */
+static void test_merge_whole_unit(void)
+{
+    char dir[256], path[512];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    snprintf(path, sizeof path, "%s/run-1-1-r000.h5", dir);
+    copy_file(SHARD_V1_FIXTURE, path); /* whole units 0..3 of m 4; found in 1 and 2 */
+    const range_spec_t b[] = {
+        {2, 0, 3, {"late2", NULL}}, {3, 5, HF_CELLS_ALL, {"late3", NULL}}, {9, 4, 6, {"b9", NULL}}};
+    const range_spec_t c[] = {{9, 0, HF_CELLS_ALL, {"c9-whole", NULL}}, {9, 1, 4, {"c9", NULL}}};
+    make_range_shard(dir, "run-2-1-r000.h5", b, 3);
+    make_range_shard(dir, "run-3-1-r000.h5", c, 2);
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    const int64_t ranges[6][3] = {{0, 0, HF_CELLS_ALL},
+                                  {1, 0, HF_CELLS_ALL},
+                                  {2, 0, HF_CELLS_ALL},
+                                  {3, 0, HF_CELLS_ALL},
+                                  {9, 4, 6},
+                                  {9, 1, 4}};
+    expect_ranges(&g, ranges, 6);
+    CU_ASSERT_EQUAL(g.units[0].rank, 3); /* the fixture's, not a later shard's */
+    const char *texts[5] = {"{\"unit\": 1, \"j\": 0, \"keys\": [[0,1],[1,0]]}",
+                            "{\"unit\": 2, \"j\": 0, \"keys\": [[0,1],[1,0]]}",
+                            "{\"unit\": 2, \"j\": 1, \"keys\": [[0,1],[1,0]]}", "b9", "c9"};
+    const int64_t where[5][2] = {{1, 0}, {2, 0}, {2, 0}, {9, 4}, {9, 1}};
+    expect_found(&g, texts, where, 5);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
+/* Many units each split in ranges over many shards (more units than the first size of
+ * the merge's table), against the rule computed directly: every cell of each unit is
+ * accepted at most once, each range kept iff its cells were all free, overlaps dropped. */
+static void test_merge_many(void)
+{
+    enum { SHARDS = 8, UNITS = 1200, CELLS = 8, EVERY = 40 };
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    /* shard s holds, for each unit, the range [s, s + 1 + s % 3) clipped to the cells
+     * (overlapping the ranges of earlier shards where s % 3 > 0); every EVERY-th unit
+     * with a found record (a found record costs a flush: keep the test fast) */
+    static unsigned char owner[UNITS][CELLS];
+    memset(owner, 0xff, sizeof owner);
+    long accepted = 0, accepted_found = 0;
+    for (int s = 0; s < SHARDS; s++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/run-%d-1-r000.h5", dir, s);
+        hf_shard_t *sh;
+        CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+        int64_t lo = s, hi = s + 1 + s % 3 < CELLS ? s + 1 + s % 3 : CELLS;
+        for (int64_t u = 0; u < UNITS; u++) {
+            char rec[32];
+            snprintf(rec, sizeof rec, "%d/%lld", s, (long long)u);
+            const char *recs[2] = {u % EVERY ? NULL : rec, NULL};
+            write_range(sh, range_rec(4, u, lo, hi, u % EVERY == 0), recs);
+            int free_cells = 1;
+            for (int64_t k = lo; k < hi; k++)
+                free_cells &= owner[u][k] == 0xff;
+            for (int64_t k = lo; free_cells && k < hi; k++)
+                owner[u][k] = (unsigned char)s;
+            accepted += free_cells;
+            accepted_found += free_cells && u % EVERY == 0;
+        }
+        CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    }
+    hf_shards_merged_t g;
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    CU_ASSERT_EQUAL(g.nunits, accepted);
+    CU_ASSERT_EQUAL(g.nfound, accepted_found);
+    CU_ASSERT(accepted > UNITS && accepted < SHARDS * UNITS); /* some kept, some dropped */
+    long cells = 0;
+    for (long i = 0; i < g.nunits; i++) {
+        const hf_unit_record_t *u = &g.units[i];
+        for (int64_t k = u->lo; k < u->hi; k++, cells++)
+            CU_ASSERT_EQUAL(owner[u->unit][k], u->lo); /* shard s starts at cell s */
+    }
+    long owned = 0;
+    for (long u = 0; u < UNITS; u++)
+        for (int k = 0; k < CELLS; k++)
+            owned += owner[u][k] != 0xff;
+    CU_ASSERT_EQUAL(cells, owned); /* no cell twice */
+    for (long i = 0; i < g.nfound; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%lld/%lld", (long long)g.found_lo[i],
+                 (long long)g.found_unit[i]);
+        CU_ASSERT_STRING_EQUAL(g.found_record[i], want);
+    }
+    hf_shards_merged_clear(&g);
     scratch_done();
 }
 
@@ -1246,6 +1704,67 @@ static void test_result_format1(void)
     scratch_done();
 }
 
+/* /units records ranges of cells: they round-trip; a file written before (no lo, hi)
+ * reads as whole units; an empty or negative range is refused by the writer and the
+ * reader. */
+static void test_result_unit_ranges(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    hf_result_t r, back;
+    make_result(&r);
+    CU_ASSERT_EQUAL(r.units[1].lo, 2); /* make_result has one range of cells */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+
+    /* /units as files written before cell ranges have it: 7 fields */
+    hid_t f = open_rw(path), all = hf_h5_unit_type(0), v1 = hf_h5_unit_type_v1(1);
+    CU_ASSERT_FATAL(all >= 0 && v1 >= 0);
+    CU_ASSERT_EQUAL(H5Tget_nmembers(v1), 7);
+    CU_ASSERT(H5Tget_member_index(v1, "lo") < 0 && H5Tget_member_index(v1, "hi") < 0);
+    CU_ASSERT_FATAL(H5Ldelete(f, "units", H5P_DEFAULT) >= 0);
+    hsize_t n = (hsize_t)r.nunits;
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(f, "units", v1, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(s >= 0 && ds >= 0);
+    CU_ASSERT_FATAL(H5Dwrite(ds, all, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.units) >= 0);
+    H5Dclose(ds);
+    H5Sclose(s);
+    H5Tclose(v1);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(back.nunits, r.nunits);
+    for (long i = 0; i < r.nunits; i++) {
+        hf_unit_record_t want = r.units[i];
+        want.lo = 0;
+        want.hi = HF_CELLS_ALL;
+        CU_ASSERT(!memcmp(&back.units[i], &want, sizeof want));
+    }
+    hf_result_clear(&back);
+
+    /* an empty range: the writer refuses it, and so does the reader */
+    r.units[1].hi = r.units[1].lo;
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "unit record 1: invalid cell range") != NULL);
+    hid_t ft = hf_h5_unit_type(1);
+    f = open_rw(path);
+    CU_ASSERT_FATAL(ft >= 0 && H5Ldelete(f, "units", H5P_DEFAULT) >= 0);
+    CU_ASSERT_FATAL(hf_h5_dataset_write(f, "units", ft, all, 1, &n, r.units) >= 0);
+    H5Fclose(f);
+    H5Tclose(ft);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/units[1]: invalid cell range") != NULL);
+    r.units[1].lo = -1;
+    r.units[1].hi = 4;
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    H5Tclose(all);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
 /* A fixed-length string type of n bytes with the given padding. */
 static hid_t str_type(size_t n, H5T_str_t pad)
 {
@@ -1424,7 +1943,7 @@ static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
     for (int u = 0; u < SWEEP_UNITS; u++) {
         for (int j = 0; j < u % 3; j++) {
             snprintf(rec, sizeof rec, "{\"unit\": %d, \"j\": %d, \"keys\": [[0,1],[1,0]]}", u, j);
-            CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, u, rec), HF_OK);
+            CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, u, 0, rec), HF_OK);
         }
         hf_unit_record_t ur = unit_rec(0, 4, u, u % 3);
         hf_err_t err = hf_shard_finish_unit(sh, &ur);
@@ -1595,6 +2114,7 @@ int hf_register_tests(void)
         {"no variable-length string in a new file", test_result_fixed_strings},
         {"old layout (variable-length strings) reads the same", test_result_old_layout},
         {"format 1 (no engine, max_atoms, job text) still reads", test_result_format1},
+        {"unit ranges round-trip; units without lo, hi read as whole", test_result_unit_ranges},
         {"padded strings read; absurd string sizes refused", test_result_string_variants},
         {NULL, NULL},
     };
@@ -1608,6 +2128,16 @@ int hf_register_tests(void)
         {"unwritten tail records and bad record texts", test_shard_tail_and_texts},
         {"truncated shard", test_shard_truncated},
         {"corrupted shard", test_shard_corrupted},
+        {"ranges of cells of one unit; found records of unfinished ranges dropped",
+         test_shard_ranges},
+        {"format 1 (whole units) still reads", test_shard_format1},
+        {NULL, NULL},
+    };
+    static const hf_unit_case_t merge_cases[] = {
+        {"disjoint ranges of a unit are all kept", test_merge_disjoint},
+        {"overlapping ranges dropped with their found records", test_merge_overlap},
+        {"a whole unit beats later ranges of it (format-1 shard)", test_merge_whole_unit},
+        {"many units split over shards", test_merge_many},
         {NULL, NULL},
     };
     static const hf_unit_case_t fault_cases[] = {
@@ -1616,7 +2146,7 @@ int hf_register_tests(void)
         {NULL, NULL},
     };
     if (hf_unit_suite("store.result", result_cases) || hf_unit_suite("store.shard", shard_cases) ||
-        hf_unit_suite("store.faults", fault_cases))
+        hf_unit_suite("store.merge", merge_cases) || hf_unit_suite("store.faults", fault_cases))
         return -1;
     return 0;
 }

@@ -1,10 +1,10 @@
 /* HDF5 storage: per-rank shards written as work units finish, and the merged
  * RESULT.h5 with the minimal-atom table (format: docs/hdf5-format.md).
  *
- * Shards make a killed run lose at most the units in flight: a unit's found supports
- * and its completion record are written together and flushed; a reader trusts only
- * units that have a completion record. Result files are written to PATH.tmp and
- * renamed, so a crash never leaves a half-written RESULT.h5. */
+ * Shards make a killed run lose at most the units in flight: the found supports of a
+ * unit (or of a range of its cells) and its completion record are written together and
+ * flushed; a reader trusts only ranges that have a completion record. Result files are
+ * written to PATH.tmp and renamed, so a crash never leaves a half-written RESULT.h5. */
 #ifndef HEADFUSE_STORE_H
 #define HEADFUSE_STORE_H
 
@@ -76,12 +76,20 @@ hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *we
 hf_err_t hf_supports_push_head(hf_supports_t *s, const hf_head_t *h);
 hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const char **why);
 
-/* Cost of one finished work unit (the per-unit log). */
+/* A work unit is divided into cells 0..C-1 (C known to the search), and a rank may run
+ * only a range [lo, hi) of them. hi = HF_CELLS_ALL: to the end of the unit, so
+ * [0, HF_CELLS_ALL) is the whole unit, which every record of the older formats (shard
+ * format 1, RESULT.h5 without lo/hi) means. */
+#define HF_CELLS_ALL INT64_MAX
+
+/* Cost of one finished range of cells of a work unit (the per-unit log). Initialise it
+ * by field names (.row = ...): positional initialisers would shift with the fields. */
 typedef struct {
-    int32_t row;  /* table row (job entry) the unit belongs to */
-    int32_t rank; /* rank that ran it */
-    int64_t m;    /* support size */
-    int64_t unit; /* unit index within the size */
+    int32_t row;    /* table row (job entry) the unit belongs to */
+    int32_t rank;   /* rank that ran it */
+    int64_t m;      /* support size */
+    int64_t unit;   /* unit index within the size */
+    int64_t lo, hi; /* the cells [lo, hi) of the unit this record completes: 0 <= lo < hi */
     int64_t nodes;
     int64_t found; /* feasible supports found */
     double seconds;
@@ -127,25 +135,31 @@ typedef struct hf_shard_s hf_shard_t;
  * the shard quotes it, so the message can say which search the shard belongs to. */
 hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *about,
                          hf_shard_t **out);
-/* Buffer one found support of the unit in progress (record: opaque text, JSON). */
-hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit,
+/* Buffer one found support of the range of cells in progress, the one of unit (row, m,
+ * unit) that starts at cell lo (record: opaque text, JSON). */
+hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit, int64_t lo,
                             const char *record);
-/* Write the buffered found records and the unit's completion record, then flush. */
+/* Write the buffered found records (all of u's range: same row, m, unit and lo, else
+ * HF_ERR_INTERNAL) and then the range's completion record u, flushing after each. */
 hf_err_t hf_shard_finish_unit(hf_shard_t *sh, const hf_unit_record_t *u);
 /* Close (accepts NULL). Returns an error if the final flush failed. */
 hf_err_t hf_shard_close(hf_shard_t **sh);
 
-/* What a shard holds: completed units, and found records of completed units only. */
+/* What a shard holds: completed ranges of cells, in the order written, and the found
+ * records of completed ranges only (found_lo: the lo of the record's range). A shard of
+ * format 1 (whole units) reads as ranges [0, HF_CELLS_ALL), its found records with lo 0. */
 typedef struct {
     long nunits;
     hf_unit_record_t *units;
     long nfound;
     int32_t *found_row;
-    int64_t *found_m, *found_unit;
+    int64_t *found_m, *found_unit, *found_lo;
     char **found_record;
 } hf_shard_data_t;
 
-/* Read a shard. Unreadable/truncated/inconsistent -> HF_ERR_CORRUPT naming the path;
+/* Read a shard. A found record is returned only when the shard holds a completion record
+ * of the same (row, m, unit, lo). Unreadable/truncated/inconsistent (a record with lo < 0
+ * or hi <= lo among them) -> HF_ERR_CORRUPT naming the path;
  * another job's fingerprint -> HF_ERR_INPUT "PATH: shard of another search: it holds
  * 'ABOUT' (fingerprint F, expected G)" ("... written by an older headfuse ..." when it
  * has no description). out is initialised by the call. */
@@ -162,13 +176,18 @@ void hf_shards_list_free(char **paths, long n);
 /* Remove the shards and then the directory (best effort: the result holds everything). */
 void hf_shards_remove(const char *dir);
 
-/* Everything the shards of a directory hold, merged: completed units (the first record
- * of each (m, unit) wins; a unit is never counted twice) and their found records. */
+/* Everything the shards of a directory hold, merged: completed ranges of cells and their
+ * found records. Ranges are taken shard by shard (sorted paths) and in each shard in
+ * record order; a range is accepted iff it is disjoint from every range already accepted
+ * for its (m, unit), so no cell is ever counted twice: an exact duplicate or any overlap
+ * (a whole-unit record overlaps every range of its unit) is dropped, with its found
+ * records. A found record is kept iff the range (m, unit, lo) it belongs to was accepted
+ * from its own shard. */
 typedef struct {
     long nunits;
-    hf_unit_record_t *units;
+    hf_unit_record_t *units; /* the accepted ranges */
     long nfound;
-    int64_t *found_m, *found_unit;
+    int64_t *found_m, *found_unit, *found_lo;
     char **found_record;
 } hf_shards_merged_t;
 

@@ -53,15 +53,15 @@ typedef struct {
     int row, rank;
 } hook_ctx_t;
 
-/* A found support goes to the shard as its record (hf_found_encode). */
+/* A found support goes to the shard as its record (hf_found_encode), with the range of
+ * cells it was found in (the range's completion record follows). */
 static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int64_t *keys,
                            const hf_head_t *w)
 {
-    (void)lo; /* TODO(store ranges) */
     hook_ctx_t *c = vctx;
     char *s;
     HF_TRY(hf_found_encode(m, keys, w, &s));
-    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, s);
+    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, lo, s);
     free(s);
     return e;
 }
@@ -69,13 +69,13 @@ static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int6
 static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
                                long found, double seconds)
 {
-    (void)lo; /* TODO(store ranges) */
-    (void)hi;
     hook_ctx_t *c = vctx;
     hf_unit_record_t r = {.row = c->row,
                           .rank = c->rank,
                           .m = m,
                           .unit = unit,
+                          .lo = lo,
+                          .hi = hi,
                           .nodes = nodes,
                           .found = found,
                           .seconds = seconds};
@@ -281,13 +281,15 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
     int64_t *buf = hf_malloc((size_t)(n ? n : 1) * F * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
     e = (buf && *done) ? HF_OK : HF_ERR_NOMEM;
+    /* finished ranges of cells (a whole unit of an older shard is [0, HF_CELLS_ALL)): the
+     * scheduler runs what they leave of each unit */
     if (e == HF_OK && rank == 0)
         for (long i = 0; i < n; i++) {
             int64_t *b = buf + F * i;
             b[0] = g.units[i].m;
             b[1] = g.units[i].unit;
-            b[2] = 0; /* TODO(store ranges) */
-            b[3] = INT64_MAX;
+            b[2] = g.units[i].lo;
+            b[3] = g.units[i].hi;
             b[4] = g.units[i].nodes;
             b[5] = g.units[i].found;
         }

@@ -359,31 +359,66 @@ hid_t hf_h5_row_type_v1(int file)
     return t;
 }
 
-hid_t hf_h5_unit_type(int file)
+/* The unit record with its cell range (cells != 0) or without (format 1). */
+static hid_t unit_type(int file, int cells)
 {
     const hf_h5_member_t m[] = {
         {"row", offsetof(hf_unit_record_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"rank", offsetof(hf_unit_record_t, rank), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"m", offsetof(hf_unit_record_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"unit", offsetof(hf_unit_record_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"lo", offsetof(hf_unit_record_t, lo), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"hi", offsetof(hf_unit_record_t, hi), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"nodes", offsetof(hf_unit_record_t, nodes), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"found", offsetof(hf_unit_record_t, found), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"seconds", offsetof(hf_unit_record_t, seconds), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0},
     };
-    return hf_h5_compound(m, NMEM(m), sizeof(hf_unit_record_t), file);
+    hf_h5_member_t v1[NMEM(m)];
+    size_t n = 0;
+    for (size_t i = 0; i < NMEM(m); i++)
+        if (cells || (strcmp(m[i].name, "lo") && strcmp(m[i].name, "hi")))
+            v1[n++] = m[i];
+    return hf_h5_compound(v1, n, sizeof(hf_unit_record_t), file);
 }
 
-hid_t hf_h5_found_type(int file)
+hid_t hf_h5_unit_type(int file)
+{
+    return unit_type(file, 1);
+}
+
+hid_t hf_h5_unit_type_v1(int file)
+{
+    return unit_type(file, 0);
+}
+
+/* A /found entry with the lo of its range (cells != 0) or without (format 1). */
+static hid_t found_type(int file, int cells)
 {
     const hf_h5_member_t m[] = {
         {"row", offsetof(hf_found_mem_t, row), H5T_NATIVE_INT32, H5T_STD_I32LE, 0, 0},
         {"m", offsetof(hf_found_mem_t, m), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"unit", offsetof(hf_found_mem_t, unit), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
+        {"lo", offsetof(hf_found_mem_t, lo), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"offset", offsetof(hf_found_mem_t, offset), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"length", offsetof(hf_found_mem_t, length), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"checksum", offsetof(hf_found_mem_t, checksum), H5T_NATIVE_UINT32, H5T_STD_U32LE, 0, 0},
     };
-    return hf_h5_compound(m, NMEM(m), sizeof(hf_found_mem_t), file);
+    hf_h5_member_t v1[NMEM(m)];
+    size_t n = 0;
+    for (size_t i = 0; i < NMEM(m); i++)
+        if (cells || strcmp(m[i].name, "lo"))
+            v1[n++] = m[i];
+    return hf_h5_compound(v1, n, sizeof(hf_found_mem_t), file);
+}
+
+hid_t hf_h5_found_type(int file)
+{
+    return found_type(file, 1);
+}
+
+hid_t hf_h5_found_type_v1(int file)
+{
+    return found_type(file, 0);
 }
 
 /* ---- attributes ---- */

@@ -320,6 +320,8 @@ static const char *unit_bad(const hf_unit_record_t *u, long nrows)
         return "negative rank";
     if (u->m < 0 || u->unit < 0 || u->nodes < 0 || u->found < 0)
         return "negative count";
+    if (u->lo < 0 || u->hi <= u->lo)
+        return "invalid cell range";
     if (!isfinite(u->seconds) || u->seconds < 0)
         return "bad seconds";
     return NULL;
@@ -1029,7 +1031,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
     hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
-    hid_t rows = H5I_INVALID_HID, rowm1 = H5I_INVALID_HID;
+    hid_t rows = H5I_INVALID_HID, rowm1 = H5I_INVALID_HID, unitm1 = H5I_INVALID_HID;
     char *format = NULL;
     void *buf = NULL;
     long n = 0;
@@ -1051,7 +1053,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     }
     HF_CHECK(err, read_provenance(file, path, r), done);
     if ((rowm = hf_h5_row_type(0)) < 0 || (rowm1 = hf_h5_row_type_v1(0)) < 0 ||
-        (unitm = hf_h5_unit_type(0)) < 0) {
+        (unitm = hf_h5_unit_type(0)) < 0 || (unitm1 = hf_h5_unit_type_v1(0)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
@@ -1108,13 +1110,18 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     for (long i = 0; i < n; i++)
         HF_CHECK(err, read_row_group(rows, i, path, r), done);
 
+    /* /units without lo and hi: a file written before cell ranges, of whole units */
     HF_CHECK(err,
-             read_compound(file, "units", unitm, H5I_INVALID_HID, sizeof(hf_unit_record_t), path,
-                           &buf, &r->nunits, &v1_units),
+             read_compound(file, "units", unitm, unitm1, sizeof(hf_unit_record_t), path, &buf,
+                           &r->nunits, &v1_units),
              done);
     r->units = buf;
     buf = NULL;
     for (long i = 0; i < r->nunits; i++) {
+        if (v1_units) {
+            r->units[i].lo = 0;
+            r->units[i].hi = HF_CELLS_ALL;
+        }
         const char *bad = unit_bad(&r->units[i], r->nrows);
         if (bad) {
             err = hf_error(HF_ERR_CORRUPT, "%s: /units[%ld]: %s", path, i, bad);
@@ -1124,6 +1131,8 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
 done:
     if (rows >= 0)
         H5Gclose(rows);
+    if (unitm1 >= 0)
+        H5Tclose(unitm1);
     if (unitm >= 0)
         H5Tclose(unitm);
     if (rowm1 >= 0)

@@ -22,7 +22,10 @@
 
 #include "store/store_impl.h"
 
-#define SHARD_FORMAT "headfuse-shard-1"
+/* Format 2 records ranges of cells of a unit (/units lo, hi; /found lo); format 1 shards,
+ * of whole units, are still read (docs/hdf5-format.md). */
+#define SHARD_FORMAT "headfuse-shard-2"
+#define SHARD_FORMAT_1 "headfuse-shard-1"
 #define TEXT_BLOCK 256 /* bytes per row of /text */
 #define RESERVE_STEP ((hsize_t)4 << 20)
 #define RESERVE_SLACK ((hsize_t)256 << 10) /* metadata a unit may add */
@@ -77,8 +80,9 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
     hf_err_t err = HF_OK;
     hid_t fapl = H5I_INVALID_HID, uf = H5I_INVALID_HID, ff = H5I_INVALID_HID;
     int created = 0, create_failed = 0;
-    const hf_unit_record_t unit_fill = {.row = -1, .rank = -1, .m = -1, .unit = -1};
-    const hf_found_mem_t found_fill = {.row = -1, .m = -1, .unit = -1, .offset = -1};
+    const hf_unit_record_t unit_fill = {
+        .row = -1, .rank = -1, .m = -1, .unit = -1, .lo = -1, .hi = -1};
+    const hf_found_mem_t found_fill = {.row = -1, .m = -1, .unit = -1, .lo = -1, .offset = -1};
     *out = NULL;
     hf_shard_t *sh = hf_calloc(1, sizeof *sh);
     if (!sh)
@@ -164,7 +168,7 @@ fail:
     return err;
 }
 
-hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit,
+hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit, int64_t lo,
                             const char *record)
 {
     if (!record)
@@ -188,6 +192,7 @@ hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit
     sh->buf[sh->nbuf] = (hf_found_mem_t){.row = row,
                                          .m = m,
                                          .unit = unit,
+                                         .lo = lo,
                                          .offset = 0, /* known when written */
                                          .length = (int64_t)len,
                                          .checksum = hf_store_checksum(copy, len)};
@@ -331,17 +336,28 @@ static hf_err_t write_unit(hf_shard_t *sh, const hf_unit_record_t *u)
 
 hf_err_t hf_shard_finish_unit(hf_shard_t *sh, const hf_unit_record_t *u)
 {
-    for (long i = 0; i < sh->nbuf; i++) {
+    hf_err_t err = HF_OK;
+    /* a range the reader would refuse would make the whole shard unreadable */
+    if (u->lo < 0 || u->hi <= u->lo)
+        err = hf_error(HF_ERR_INTERNAL,
+                       "%s: unit (row %d, m %lld, unit %lld) finished with the invalid cell "
+                       "range [%lld, %lld)",
+                       sh->path, (int)u->row, (long long)u->m, (long long)u->unit, (long long)u->lo,
+                       (long long)u->hi);
+    for (long i = 0; i < sh->nbuf && err == HF_OK; i++) {
         const hf_found_mem_t *f = &sh->buf[i];
-        if (f->row != u->row || f->m != u->m || f->unit != u->unit) {
-            hf_err_t err = hf_error(HF_ERR_INTERNAL,
-                                    "%s: found record of unit (row %d, m %lld, unit %lld) "
-                                    "buffered while finishing unit (row %d, m %lld, unit %lld)",
-                                    sh->path, (int)f->row, (long long)f->m, (long long)f->unit,
-                                    (int)u->row, (long long)u->m, (long long)u->unit);
-            buf_clear(sh);
-            return err;
-        }
+        if (f->row != u->row || f->m != u->m || f->unit != u->unit || f->lo != u->lo)
+            err = hf_error(HF_ERR_INTERNAL,
+                           "%s: found record of unit (row %d, m %lld, unit %lld, cells from "
+                           "%lld) buffered while finishing unit (row %d, m %lld, unit %lld, "
+                           "cells from %lld)",
+                           sh->path, (int)f->row, (long long)f->m, (long long)f->unit,
+                           (long long)f->lo, (int)u->row, (long long)u->m, (long long)u->unit,
+                           (long long)u->lo);
+    }
+    if (err != HF_OK) {
+        buf_clear(sh);
+        return err;
     }
     return write_unit(sh, u);
 }
@@ -390,6 +406,7 @@ void hf_shard_data_clear(hf_shard_data_t *d)
     for (long i = 0; i < d->nfound; i++)
         free(d->found_record[i]);
     free(d->found_record);
+    free(d->found_lo);
     free(d->found_unit);
     free(d->found_m);
     free(d->found_row);
@@ -397,9 +414,10 @@ void hf_shard_data_clear(hf_shard_data_t *d)
     memset(d, 0, sizeof *d);
 }
 
+/* A completed range, as found records name it. */
 typedef struct {
     int32_t row;
-    int64_t m, unit;
+    int64_t m, unit, lo;
 } unit_key_t;
 
 static int key_cmp(const void *a, const void *b)
@@ -411,6 +429,8 @@ static int key_cmp(const void *a, const void *b)
         return x->m < y->m ? -1 : 1;
     if (x->unit != y->unit)
         return x->unit < y->unit ? -1 : 1;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
     return 0;
 }
 
@@ -491,12 +511,13 @@ done:
     return err;
 }
 
-/* Read one shard whole into out (cleared on error): check the format and the job
+/* Read one shard whole into out (cleared on error): check the format (2, or 1: whole
+ * units, read as ranges [0, HF_CELLS_ALL) and found records with lo 0) and the job
  * fingerprint (a shard of another search is HF_ERR_INPUT, naming what it holds), read
  * the /units, /found and /text logs, drop never-written records a kill left at the end
  * of /units, refuse any other invalid unit record, and keep the found records of
- * completed units only, each checked against the text's bounds and its checksum
- * (records of units in flight may be partial and are dropped unread). Runs inside the
+ * completed ranges only, each checked against the text's bounds and its checksum
+ * (records of ranges in flight may be partial and are dropped unread). Runs inside the
  * read guard (hf_shard_read). */
 static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
@@ -518,9 +539,11 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    if (strcmp(format, SHARD_FORMAT) != 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: not a headfuse shard (format '%s', expected '%s')",
-                       path, format, SHARD_FORMAT);
+    int v1 = !strcmp(format, SHARD_FORMAT_1);
+    if (!v1 && strcmp(format, SHARD_FORMAT) != 0) {
+        err = hf_error(HF_ERR_CORRUPT,
+                       "%s: not a headfuse shard (format '%s', expected '%s' or '%s')", path,
+                       format, SHARD_FORMAT, SHARD_FORMAT_1);
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "fingerprint", path, "/", &fp), done);
@@ -545,7 +568,9 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         free(about);
         goto done;
     }
-    if ((umt = hf_h5_unit_type(0)) < 0 || (fmt = hf_h5_found_type(0)) < 0) {
+    /* format 1's memory types leave lo and hi alone: they are set below */
+    if ((umt = v1 ? hf_h5_unit_type_v1(0) : hf_h5_unit_type(0)) < 0 ||
+        (fmt = v1 ? hf_h5_found_type_v1(0) : hf_h5_found_type(0)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
@@ -556,6 +581,12 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     HF_CHECK(err, read_log(file, "text", H5T_NATIVE_UINT8, TEXT_BLOCK, path, &buf, &nt), done);
     text = buf;
     nt *= TEXT_BLOCK; /* bytes from here */
+    for (hsize_t i = 0; v1 && i < nu; i++) {
+        units[i].lo = 0; /* a format-1 record completes its whole unit */
+        units[i].hi = HF_CELLS_ALL;
+    }
+    for (hsize_t i = 0; v1 && i < nf; i++)
+        found[i].lo = 0;
 
     /* A kill can leave a dataset's new length on disk before its data: such
      * never-written records read as the fill value (row -1) and can only be at
@@ -569,23 +600,23 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     }
     for (hsize_t i = 0; i < nu; i++) {
         const hf_unit_record_t *u = &units[i];
-        if (u->row < 0 || u->m < 0 || u->unit < 0 || u->rank < 0 || u->nodes < 0 || u->found < 0 ||
-            !(u->seconds >= 0)) {
+        if (u->row < 0 || u->m < 0 || u->unit < 0 || u->lo < 0 || u->hi <= u->lo || u->rank < 0 ||
+            u->nodes < 0 || u->found < 0 || !(u->seconds >= 0)) {
             err = hf_error(HF_ERR_CORRUPT, "%s: /units[%llu]: invalid record", path,
                            (unsigned long long)i);
             goto done;
         }
-        keys[i] = (unit_key_t){u->row, u->m, u->unit};
+        keys[i] = (unit_key_t){u->row, u->m, u->unit, u->lo};
     }
     qsort(keys, (size_t)nu, sizeof *keys, key_cmp);
 
-    /* Found records of completed units were flushed before the completion record
-     * was written, so they must be intact; those of units in flight may be only
+    /* Found records of completed ranges were flushed before the completion record
+     * was written, so they must be intact; those of ranges in flight may be only
      * partly written and are dropped unchecked. */
     long keep = 0;
     for (hsize_t i = 0; i < nf; i++) {
         const hf_found_mem_t *f = &found[i];
-        unit_key_t k = {f->row, f->m, f->unit};
+        unit_key_t k = {f->row, f->m, f->unit, f->lo};
         if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
             continue;
         if (f->offset < 0 || f->length < 0 || (hsize_t)f->offset > nt ||
@@ -607,16 +638,18 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     out->found_row = hf_malloc((size_t)keep * sizeof *out->found_row);
     out->found_m = hf_malloc((size_t)keep * sizeof *out->found_m);
     out->found_unit = hf_malloc((size_t)keep * sizeof *out->found_unit);
+    out->found_lo = hf_malloc((size_t)keep * sizeof *out->found_lo);
     out->found_record = hf_calloc((size_t)keep, sizeof *out->found_record);
-    if (!out->found_row || !out->found_m || !out->found_unit || !out->found_record) {
+    if (!out->found_row || !out->found_m || !out->found_unit || !out->found_lo ||
+        !out->found_record) {
         err = HF_ERR_NOMEM;
         goto done;
     }
     for (hsize_t i = 0; i < nf; i++) {
         const hf_found_mem_t *f = &found[i];
-        unit_key_t k = {f->row, f->m, f->unit};
+        unit_key_t k = {f->row, f->m, f->unit, f->lo};
         if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
-            continue; /* its unit was in flight when the shard was last written */
+            continue; /* its range was in flight when the shard was last written */
         long j = out->nfound;
         char *rec = hf_malloc((size_t)f->length + 1);
         if (!rec) {
@@ -629,6 +662,7 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         out->found_row[j] = f->row;
         out->found_m[j] = f->m;
         out->found_unit[j] = f->unit;
+        out->found_lo[j] = f->lo;
         out->nfound++;
     }
 done:

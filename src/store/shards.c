@@ -1,6 +1,7 @@
 /* A search's shard directory as a whole: listing, the merge of every shard into the
- * finished units and their found records (the unit map: the first completion of each
- * unit wins), removal, and the one encoding of a found support's witness. */
+ * finished ranges of cells and their found records (the unit map: a range is kept iff
+ * it overlaps no range of its unit kept before, in shard and record order), removal,
+ * and the one encoding of a found support's witness. */
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -49,6 +50,12 @@ hf_err_t hf_shards_list(const char *dir, char ***paths, long *n)
         (*n)++;
     }
     closedir(d);
+    if (e != HF_OK) { /* nothing half-listed for the caller to free */
+        hf_shards_list_free(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+        return e;
+    }
     for (long i = 1; i < *n; i++)
         for (long j = i; j > 0 && strcmp((*paths)[j - 1], (*paths)[j]) > 0; j--) {
             char *tmp = (*paths)[j];
@@ -72,23 +79,37 @@ void hf_shards_merged_clear(hf_shards_merged_t *g)
     free(g->found_record);
     free(g->found_m);
     free(g->found_unit);
+    free(g->found_lo);
     free(g->units);
     memset(g, 0, sizeof *g);
 }
 
-/* Which shard finished each unit first: open addressing on (m, unit), so merging
- * tens of thousands of units stays linear. owner < 0 marks an empty slot. */
+/* The ranges of cells accepted for each (m, unit), with the shard each came from:
+ * open addressing on (m, unit), so merging tens of thousands of ranges stays linear.
+ * A unit's accepted ranges are disjoint, so sorted by lo they are sorted by hi too; the
+ * first (usually the only one: a whole unit) is kept in the slot itself. n == 0 marks
+ * an empty slot. */
 typedef struct {
-    int64_t *m, *unit;
-    long *owner;
+    int64_t lo, hi;
+    long owner; /* index of the shard in the sorted list */
+} range_t;
+
+typedef struct {
+    int64_t m, unit;
+    long n, cap; /* cap 0: the one range is `one`; else `more` holds all n */
+    range_t one, *more;
+} unit_ranges_t;
+
+typedef struct {
+    unit_ranges_t *slot;
     long cap, n;
 } unit_map_t;
 
 static void umap_clear(unit_map_t *u)
 {
-    free(u->m);
-    free(u->unit);
-    free(u->owner);
+    for (long i = 0; i < u->cap; i++)
+        free(u->slot[i].more);
+    free(u->slot);
     memset(u, 0, sizeof *u);
 }
 
@@ -96,7 +117,7 @@ static long umap_slot(const unit_map_t *u, int64_t m, int64_t unit)
 {
     uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)unit * 0xBF58476D1CE4E5B9ull);
     long i = (long)((h ^ (h >> 29)) & (uint64_t)(u->cap - 1));
-    while (u->owner[i] >= 0 && (u->m[i] != m || u->unit[i] != unit))
+    while (u->slot[i].n > 0 && (u->slot[i].m != m || u->slot[i].unit != unit))
         i = (i + 1) & (u->cap - 1);
     return i;
 }
@@ -105,68 +126,86 @@ static hf_err_t umap_grow(unit_map_t *u)
 {
     unit_map_t b = {0};
     b.cap = u->cap ? 2 * u->cap : 1024;
-    b.m = hf_malloc((size_t)b.cap * sizeof *b.m);
-    b.unit = hf_malloc((size_t)b.cap * sizeof *b.unit);
-    b.owner = hf_malloc((size_t)b.cap * sizeof *b.owner);
-    if (!b.m || !b.unit || !b.owner) {
-        umap_clear(&b);
+    if (!(b.slot = hf_calloc((size_t)b.cap, sizeof *b.slot)))
         return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < b.cap; i++)
-        b.owner[i] = -1;
     for (long i = 0; i < u->cap; i++)
-        if (u->owner[i] >= 0) {
-            long j = umap_slot(&b, u->m[i], u->unit[i]);
-            b.m[j] = u->m[i];
-            b.unit[j] = u->unit[i];
-            b.owner[j] = u->owner[i];
+        if (u->slot[i].n > 0) {
+            b.slot[umap_slot(&b, u->slot[i].m, u->slot[i].unit)] = u->slot[i];
             b.n++;
         }
-    umap_clear(u);
+    free(u->slot); /* the ranges moved to b */
     *u = b;
     return HF_OK;
 }
 
-/* Record owner for (m, unit) unless a shard already claimed it; *added says which. */
-static hf_err_t umap_claim(unit_map_t *u, int64_t m, int64_t unit, long owner, int *added)
+/* Index of the first of the n ranges r (disjoint, sorted) that ends after cell lo. */
+static long first_after(const range_t *r, long n, int64_t lo)
 {
+    long a = 0, b = n;
+    while (a < b) {
+        long mid = a + (b - a) / 2;
+        if (r[mid].hi > lo)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return a;
+}
+
+/* Accept [lo, hi) of (m, unit) from shard owner iff it overlaps no range accepted for
+ * that unit before; *added says which. */
+static hf_err_t umap_accept(unit_map_t *u, int64_t m, int64_t unit, int64_t lo, int64_t hi,
+                            long owner, int *added)
+{
+    *added = 0;
     if (2 * (u->n + 1) > u->cap)
         HF_TRY(umap_grow(u));
-    long i = umap_slot(u, m, unit);
-    *added = u->owner[i] < 0;
-    if (*added) {
-        u->m[i] = m;
-        u->unit[i] = unit;
-        u->owner[i] = owner;
+    unit_ranges_t *s = &u->slot[umap_slot(u, m, unit)];
+    range_t nr = {lo, hi, owner};
+    if (s->n == 0) {
+        *s = (unit_ranges_t){.m = m, .unit = unit, .n = 1, .one = nr};
         u->n++;
-    }
-    return HF_OK;
-}
-
-static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit)
-{
-    return u->cap ? u->owner[umap_slot(u, m, unit)] : -1;
-}
-
-/* Grow an array to hold n + 1 elements of size sz (capacity doubles). */
-static hf_err_t grow(void **p, long n, long *cap, size_t sz)
-{
-    if (n < *cap)
+        *added = 1;
         return HF_OK;
-    long c = *cap ? 2 * *cap : 64;
-    void *q = hf_realloc(*p, (size_t)c * sz);
-    if (!q)
-        return HF_ERR_NOMEM;
-    *p = q;
-    *cap = c;
+    }
+    range_t *r = s->cap ? s->more : &s->one;
+    long j = first_after(r, s->n, lo);
+    if (j < s->n && r[j].lo < hi)
+        return HF_OK; /* overlaps r[j]: a cell would be counted twice */
+    if (s->cap == 0) {
+        long cap = 0;
+        range_t *more = NULL;
+        HF_TRY(HF_GROW(&more, &cap, 4));
+        more[0] = s->one;
+        s->more = more;
+        s->cap = cap;
+    } else {
+        HF_TRY(HF_GROW(&s->more, &s->cap, s->n + 1));
+    }
+    r = s->more;
+    memmove(r + j + 1, r + j, (size_t)(s->n - j) * sizeof *r);
+    r[j] = nr;
+    s->n++;
+    *added = 1;
     return HF_OK;
+}
+
+/* The shard whose range of (m, unit) starting at cell lo was accepted, or -1. */
+static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit, int64_t lo)
+{
+    if (!u->cap)
+        return -1;
+    const unit_ranges_t *s = &u->slot[umap_slot(u, m, unit)];
+    const range_t *r = s->cap ? s->more : &s->one;
+    long j = first_after(r, s->n, lo);
+    return j < s->n && r[j].lo == lo ? r[j].owner : -1;
 }
 
 hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
 {
     char **paths;
-    long n, ucap = 0, fcap[3] = {0, 0, 0};
-    unit_map_t owners = {0};
+    long n, ucap = 0, fcap[4] = {0, 0, 0, 0};
+    unit_map_t accepted = {0};
     memset(g, 0, sizeof *g);
     HF_TRY(hf_shards_list(dir, &paths, &n));
     /* one guarded child for all the shards, not one each (1024 forks took 50 s) */
@@ -182,24 +221,27 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
                 hf_error_prefix("corrupt shard (move it away to recompute its units)");
             break;
         }
-        /* keep the first completion of each unit; drop the rest with their records */
+        /* keep each range that overlaps none kept before; drop the rest with their records */
         for (long i = 0; i < d.nunits && e == HF_OK; i++) {
+            const hf_unit_record_t *u = &d.units[i];
             int added = 0;
-            e = umap_claim(&owners, d.units[i].m, d.units[i].unit, s, &added);
+            e = umap_accept(&accepted, u->m, u->unit, u->lo, u->hi, s, &added);
             if (e == HF_OK && added)
-                e = grow((void **)&g->units, g->nunits, &ucap, sizeof *g->units);
+                e = HF_GROW(&g->units, &ucap, g->nunits + 1);
             if (e == HF_OK && added)
-                g->units[g->nunits++] = d.units[i];
+                g->units[g->nunits++] = *u;
         }
         for (long i = 0; i < d.nfound && e == HF_OK; i++) {
-            if (umap_owner(&owners, d.found_m[i], d.found_unit[i]) != s)
+            if (umap_owner(&accepted, d.found_m[i], d.found_unit[i], d.found_lo[i]) != s)
                 continue;
             long k = g->nfound;
-            e = grow((void **)&g->found_m, k, &fcap[0], sizeof *g->found_m);
+            e = HF_GROW(&g->found_m, &fcap[0], k + 1);
             if (e == HF_OK)
-                e = grow((void **)&g->found_unit, k, &fcap[1], sizeof *g->found_unit);
+                e = HF_GROW(&g->found_unit, &fcap[1], k + 1);
             if (e == HF_OK)
-                e = grow((void **)&g->found_record, k, &fcap[2], sizeof *g->found_record);
+                e = HF_GROW(&g->found_lo, &fcap[2], k + 1);
+            if (e == HF_OK)
+                e = HF_GROW(&g->found_record, &fcap[3], k + 1);
             char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
             if (!rec) {
                 e = HF_ERR_NOMEM;
@@ -207,12 +249,13 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
             }
             g->found_m[k] = d.found_m[i];
             g->found_unit[k] = d.found_unit[i];
+            g->found_lo[k] = d.found_lo[i];
             g->found_record[k] = rec;
             g->nfound++;
         }
         hf_shard_data_clear(&d);
     }
-    umap_clear(&owners);
+    umap_clear(&accepted);
     hf_shards_list_free(paths, n);
     if (e != HF_OK)
         hf_shards_merged_clear(g);

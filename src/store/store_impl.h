@@ -135,19 +135,27 @@ hid_t hf_h5_row_type(int file);
 #define HF_H5_ROW_V1_FIELDS 13
 hid_t hf_h5_row_type_v1(int file);
 hid_t hf_h5_unit_type(int file);
+/* The unit record of shard format 1 and of result files written before cell ranges: the
+ * members of hf_h5_unit_type without lo and hi (a memory type of hf_unit_record_t that
+ * leaves them alone, or a packed file type), for reading those files. */
+hid_t hf_h5_unit_type_v1(int file);
 
 /* In-memory layout of one entry of a shard's /found index: the record's text is
- * bytes [offset, offset + length) of the shard's /text dataset. */
+ * bytes [offset, offset + length) of the shard's /text dataset; lo is the first cell of
+ * the range of unit (row, m, unit) it was found in. */
 typedef struct {
     int32_t row;
     int64_t m;
     int64_t unit;
+    int64_t lo;
     int64_t offset;
     int64_t length;
     uint32_t checksum; /* hf_store_checksum of the text */
 } hf_found_mem_t;
 
 hid_t hf_h5_found_type(int file);
+/* The /found entry of shard format 1: hf_h5_found_type without lo. */
+hid_t hf_h5_found_type_v1(int file);
 
 /* Fixed-length null-terminated string type of n bytes, NUL included (caller closes). */
 hid_t hf_h5_fixed_str_type(size_t n);
