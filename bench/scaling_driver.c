@@ -1,19 +1,28 @@
 /* The real scheduler (hf_sched_run) on simulated ranks (SimGrid SMPI, built by
  * bench/scaling in build-smpi): every MPI message and every scheduling decision is the
  * real one, and the search's computation is replaced by its recorded cost (a workload
- * from bench/scaling_record): each rank "computes" the preparation of each size and each
- * unit it is handed with smpi_execute_flops. A size's preparation is replayed as the real
- * scheduler splits it (hf_sched_split_t): every rank computes the serial rest, then for
- * each exchange its share of the recorded sub-units (u mod N), then the exchange's
- * collective calls, with the recorded bytes gathered (from simulated shared memory:
- * 1024 ranks would otherwise each hold the whole table). A workload without x/s lines
- * (older recordings) is prepared whole on every rank. The coordinator's units are cut into the
- * slices between two polls (as recorded; in older recordings every 256 candidates), so rank 0
- * answers requests when the real one would. smpirun -np N -platform bench/cluster.xml
- * build-smpi/scaling_driver WORKLOAD [FLOPS] FLOPS: the simulated host's speed in flop/s (the
- * platform's speed); a recorded second is FLOPS flops, so a simulated host is as fast as one core
- * of the recording machine. Rank 0 prints one line: ranks=N seconds=T m_star=M units=U nodes=X
- * coord_busy=F worker_idle=F coord_msgs=K */
+ * from bench/scaling_record), spent with smpi_execute_flops.
+ *
+ * The runner mirrors the search: a size's preparation runs the serial rest of its
+ * recorded cost, then for each recorded round of its split preparation the real calls of
+ * the layered engine's fs_grow_size (an agreement, hf_search_split_t.deal of the recorded
+ * sub-units, the exchange of the recorded bytes, an agreement); each range of cells of a
+ * sub-unit or unit costs what its recorded profile says those cells cost (linear between
+ * profile points). A range runs in slices of HF_REPLAY_SLICE seconds with a poll between
+ * (the real search polls every 256 candidates or 64 middles), so rank 0 answers requests
+ * and a rank answers steal requests about when the real ones would. Older recordings (no
+ * cells, no profiles) have one cell a unit and sub-unit.
+ *
+ *   smpirun -np N -platform bench/cluster.xml build-smpi/scaling_driver WORKLOAD [FLOPS]
+ * FLOPS: the simulated host's speed in flop/s (the platform's speed); a recorded second is
+ * FLOPS flops, so a simulated host is as fast as one core of the recording machine.
+ * HF_REPLAY_SLICE (seconds, default 2e-4): the poll period of the replay;
+ * HF_REPLAY_DEDICATED=1: rank 0 only coordinates.
+ * Rank 0 prints one line: ranks=N seconds=T m_star=M recorded_m_star=M units=U nodes=X
+ * coord_busy=F worker_idle=F coord_msgs=K steals=S rounds=R
+ *
+ * All simulated ranks live in one process: rank 0 reads the workload once and the others
+ * use it through its address (read only). */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdint.h>
@@ -24,42 +33,57 @@
 #include "headfuse/agree.h"
 #include "headfuse/sched.h"
 
+/* A unit's or sub-unit's recorded cost. */
 typedef struct {
-    float seconds;
-    int32_t found;
-    int64_t nodes;
-    int64_t polls; /* calls of the poll hook; -1: not recorded (every 256 nodes then) */
-} unit_cost_t;
+    double seconds;
+    int64_t nodes, polls, cells;
+    long found;
+    long prof, nprof; /* its profile points: w->pcell/ptime[prof .. prof + nprof) */
+} cost_t;
 
-/* One exchange of a size's split preparation: nsub sub-units, then bytes gathered. */
+/* One round of a size's split preparation: nsub sub-units, then bytes gathered. */
 typedef struct {
-    int64_t nsub, bytes;
-} xchg_t;
+    long nsub, first; /* its sub-units: size's sub[first .. first + nsub) */
+    long bytes;
+} round_t;
 
 typedef struct {
     long m, nunits;
     double level_seconds; /* all of the size's preparation */
-    unit_cost_t *units;
-    long nx, nsub; /* exchanges and sub-units of the split preparation (0: none recorded) */
-    xchg_t *x;
-    float *sub; /* the sub-units' seconds, exchange after exchange */
+    cost_t *units;
+    long nrounds, nsub;
+    round_t *rounds;
+    cost_t *sub;
 } size_cost_t;
 
 typedef struct {
-    double prepare, flops;
+    double prepare;
     size_cost_t *sizes;
     long nsizes;
     long m_star; /* recorded */
-    int rank, nranks;
-    hf_sched_split_t split; /* the scheduler's own exchange, for its agreements */
+    int64_t *pcell;
+    double *ptime;
+    long np, npcap, ntcap;
+    int cells; /* the recording has cells and profiles */
 } workload_t;
 
-/* Room for n elements of size sz in *p (capacity *cap); 0 when out of memory. */
+/* One simulated rank's replay. */
+typedef struct {
+    const workload_t *w;
+    double flops, slice;
+    int rank, nranks;
+    const hf_search_split_t *split; /* set by the scheduler with several ranks */
+} replay_t;
+
+/* ---------------------------------------------------------------- reading */
+
 static int grow(void **p, long *cap, long n, size_t sz)
 {
     if (n <= *cap)
         return 1;
     long c = *cap ? 2 * *cap : 64;
+    while (c < n)
+        c *= 2;
     void *g = realloc(*p, (size_t)c * sz);
     if (!g)
         return 0;
@@ -74,49 +98,64 @@ static int load(const char *path, workload_t *w)
     if (!f)
         return -1;
     char line[512];
-    size_t cap = 0;
+    long scap = 0, rcap = 0, subcap = 0;
     size_cost_t *cur = NULL;
+    cost_t *last = NULL; /* where p lines go */
     w->m_star = -1;
-    long xcap = 0, scap = 0;
     while (fgets(line, sizeof line, f)) {
-        long m, n, u, nodes, found, units, polls;
-        int k;
+        long m, n, u, found;
+        long long nodes, polls, cells, cell;
         double s;
+        int k;
         if (line[0] == '#')
             continue;
-        if (sscanf(line, "s %lf", &s) == 1) {
-            if (!cur || cur->nx == 0 ||
-                !grow((void **)&cur->sub, &scap, cur->nsub + 1, sizeof *cur->sub))
+        if (sscanf(line, "p %lld %lf", &cell, &s) == 2) {
+            if (!last || !grow((void **)&w->pcell, &w->npcap, w->np + 1, sizeof *w->pcell) ||
+                !grow((void **)&w->ptime, &w->ntcap, w->np + 1, sizeof *w->ptime))
                 goto bad;
-            cur->sub[cur->nsub++] = (float)s;
+            if (last->nprof == 0)
+                last->prof = w->np;
+            w->pcell[w->np] = cell;
+            w->ptime[w->np++] = s;
+            last->nprof++;
+        } else if ((k = sscanf(line, "s %lf %lld %lld", &s, &cells, &polls)) >= 1) {
+            if (!cur || cur->nrounds == 0 ||
+                !grow((void **)&cur->sub, &subcap, cur->nsub + 1, sizeof *cur->sub))
+                goto bad;
+            last = cur->sub + cur->nsub++;
+            *last =
+                (cost_t){.seconds = s, .cells = k >= 2 ? cells : 1, .polls = k >= 3 ? polls : 0};
+            cur->rounds[cur->nrounds - 1].nsub++;
+            w->cells |= k >= 2;
         } else if (sscanf(line, "x %ld %ld", &n, &u) == 2) {
-            if (!cur || !grow((void **)&cur->x, &xcap, cur->nx + 1, sizeof *cur->x))
+            if (!cur || !grow((void **)&cur->rounds, &rcap, cur->nrounds + 1, sizeof *cur->rounds))
                 goto bad;
-            cur->x[cur->nx++] = (xchg_t){n, u};
-        } else if ((k = sscanf(line, "u %ld %lf %ld %ld %ld", &u, &s, &nodes, &found, &polls)) >=
-                   4) {
+            cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u};
+        } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
+                               &cells)) >= 4) {
             if (!cur || u < 0 || u >= cur->nunits)
                 goto bad;
-            cur->units[u] = (unit_cost_t){(float)s, (int32_t)found, nodes, k == 5 ? polls : -1};
+            last = cur->units + u;
+            *last = (cost_t){.seconds = s,
+                             .nodes = nodes,
+                             .found = found,
+                             .polls = k >= 5 ? polls : nodes / 256,
+                             .cells = k >= 6 ? cells : 1};
         } else if (sscanf(line, "size %ld %ld %lf", &m, &n, &s) == 3) {
-            if ((size_t)w->nsizes == cap) {
-                cap = cap ? 2 * cap : 16;
-                size_cost_t *g = realloc(w->sizes, cap * sizeof *g);
-                if (!g)
-                    goto bad;
-                w->sizes = g;
-            }
+            if (!grow((void **)&w->sizes, &scap, w->nsizes + 1, sizeof *w->sizes))
+                goto bad;
             cur = w->sizes + w->nsizes++;
-            *cur = (size_cost_t){.m = m,
-                                 .nunits = n,
-                                 .level_seconds = s,
-                                 .units = calloc((size_t)(n ? n : 1), sizeof(unit_cost_t))};
-            xcap = scap = 0;
+            *cur = (size_cost_t){.m = m, .nunits = n, .level_seconds = s};
+            cur->units = calloc((size_t)(n ? n : 1), sizeof *cur->units);
+            rcap = subcap = 0;
+            last = NULL;
             if (!cur->units)
                 goto bad;
+            for (long i = 0; i < n; i++)
+                cur->units[i].cells = 1;
         } else if (sscanf(line, "prepare %lf", &s) == 1) {
             w->prepare = s;
-        } else if (sscanf(line, "end %ld %ld %lf", &m, &units, &s) == 3) {
+        } else if (sscanf(line, "end %ld %ld %lf", &m, &n, &s) == 3) {
             w->m_star = m;
         }
     }
@@ -127,56 +166,78 @@ bad:
     return -1;
 }
 
-/* Rank 0 reads the workload, the others receive it (one parse instead of N). */
-static int share(workload_t *w, int ok)
-{
-    double head[4] = {ok, w->prepare, (double)w->nsizes, (double)w->m_star};
-    MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (!head[0])
-        return -1;
-    if (w->rank != 0) {
-        w->prepare = head[1];
-        w->nsizes = (long)head[2];
-        w->m_star = (long)head[3];
-        if (!(w->sizes = calloc((size_t)w->nsizes, sizeof *w->sizes)))
-            return -1;
-    }
-    for (long i = 0; i < w->nsizes; i++) {
-        size_cost_t *sz = w->sizes + i;
-        double h[5] = {(double)sz->m, (double)sz->nunits, sz->level_seconds, (double)sz->nx,
-                       (double)sz->nsub};
-        MPI_Bcast(h, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (w->rank != 0) {
-            *sz = (size_cost_t){(long)h[0],
-                                (long)h[1],
-                                h[2],
-                                calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof(unit_cost_t)),
-                                (long)h[3],
-                                (long)h[4],
-                                calloc((size_t)(h[3] > 0 ? h[3] : 1), sizeof(xchg_t)),
-                                calloc((size_t)(h[4] > 0 ? h[4] : 1), sizeof(float))};
-            if (!sz->units || !sz->x || !sz->sub)
-                return -1;
-        }
-        MPI_Bcast(sz->units, (int)(sz->nunits * sizeof(unit_cost_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
-        MPI_Bcast(sz->x, (int)(sz->nx * sizeof(xchg_t)), MPI_BYTE, 0, MPI_COMM_WORLD);
-        MPI_Bcast(sz->sub, (int)(sz->nsub * sizeof(float)), MPI_BYTE, 0, MPI_COMM_WORLD);
-    }
-    return 0;
-}
+/* ---------------------------------------------------------------- replaying costs */
 
-static void compute(const workload_t *w, double seconds)
+static void compute(const replay_t *r, double seconds)
 {
     if (seconds > 0)
-        smpi_execute_flops(seconds * w->flops);
+        smpi_execute_flops(seconds * r->flops);
 }
 
-static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
+/* Seconds spent before cell `cell` of c: linear between its profile points. */
+static double cost_at(const workload_t *w, const cost_t *c, int64_t cell)
 {
-    workload_t *w = ctx;
-    compute(w, w->prepare);
-    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
+    int64_t c0 = 0, c1 = c->cells;
+    double t0 = 0, t1 = c->seconds;
+    long lo = 0, hi = c->nprof; /* first profile point past cell */
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (w->pcell[c->prof + mid] <= cell)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0) {
+        c0 = w->pcell[c->prof + lo - 1];
+        t0 = w->ptime[c->prof + lo - 1];
+    }
+    if (lo < c->nprof) {
+        c1 = w->pcell[c->prof + lo];
+        t1 = w->ptime[c->prof + lo];
+    }
+    if (t1 < t0)
+        t1 = t0;
+    return c1 > c0 ? t0 + (t1 - t0) * (double)(cell - c0) / (double)(c1 - c0) : t0;
 }
+
+/* The cell being run after t seconds of c: the last cell that starts at or before t. */
+static int64_t cell_at(const workload_t *w, const cost_t *c, double t)
+{
+    int64_t lo = 0, hi = c->cells - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (cost_at(w, c, mid) <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Cells [lo, range->hi) of c, in slices with a poll between (the poll may lower hi). */
+static hf_err_t replay_range(const replay_t *r, const cost_t *c, int64_t lo,
+                             hf_search_range_t *range, hf_search_poll_fn poll, void *poll_ctx)
+{
+    double t = cost_at(r->w, c, lo);
+    range->pos = lo;
+    for (;;) {
+        double end = cost_at(r->w, c, range->hi);
+        if (t >= end)
+            return HF_OK;
+        double next = t + r->slice < end ? t + r->slice : end;
+        compute(r, next - t);
+        t = next;
+        int64_t cell = cell_at(r->w, c, t);
+        if (cell >= range->hi)
+            cell = range->hi - 1;
+        if (cell > range->pos)
+            range->pos = cell;
+        if (poll && poll(poll_ctx))
+            return HF_ERR_INTERRUPTED;
+    }
+}
+
+/* ---------------------------------------------------------------- the runner */
 
 static const size_cost_t *size_of(const workload_t *w, long m)
 {
@@ -186,120 +247,158 @@ static const size_cost_t *size_of(const workload_t *w, long m)
     return NULL;
 }
 
-/* One exchange of the split preparation, with the real scheduler's collective calls
- * (hf_sched_split_t: the agreement before the sub-search's size, the status of the
- * exchange, the lengths, the bytes, the agreement after): this rank's share of the bytes
- * comes from, and every rank's goes to, simulated shared memory. */
-static hf_err_t replay_exchange(const workload_t *w, const xchg_t *x)
+static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
 {
-    const hf_search_split_t *sp = &w->split.split;
-    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
-    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
-    long long share = (x->bytes + w->nranks - 1) / w->nranks,
-              *lens = malloc((size_t)w->nranks * sizeof *lens);
-    if (!lens)
-        return HF_ERR_NOMEM;
-    HF_TRY(hf_agree_all(MPI_COMM_WORLD, HF_OK));
-    MPI_Allgather(&share, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-    free(lens);
-    HF_TRY(hf_agree_all(MPI_COMM_WORLD, HF_OK));
-    char *buf = SMPI_SHARED_MALLOC((size_t)share * (size_t)w->nranks + 1);
-    MPI_Allgather(buf, (int)share, MPI_BYTE, buf, (int)share, MPI_BYTE, MPI_COMM_WORLD);
-    SMPI_SHARED_FREE(buf);
-    return sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL);
+    replay_t *r = ctx;
+    compute(r, r->w->prepare);
+    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
 }
 
-static hf_err_t r_level(void *ctx, long m, long *nunits)
+static void r_set_split(void *ctx, const hf_search_split_t *split)
 {
-    workload_t *w = ctx;
-    const size_cost_t *sz = size_of(w, m);
+    ((replay_t *)ctx)->split = split;
+}
+
+typedef struct {
+    const replay_t *r;
+    const cost_t *sub; /* the round's sub-units */
+} sub_round_t;
+
+static hf_err_t replay_sub(void *ctx, long unit, int64_t lo, hf_search_range_t *range,
+                           hf_search_poll_fn poll, void *poll_ctx)
+{
+    sub_round_t *g = ctx;
+    return replay_range(g->r, g->sub + unit, lo, range, poll, poll_ctx);
+}
+
+/* One round of the split preparation, with the calls of the layered engine's fs_grow_size:
+ * the agreement before the sub-search's size, the deal of its sub-units, the exchange of
+ * the recorded bytes (each rank gives its share), the agreement after. */
+static hf_err_t replay_round(const replay_t *r, const size_cost_t *sz, const round_t *rd)
+{
+    const hf_search_split_t *sp = r->split;
+    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+    int64_t *cells = malloc((size_t)(rd->nsub ? rd->nsub : 1) * sizeof *cells);
+    if (!cells)
+        return HF_ERR_NOMEM;
+    for (long i = 0; i < rd->nsub; i++)
+        cells[i] = sz->sub[rd->first + i].cells;
+    sub_round_t g = {r, sz->sub + rd->first};
+    hf_err_t e = sp->deal(sp->ctx, HF_OK, rd->nsub, cells, replay_sub, &g);
+    free(cells);
+    size_t share = ((size_t)rd->bytes + (size_t)r->nranks - 1) / (size_t)r->nranks, total = 0;
+    char *buf = calloc(share ? share : 1, 1);
+    void *all = NULL;
+    if (!buf && e == HF_OK)
+        e = HF_ERR_NOMEM;
+    e = sp->allgather(sp->ctx, e, buf, buf ? share : 0, &all, &total);
+    free(all);
+    free(buf);
+    return sp->allgather(sp->ctx, e, NULL, 0, NULL, NULL);
+}
+
+static hf_err_t r_level(void *ctx, long m, hf_search_poll_fn poll, void *poll_ctx, long *nunits)
+{
+    replay_t *r = ctx;
+    const size_cost_t *sz = size_of(r->w, m);
     if (!sz)
         return hf_error(HF_ERR_INPUT, "size %ld is not in the workload", m);
     double subs = 0;
     for (long i = 0; i < sz->nsub; i++)
-        subs += sz->sub[i];
-    /* every rank prepares whole what is not split; one rank prepares everything */
-    if (w->nranks == 1 || sz->nx == 0) {
-        compute(w, sz->level_seconds);
+        subs += sz->sub[i].seconds;
+    if (!r->split || sz->nrounds == 0) {
+        /* one rank prepares everything (as do all ranks for a recording without rounds) */
+        compute(r, sz->level_seconds);
     } else {
-        compute(w, sz->level_seconds > subs ? sz->level_seconds - subs : 0);
-        for (long i = 0, first = 0; i < sz->nx; first += sz->x[i++].nsub) {
-            double mine = 0;
-            for (long u = w->rank; u < sz->x[i].nsub; u += w->nranks)
-                mine += sz->sub[first + u];
-            compute(w, mine);
-            HF_TRY(replay_exchange(w, sz->x + i));
-        }
+        compute(r, sz->level_seconds > subs ? sz->level_seconds - subs : 0);
+        for (long i = 0; i < sz->nrounds; i++)
+            HF_TRY(replay_round(r, sz, sz->rounds + i));
     }
     *nunits = sz->nunits;
+    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
+}
+
+static hf_err_t r_unit_cells(void *ctx, long m, long unit, int64_t *cells)
+{
+    replay_t *r = ctx;
+    *cells = size_of(r->w, m)->units[unit].cells;
     return HF_OK;
 }
 
-static hf_err_t r_run_unit(void *ctx, long m, long unit, hf_search_found_fn found, void *found_ctx,
-                           hf_search_poll_fn poll, void *poll_ctx, long *nodes)
+static hf_err_t r_run_cells(void *ctx, long m, long unit, int64_t lo, hf_search_range_t *range,
+                            hf_search_found_fn found, void *found_ctx, hf_search_poll_fn poll,
+                            void *poll_ctx, long *nodes)
 {
-    workload_t *w = ctx;
-    const unit_cost_t *c = size_of(w, m)->units + unit;
-    /* only rank 0's poll does work (it serves requests); elsewhere one step is exact */
-    long polls = c->polls >= 0 ? (long)c->polls : (long)(c->nodes / 256);
-    long slices = w->rank == 0 && poll ? polls + 1 : 1;
-    double slice = c->seconds / slices;
-    for (long i = 0; i < slices; i++) {
-        compute(w, slice);
-        if (poll && poll(poll_ctx))
-            return HF_ERR_INTERRUPTED;
-    }
-    for (int32_t i = 0; i < c->found; i++)
+    replay_t *r = ctx;
+    const cost_t *c = size_of(r->w, m)->units + unit;
+    HF_TRY(replay_range(r, c, lo, range, poll, poll_ctx));
+    /* the unit's supports are counted with its first cell, its nodes spread evenly */
+    for (long i = 0; lo == 0 && i < c->found; i++)
         HF_TRY(found(found_ctx, m, NULL, NULL));
-    *nodes = (long)c->nodes;
+    *nodes = (long)((double)c->nodes * (double)range->hi / (double)c->cells) -
+             (long)((double)c->nodes * (double)lo / (double)c->cells);
     return HF_OK;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    workload_t w;
-    memset(&w, 0, sizeof w);
-    w.rank = rank;
-    w.nranks = size;
-    hf_sched_split_init(&w.split, MPI_COMM_WORLD);
-    w.flops = argc > 2 ? atof(argv[2]) : 1e9;
-    int ok = rank != 0 || (argc > 1 && load(argv[1], &w) == 0);
-    if (share(&w, ok) != 0) {
-        if (rank == 0)
+    replay_t r;
+    memset(&r, 0, sizeof r);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
+    r.flops = argc > 2 ? atof(argv[2]) : 1e9;
+    r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
+    static workload_t *shared; /* privatised per rank by SMPI: each holds rank 0's address */
+    uint64_t addr = 0;
+    int ok = 1;
+    if (r.rank == 0) {
+        shared = calloc(1, sizeof *shared);
+        ok = shared && argc > 1 && load(argv[1], shared) == 0;
+        addr = ok ? (uint64_t)(uintptr_t)shared : 0;
+    }
+    MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (!addr) {
+        if (r.rank == 0)
             fprintf(stderr, "scaling_driver: cannot read the workload %s\n",
                     argc > 1 ? argv[1] : "(none)");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    hf_sched_runner_t runner = {r_prepare, r_level, r_run_unit, &w};
-    hf_sched_opts_t opts = {.first_m = w.sizes[0].m,
-                            .last_m = w.sizes[w.nsizes - 1].m,
-                            .quiet = 1,
+    r.w = (const workload_t *)(uintptr_t)addr;
+    hf_sched_runner_t runner = {r_prepare, r_set_split, r_level, r_unit_cells, r_run_cells, &r};
+    hf_sched_opts_t opts = {.first_m = r.w->sizes[0].m,
+                            .last_m = r.w->sizes[r.w->nsizes - 1].m,
+                            .quiet = !getenv("HF_REPLAY_VERBOSE"),
                             .progress_interval = 1e9,
                             .label = "replay",
-                            .runner = &runner};
+                            .runner = &runner,
+                            .dedicated = getenv("HF_REPLAY_DEDICATED") &&
+                                         !strcmp(getenv("HF_REPLAY_DEDICATED"), "1")};
     hf_sched_outcome_t out;
     MPI_Barrier(MPI_COMM_WORLD);
     hf_err_t err = hf_sched_run(MPI_COMM_WORLD, NULL, &opts, NULL, &out);
     double idle = out.idle_fraction, idle_sum = 0;
     MPI_Reduce(&idle, &idle_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        double worker_idle = size > 1 ? (idle_sum - idle) / (size - 1) : idle;
+    if (r.rank == 0) {
+        double worker_idle = r.nranks > 1 ? (idle_sum - idle) / (r.nranks - 1) : idle;
         printf("ranks=%d seconds=%.3f m_star=%ld recorded_m_star=%ld units=%ld nodes=%ld "
-               "coord_busy=%.4f worker_idle=%.4f coord_msgs=%ld err=%d\n",
-               size, out.seconds, out.m_star, w.m_star, out.units, out.nodes,
+               "coord_busy=%.4f worker_idle=%.4f coord_msgs=%ld steals=%ld rounds=%ld err=%d\n",
+               r.nranks, out.seconds, out.m_star, r.w->m_star, out.units, out.nodes,
                out.seconds > 0 ? out.coord_seconds / out.seconds : 0, worker_idle,
-               out.coord_messages, (int)err);
+               out.coord_messages, out.steals, out.rounds, (int)err);
     }
-    for (long i = 0; i < w.nsizes; i++) {
-        free(w.sizes[i].units);
-        free(w.sizes[i].x);
-        free(w.sizes[i].sub);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r.rank == 0) {
+        for (long i = 0; i < shared->nsizes; i++) {
+            free(shared->sizes[i].units);
+            free(shared->sizes[i].rounds);
+            free(shared->sizes[i].sub);
+        }
+        free(shared->sizes);
+        free(shared->pcell);
+        free(shared->ptime);
+        free(shared);
     }
-    free(w.sizes);
     MPI_Finalize();
     return err == HF_OK ? 0 : 1;
 }

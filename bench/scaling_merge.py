@@ -6,12 +6,14 @@
 Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
 replay then decides those sizes only, like --max-atoms. Preparation and size costs are
 the mean over the parts (each part prepared every size, as every rank does); the split
-preparation's exchanges and sub-units (x and s lines) are part 0's."""
+preparation's rounds and sub-units (x, s and their p lines) are part 0's; each unit keeps
+the p lines (its profile) of the part that ran it."""
 import sys
 
 
 def read(path):
     comments, prepare, sizes, end, cur = [], 0.0, [], None, None
+    last = None  # where p lines go: the prep list or a unit's own
     for line in open(path):
         f = line.split()
         if not f:
@@ -25,8 +27,15 @@ def read(path):
             sizes.append(cur)
         elif f[0] in ("x", "s"):
             cur["prep"].append(line.rstrip("\n"))
+            last = None
+        elif f[0] == "p":
+            if last is None:
+                cur["prep"].append(line.rstrip("\n"))
+            else:
+                last.append(line.rstrip("\n"))
         elif f[0] == "u":
-            cur["units"][int(f[1])] = line.split(None, 2)[2].rstrip("\n")
+            last = []
+            cur["units"][int(f[1])] = (line.split(None, 2)[2].rstrip("\n"), last)
         elif f[0] == "end":
             end = f
     return comments, prepare, sizes, end
@@ -60,8 +69,11 @@ for i in range(nsizes):
         merged.update(s["units"])
     assert len(merged) == n, "size %d: %d of %d units recorded" % (m, len(merged), n)
     for u in range(n):
-        print(f"u {u} {merged[u]}")
-        sec, _, fnd = merged[u].split()[:3]  # POLLS may follow
+        rest, prof = merged[u]
+        print(f"u {u} {rest}")
+        for p in prof:
+            print(p)
+        sec, _, fnd = rest.split()[:3]  # POLLS and CELLS may follow
         total += float(sec)
         found += int(fnd)
     units += n

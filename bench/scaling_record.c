@@ -1,6 +1,9 @@
 /* Record a search's workload for the SMPI scaling bench (bench/scaling): the scheduler's
  * loop in one process (preparation, sizes in order, every unit, stop after the first size
- * with a feasible support), with the CPU time of each size's preparation and each unit.
+ * with a feasible support), with the CPU time of each size's preparation and each unit, and
+ * of their cells (search.h): a profile of each unit and sub-unit, the CPU time spent before
+ * the cell it was at, every few milliseconds, so that the replay can run any range of cells
+ * (the scheduler hands out ranges and steals from long ones).
  * CPU time, not wall time: the recording machine is shared, and a unit's cost must not
  * include the time other processes took from it.
  *   scaling_record FAMILY-SPEC|FILE.json SPAN ENGINE [MAX_ATOMS [K/N]] > workload.txt
@@ -10,22 +13,33 @@
  *   # comments (target, command, totals)
  *   prepare SECONDS                    one-time preparation (hf_search_prepare)
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
- *   x NSUB BYTES                       one exchange of the split preparation of size M
- *                                      (hf_search_split_t): NSUB sub-units, split across
- *                                      the ranks, then BYTES gathered from all of them
- *   s SECONDS                          NSUB lines: each sub-unit's cost, in order
- *   u UNIT SECONDS NODES FOUND POLLS   one line per unit of the size above, in order;
- *                                      POLLS: calls of the poll hook (rank 0 answers
- *                                      requests there), absent in older recordings
+ *   x NSUB BYTES                       one round of the split preparation of size M
+ *                                      (hf_search_split_t): NSUB sub-units dealt to the
+ *                                      ranks, then BYTES gathered from all of them
+ *   s SECONDS CELLS POLLS              NSUB lines: each sub-unit's cost, cells and calls of
+ *                                      the poll hook, each followed by its profile
+ *   u UNIT SECONDS NODES FOUND POLLS CELLS   one line per unit of the size above, in
+ *                                      order, followed by its profile; POLLS: calls of the
+ *                                      poll hook (rank 0 answers requests there)
+ *   p CELL SECONDS                     profile point: SECONDS of CPU spent before the unit
+ *                                      (or sub-unit) above started cell CELL (one every
+ *                                      HF_RECORD_SAMPLE seconds of it)
  *   end M_STAR UNITS TOTAL_SECONDS
- * Every rank runs the rest of a size's preparation (SECONDS minus its sub-units). The
- * recorder prepares through a split of one process, which only times the sub-units. */
+ * Older recordings have no cells and no profiles (s SECONDS; u ... POLLS, or without
+ * POLLS): their units are one cell. Every rank runs the rest of a size's preparation
+ * (SECONDS minus its sub-units). The recorder prepares through a split of one process,
+ * which only times the sub-units. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "headfuse/search.h"
+
+/* Profile points every this many seconds of a unit (of wall time, read cheaply; the
+ * point itself holds CPU time). */
+#define HF_RECORD_SAMPLE 0.01
 
 static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
 {
@@ -36,12 +50,6 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
     return HF_OK;
 }
 
-static int count_poll(void *ctx)
-{
-    (*(long *)ctx)++;
-    return 0;
-}
-
 static double cpu(void)
 {
     struct timespec ts;
@@ -49,79 +57,130 @@ static double cpu(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* The split preparation of one process, timed: each sub-unit's CPU seconds and each
- * exchange's bytes, printed after the size line. */
-typedef struct {
-    double t;  /* start of the open sub-unit, or < 0 */
-    double *s; /* sub-units since the last exchange */
-    long n, cap;
-    char *text; /* x and s lines of the size being prepared */
-    size_t len, textcap;
-    int failed;
-} rec_t;
-
-static void rec_close(rec_t *r)
+static double wall(void)
 {
-    if (r->t < 0)
-        return;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 1024;
-        double *g = realloc(r->s, (size_t)r->cap * sizeof *g);
-        if (!g) {
-            r->failed = 1;
-            r->n = 0;
-        } else {
-            r->s = g;
-        }
-    }
-    if (r->n < r->cap)
-        r->s[r->n++] = cpu() - r->t;
-    r->t = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void rec_print(rec_t *r, const char *fmt, double v, long n)
+/* Text lines gathered before they are printed. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+    int failed;
+} text_t;
+
+static void text_append(text_t *t, const char *str, size_t k)
 {
-    char line[64];
-    int k =
-        n >= 0 ? snprintf(line, sizeof line, fmt, n, (long)v) : snprintf(line, sizeof line, fmt, v);
-    if (r->len + (size_t)k + 1 > r->textcap) {
-        size_t cap = 2 * (r->textcap + (size_t)k + 1);
-        char *g = realloc(r->text, cap);
+    if (t->failed)
+        return;
+    if (t->len + k + 1 > t->cap) {
+        size_t cap = 2 * (t->cap + k + 1);
+        char *g = realloc(t->text, cap);
         if (!g) {
-            r->failed = 1;
+            t->failed = 1;
             return;
         }
-        r->text = g;
-        r->textcap = cap;
+        t->text = g;
+        t->cap = cap;
     }
-    memcpy(r->text + r->len, line, (size_t)k + 1);
-    r->len += (size_t)k;
+    memcpy(t->text + t->len, str, k);
+    t->len += k;
+    t->text[t->len] = 0;
 }
 
-static void rec_sub_unit(void *ctx, long unit)
+static void text_add(text_t *t, const char *fmt, ...)
 {
-    (void)unit;
+    char line[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (k > 0 && (size_t)k < sizeof line)
+        text_append(t, line, (size_t)k);
+}
+
+static void text_flush(text_t *t, FILE *f)
+{
+    if (t->len)
+        fputs(t->text, f);
+    t->len = 0;
+}
+
+/* A unit (or sub-unit) being timed: its poll calls and its profile. */
+typedef struct {
+    const hf_search_range_t *range;
+    double cpu0, wall_next;
+    long polls;
+    int64_t last_cell;
+    text_t prof; /* p lines */
+} timer_t_;
+
+static void timer_start(timer_t_ *t, const hf_search_range_t *range)
+{
+    t->range = range;
+    t->polls = 0;
+    t->last_cell = 0;
+    t->cpu0 = cpu();
+    t->wall_next = wall() + HF_RECORD_SAMPLE;
+    t->prof.len = 0;
+}
+
+static int timer_poll(void *ctx)
+{
+    timer_t_ *t = ctx;
+    t->polls++;
+    if (wall() >= t->wall_next && t->range->pos > t->last_cell) {
+        t->last_cell = t->range->pos;
+        text_add(&t->prof, "p %lld %.6f\n", (long long)t->last_cell, cpu() - t->cpu0);
+        t->wall_next = wall() + HF_RECORD_SAMPLE;
+    }
+    return 0;
+}
+
+/* The split preparation of one process, timed: each sub-unit's CPU seconds, cells, polls
+ * and profile, and each exchange's bytes, printed after the size line. */
+typedef struct {
+    text_t subs; /* s and p lines since the last exchange */
+    long nsub;
+    text_t out; /* x, s and p lines of the size being prepared */
+    timer_t_ tm;
+} rec_t;
+
+static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t *cells,
+                         hf_search_deal_fn run, void *run_ctx)
+{
     rec_t *r = ctx;
-    rec_close(r);
-    r->t = cpu();
+    for (long u = 0; status == HF_OK && u < nunits; u++) {
+        hf_search_range_t range = {0, cells[u]};
+        timer_start(&r->tm, &range);
+        status = run(run_ctx, u, 0, &range, timer_poll, &r->tm);
+        text_add(&r->subs, "s %.6f %lld %ld\n", cpu() - r->tm.cpu0, (long long)cells[u],
+                 r->tm.polls);
+        text_append(&r->subs, r->tm.prof.text ? r->tm.prof.text : "", r->tm.prof.len);
+        r->nsub++;
+    }
+    return status;
 }
 
 static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
                               size_t *outlen)
 {
     rec_t *r = ctx;
-    rec_close(r);
     if (!out || status != HF_OK) {
         if (out)
             *out = NULL;
-        if (status != HF_OK)
-            r->n = 0;
+        if (status != HF_OK) {
+            r->subs.len = 0;
+            r->nsub = 0;
+        }
         return status;
     }
-    rec_print(r, "x %ld %ld\n", (double)len, r->n);
-    for (long i = 0; i < r->n; i++)
-        rec_print(r, "s %.6f\n", r->s[i], -1);
-    r->n = 0;
+    text_add(&r->out, "x %ld %ld\n", r->nsub, (long)len);
+    text_append(&r->out, r->subs.text ? r->subs.text : "", r->subs.len);
+    r->subs.len = 0;
+    r->nsub = 0;
     *outlen = len;
     if (!(*out = hf_malloc(len ? len : 1)))
         return HF_ERR_NOMEM;
@@ -168,9 +227,12 @@ int main(int argc, char **argv)
     printf("\n# engine %s, first size %ld, last size %ld\n", hf_engine_name(hf_search_engine(s)),
            hf_search_first_size(s), hf_search_last_size(s));
     printf("prepare %.6f\n", cpu() - t0);
-    rec_t rec = {.t = -1};
-    hf_search_split_t split = {0, 1, rec_allgather, rec_sub_unit, &rec};
+    rec_t rec;
+    memset(&rec, 0, sizeof rec);
+    hf_search_split_t split = {0, 1, rec_allgather, rec_deal, &rec};
     hf_search_set_split(s, &split);
+    timer_t_ tm;
+    memset(&tm, 0, sizeof tm);
     long m_star = -1, units = 0;
     for (long m = hf_search_first_size(s); m <= hf_search_last_size(s); m++) {
         long nu = 0, found = 0;
@@ -178,21 +240,28 @@ int main(int argc, char **argv)
         if ((err = hf_search_level(s, m, &nu)) != HF_OK)
             break;
         printf("size %ld %ld %.6f\n", m, nu, cpu() - t1);
-        if (rec.failed) {
+        if (rec.out.failed || rec.subs.failed) {
             fprintf(stderr, "%s: out of memory\n", argv[0]);
             return 1;
         }
-        fputs(rec.text ? rec.text : "", stdout);
-        rec.len = 0;
-        if (rec.text)
-            rec.text[0] = 0;
+        text_flush(&rec.out, stdout);
         for (long u = part; u < nu; u += nparts) {
-            long nodes = 0, before = found, polls = 0;
-            double t2 = cpu();
-            if ((err = hf_search_run_unit(s, m, u, on_found, &found, count_poll, &polls, &nodes)) !=
-                HF_OK)
+            long nodes = 0, before = found;
+            int64_t cells = 0;
+            if ((err = hf_search_unit_cells(s, m, u, &cells)) != HF_OK)
                 break;
-            printf("u %ld %.6f %ld %ld %ld\n", u, cpu() - t2, nodes, found - before, polls);
+            hf_search_range_t range = {0, cells};
+            timer_start(&tm, &range);
+            if ((err = hf_search_run_cells(s, m, u, 0, &range, on_found, &found, timer_poll, &tm,
+                                           &nodes)) != HF_OK)
+                break;
+            printf("u %ld %.6f %ld %ld %ld %lld\n", u, cpu() - tm.cpu0, nodes, found - before,
+                   tm.polls, (long long)cells);
+            text_flush(&tm.prof, stdout);
+            if (tm.prof.failed) {
+                fprintf(stderr, "%s: out of memory\n", argv[0]);
+                return 1;
+            }
         }
         fflush(stdout);
         units += nu;
@@ -208,7 +277,8 @@ int main(int argc, char **argv)
     printf("end %ld %ld %.6f\n", m_star, units, cpu() - t0);
     hf_search_destroy(&s);
     hf_target_clear(&t);
-    free(rec.s);
-    free(rec.text);
+    free(rec.subs.text);
+    free(rec.out.text);
+    free(tm.prof.text);
     return err == HF_OK ? 0 : 1;
 }
