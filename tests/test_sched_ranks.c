@@ -366,6 +366,31 @@ static void test_deal_failure_on_one_rank(void)
     }
 }
 
+/* Rounds smaller than the ranks: none, one range of one cell (only one rank takes part),
+ * and rank 0 entering failed (nobody runs anything, rank 0 returns its error). */
+static void test_deal_small_rounds(void)
+{
+    static deal_test_t t;
+    hf_sched_split_t sp;
+    hf_sched_split_init(&sp, MPI_COMM_WORLD);
+    hf_sched_item_t one = {3, 7, 8};
+    memset(&t, 0, sizeof t);
+    CU_ASSERT(all(hf_sched_deal(&sp, HF_OK, NULL, 0, deal_run, &t, NULL, NULL) == HF_OK));
+    CU_ASSERT(all(hf_sched_deal(&sp, HF_OK, &one, 1, deal_run, &t, deal_done, &t) == HF_OK));
+    int ran = t.ran[3][7], total = 0;
+    MPI_Allreduce(&ran, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CU_ASSERT_EQUAL(total, 1);
+    if (rank == 0)
+        CU_ASSERT_EQUAL(t.done_cells, 1);
+    hf_err_t e =
+        hf_sched_deal(&sp, rank == 0 ? HF_ERR_NOMEM : HF_OK, &one, 1, deal_run, &t, NULL, NULL);
+    CU_ASSERT_EQUAL(e, rank == 0 ? HF_ERR_NOMEM : HF_OK);
+    ran = t.ran[3][7];
+    MPI_Allreduce(&ran, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CU_ASSERT_EQUAL(total, 1); /* not run again */
+    CU_ASSERT_EQUAL(sp.stats.rounds, 3);
+}
+
 static int ranks_cleanup(void)
 {
     return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
@@ -376,6 +401,7 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"deal: every cell once, long ranges stolen", test_deal_every_cell_once},
         {"deal: a failure on one rank ends the round on all", test_deal_failure_on_one_rank},
+        {"deal: rounds smaller than the ranks", test_deal_small_rounds},
         {"split preparation: the scheduler's result equals one process's",
          test_sched_split_same_result},
         {"split preparation: a stop on one rank stops all, prepared again",

@@ -218,7 +218,8 @@ static long box_points(int d, int span)
     return p;
 }
 
-/* Progress report: the share of the run each rank spent waiting for work. */
+/* Progress report: the share of the run each rank spent waiting for work, and how the work
+ * was dealt (rounds, and ranges split off running ones by rank 0). */
 static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
                         const hf_sched_outcome_t *oc, int quiet)
 {
@@ -226,9 +227,16 @@ static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
     MPI_Gather(&oc->idle_fraction, 1, MPI_DOUBLE, idle, 1, MPI_DOUBLE, 0, comm);
     if (rank == 0 && idle && !quiet) {
         fprintf(stderr, "[%s] %.2fs wall; idle fraction per rank:", name, oc->seconds);
-        for (int r = 0; r < size; r++)
+        for (int r = 0; r < (size > 16 ? 16 : size); r++)
             fprintf(stderr, " r%d %.1f%%", r, 100 * idle[r]);
-        fprintf(stderr, "\n");
+        if (size > 16) {
+            double sum = 0;
+            for (int r = 0; r < size; r++)
+                sum += idle[r];
+            fprintf(stderr, " ... mean %.1f%%", 100 * sum / size);
+        }
+        fprintf(stderr, "; %ld rounds dealt, %ld steals, %ld messages at rank 0\n", oc->rounds,
+                oc->steals, oc->coord_messages);
     }
     free(idle);
 }

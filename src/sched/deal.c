@@ -5,7 +5,10 @@
  * Every rank builds the same queue of ranges from the round's items (the longest cut into
  * equal runs of cells), so a batch travels as two queue indices [qa, qb); batches shrink
  * as the queue empties (guided self-scheduling: what is left over twice the ranks). A
- * range split off a running one travels as (unit, lo, hi).
+ * range split off a running one travels as (unit, lo, hi). The round starts without a
+ * message: rank 0 broadcasts the queue's length, every working rank takes its first batch
+ * by its position (the first ones of the queue), and a round with fewer ranges than ranks
+ * leaves the others out (a range of one cell cannot be shared).
  *
  * Messages, all between rank 0 and one other rank, in order on one tag each way:
  *   to rank 0:   FIRST | DONE (unit lo hi nodes found qa qb) | ABANDONED |
@@ -59,6 +62,8 @@ typedef struct {
     /* the queue, the same on every rank */
     hf_sched_item_t *queue;
     long nq, qcap;
+    long nwork, npart; /* working ranks, and those taking part in this round */
+    long first;        /* ranges in each first batch */
     /* what this rank runs */
     int running;
     work_t cur;
@@ -94,26 +99,43 @@ static void send_kind(deal_t *D, int dest, int tag, int64_t kind, int64_t unit)
 
 /* The round's ranges: the items, the longest cut into equal runs of cells so that there
  * are about DEAL_PIECES_PER_RANK per working rank (a range of one cell is never cut).
- * The same on every rank given the same items. */
-static hf_err_t queue_fill(deal_t *D, const hf_sched_item_t *items, long n)
+ * The same on every rank given the same items; with fill 0 only counted into D->nq. */
+static hf_err_t queue_fill(deal_t *D, const hf_sched_item_t *items, long n, int fill)
 {
     double total = 0; /* cells may add up past 2^63 */
     for (long i = 0; i < n; i++)
         total += (double)(items[i].hi - items[i].lo);
-    long ranks = D->size - (D->works ? 0 : 1);
-    double aim = total / ((double)DEAL_PIECES_PER_RANK * (double)ranks) + 1;
+    double aim = total / ((double)DEAL_PIECES_PER_RANK * (double)D->nwork) + 1;
     int64_t piece = aim < 4e18 ? (int64_t)aim : INT64_MAX;
+    D->nq = 0;
     for (long i = 0; i < n; i++) {
         int64_t len = items[i].hi - items[i].lo;
         int64_t k = len / piece + (len % piece != 0), q = k ? len / k : 0, rem = k ? len % k : 0;
         for (int64_t j = 0, lo = items[i].lo; j < k; j++) {
             int64_t hi = lo + q + (j < rem);
-            HF_TRY(HF_GROW(&D->queue, &D->qcap, D->nq + 1));
-            D->queue[D->nq++] = (hf_sched_item_t){items[i].unit, lo, hi};
+            if (fill) {
+                HF_TRY(HF_GROW(&D->queue, &D->qcap, D->nq + 1));
+                D->queue[D->nq] = (hf_sched_item_t){items[i].unit, lo, hi};
+            }
+            D->nq++;
             lo = hi;
         }
     }
     return HF_OK;
+}
+
+/* The first batch of working rank `w` (0 .. npart - 1): queue[w first, (w + 1) first). */
+static work_t first_batch(const deal_t *D, long w)
+{
+    long qa = w * D->first;
+    hf_sched_item_t none = {-1, 0, 0};
+    return (work_t){qa, qa + D->first, D->queue && qa < D->nq ? D->queue[qa] : none};
+}
+
+/* Working rank index of a rank (-1: rank 0 when it only coordinates). */
+static long work_index(const deal_t *D, int rank)
+{
+    return D->works ? rank : rank - 1;
 }
 
 /* ---------------------------------------------------------------- rank 0 */
@@ -157,8 +179,7 @@ static int next_work(deal_t *D, work_t *wk)
     long left = D->nq - D->qhead;
     if (left <= 0)
         return 0;
-    long ranks = D->size - (D->works ? 0 : 1);
-    long k = left / (DEAL_GUIDED_FACTOR * ranks);
+    long k = left / (DEAL_GUIDED_FACTOR * D->npart);
     k = k < 1 ? 1 : k;
     *wk = (work_t){D->qhead, D->qhead + k, D->queue[D->qhead]};
     D->qhead += k;
@@ -480,9 +501,32 @@ static int worker_poll(void *ctx)
     return 0;
 }
 
+/* Run work and report it: DONE, or ABANDONED after a failure (then no more work runs). */
+static void run_and_report(deal_t *D, const work_t *wk)
+{
+    long nodes = 0, found = 0;
+    int64_t last_hi = wk->item.hi;
+    hf_err_t e = D->err == HF_OK ? run_work(D, wk, worker_poll, &nodes, &found, &last_hi)
+                                 : HF_ERR_INTERRUPTED;
+    if (e != HF_OK && D->err == HF_OK)
+        D->err = e;
+    int64_t out[MSG_LEN] = {e == HF_OK ? TO_DONE : TO_ABANDONED,
+                            wk->item.unit,
+                            wk->item.lo,
+                            last_hi,
+                            nodes,
+                            found,
+                            D->cur.qa,
+                            D->cur.qb};
+    send_msg(D, 0, TAG_REQ, out);
+}
+
 static void work(deal_t *D)
 {
-    send_kind(D, 0, TAG_REQ, D->err == HF_OK ? TO_FIRST : TO_ABANDONED, -1);
+    /* the first batch is this rank's by its position: no request for it */
+    work_t wk = first_batch(D, work_index(D, D->rank));
+    D->cur = wk;
+    run_and_report(D, &wk);
     for (;;) {
         int64_t msg[MSG_LEN];
         double t0 = MPI_Wtime();
@@ -494,24 +538,10 @@ static void work(deal_t *D)
         }
         if (msg[0] == FROM_NONE)
             return;
-        work_t wk = {msg[0] == FROM_BATCH ? msg[6] : -1,
-                     msg[0] == FROM_BATCH ? msg[7] : -1,
-                     {(long)msg[1], msg[2], msg[3]}};
-        long nodes = 0, found = 0;
-        int64_t last_hi = wk.item.hi;
-        hf_err_t e = D->err == HF_OK ? run_work(D, &wk, worker_poll, &nodes, &found, &last_hi)
-                                     : HF_ERR_INTERRUPTED;
-        if (e != HF_OK && D->err == HF_OK)
-            D->err = e;
-        int64_t out[MSG_LEN] = {e == HF_OK ? TO_DONE : TO_ABANDONED,
-                                wk.item.unit,
-                                wk.item.lo,
-                                last_hi,
-                                nodes,
-                                found,
-                                D->cur.qa,
-                                D->cur.qb};
-        send_msg(D, 0, TAG_REQ, out);
+        wk = (work_t){msg[0] == FROM_BATCH ? msg[6] : -1,
+                      msg[0] == FROM_BATCH ? msg[7] : -1,
+                      {(long)msg[1], msg[2], msg[3]}};
+        run_and_report(D, &wk);
     }
 }
 
@@ -554,23 +584,60 @@ hf_err_t hf_sched_deal(hf_sched_split_t *sp, hf_err_t status, const hf_sched_ite
     if (D.size == 1)
         return deal_alone(&D, items, nitems);
     D.works = !sp->dedicated;
-    if (D.err == HF_OK && queue_fill(&D, items, nitems) != HF_OK)
-        D.err = HF_ERR_NOMEM;
+    D.nwork = D.size - (D.works ? 0 : 1);
+    /* the round's length, from rank 0 (-1: it failed, nobody takes part); a rank whose
+     * queue is not rank 0's (it failed to build it) takes part only to say it failed */
+    long nq = -1;
+    if (D.err == HF_OK)
+        D.err = queue_fill(&D, items, nitems, 1);
+    int64_t head = D.rank == 0 && D.err == HF_OK ? (int64_t)D.nq : -1;
+    MPI_Bcast(&head, 1, MPI_INT64_T, 0, sp->comm);
+    nq = (long)head;
+    if (nq >= 0 && D.nq != nq && D.err == HF_OK)
+        D.err = hf_error(HF_ERR_INTERNAL, "deal: %ld ranges here, %ld on rank 0", D.nq, nq);
+    D.npart = nq < D.nwork ? (nq > 0 ? nq : 0) : D.nwork;
+    D.first = D.npart > 0 ? nq / ((long)DEAL_GUIDED_FACTOR * D.npart) : 0;
+    D.first = D.first < 1 ? 1 : D.first;
+    if (nq <= 0 || (D.rank != 0 && work_index(&D, D.rank) >= D.npart)) {
+        free(D.queue);
+        return D.err; /* nothing for this rank in this round */
+    }
     if (D.rank != 0) {
         work(&D);
     } else {
         D.w = hf_calloc((size_t)D.size, sizeof *D.w);
         D.parked = hf_malloc((size_t)D.size * sizeof *D.parked);
-        if ((!D.w || !D.parked) && D.err == HF_OK)
+        if (!D.w || !D.parked) {
+            /* the others run their first batches: wait for each and tell it NONE */
             D.err = HF_ERR_NOMEM;
-        if (D.err != HF_OK) {
-            /* still answer every rank: each sends one request and waits for NONE */
             for (int r = 1; r < D.size; r++) {
+                if (work_index(&D, r) >= D.npart)
+                    continue;
                 int64_t msg[MSG_LEN];
-                MPI_Recv(msg, MSG_LEN, MPI_INT64_T, r, TAG_REQ, sp->comm, MPI_STATUS_IGNORE);
+                do
+                    MPI_Recv(msg, MSG_LEN, MPI_INT64_T, r, TAG_REQ, sp->comm, MPI_STATUS_IGNORE);
+                while (msg[0] != TO_DONE && msg[0] != TO_ABANDONED);
                 send_kind(&D, r, TAG_ASSIGN, FROM_NONE, -1);
             }
         } else {
+            double now = MPI_Wtime();
+            D.qhead = D.npart * D.first;
+            for (int r = 0; r < D.size; r++) {
+                long wi = work_index(&D, r);
+                if (r == 0 && !D.works)
+                    continue;
+                if (wi >= D.npart) {
+                    D.w[r].state = W_GONE;
+                    D.gone += r != 0;
+                    continue;
+                }
+                work_t wk = first_batch(&D, wi);
+                D.w[r] = (worker_t){W_BUSY, now, 0, can_give(&wk)};
+                if (r == 0) {
+                    D.self_next = wk;
+                    D.self_has_next = 1;
+                }
+            }
             coordinate(&D);
         }
         free(D.extra);

@@ -1,6 +1,8 @@
 # Determinism across rank counts (1, 2, and 3, 4, 8 oversubscribed): the same rows and
 # the same minimal supports in the same canonical order; every witness re-verified. The
-# layered case splits each size's preparation (its face tables) across the ranks.
+# layered case deals each size's preparation (its face tables) across the ranks, and its
+# units' cells: on several ranks its units are split into ranges (RESULT.h5 /units) and
+# running ranges are stolen from.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
 specs=("--family chain:d=2 --span 2" "--family wd:d=3 --span 2" "--family multi:d=2,k=3 --span 2"
@@ -11,8 +13,18 @@ for spec in "${specs[@]}"; do
   for n in 1 2 3 4 8; do
     rm -rf "r$n.h5" "r$n.h5.shards"
     # shellcheck disable=SC2086
-    mpi "$n" search $spec --out "r$n.h5" --quiet
+    mpi "$n" search $spec --out "r$n.h5" 2>"err$n.txt"
     run 0 "$HEADFUSE" verify "r$n.h5"
+    if [ "$n" -gt 1 ] && [[ $spec == *layered* ]]; then
+      steals=$(sed -n 's/.* \([0-9]*\) steals.*/\1/p' "err$n.txt" | tail -1)
+      [ "${steals:-0}" -gt 0 ] || fail "$spec: $n ranks: no range was stolen: $(tail -2 "err$n.txt")"
+      $PY - "r$n.h5" <<'EOF' || fail "$spec: $n ranks: no unit was split into ranges of cells"
+import collections, h5py, sys
+u = h5py.File(sys.argv[1], "r")["units"][:]
+ranges = collections.Counter((int(x["m"]), int(x["unit"])) for x in u)
+assert max(ranges.values()) > 1
+EOF
+    fi
     got=$(table_json "r$n.h5")
     if [ -z "$ref" ]; then
       ref=$got
