@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
     long nsub, first; /* its sub-units: size's sub[first .. first + nsub) */
     long bytes;
+    double seconds; /* the whole round on one process (< 0: not recorded) */
 } round_t;
 
 typedef struct {
@@ -127,10 +128,10 @@ static int load(const char *path, workload_t *w)
                 (cost_t){.seconds = s, .cells = k >= 2 ? cells : 1, .polls = k >= 3 ? polls : 0};
             cur->rounds[cur->nrounds - 1].nsub++;
             w->cells |= k >= 2;
-        } else if (sscanf(line, "x %ld %ld", &n, &u) == 2) {
+        } else if ((k = sscanf(line, "x %ld %ld %lf", &n, &u, &s)) >= 2) {
             if (!cur || !grow((void **)&cur->rounds, &rcap, cur->nrounds + 1, sizeof *cur->rounds))
                 goto bad;
-            cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u};
+            cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u, k == 3 ? s : -1};
         } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
                                &cells)) >= 4) {
             if (!cur || u < 0 || u >= cur->nunits)
@@ -303,9 +304,18 @@ static hf_err_t r_level(void *ctx, long m, hf_search_poll_fn poll, void *poll_ct
     const size_cost_t *sz = size_of(r->w, m);
     if (!sz)
         return hf_error(HF_ERR_INPUT, "size %ld is not in the workload", m);
+    /* what is not in a round runs on every rank: the size's time less its rounds' (as
+     * recorded whole, else as the sum of their sub-units) */
     double subs = 0;
-    for (long i = 0; i < sz->nsub; i++)
-        subs += sz->sub[i].seconds;
+    for (long i = 0; i < sz->nrounds; i++) {
+        const round_t *rd = sz->rounds + i;
+        if (rd->seconds >= 0) {
+            subs += rd->seconds;
+            continue;
+        }
+        for (long j = 0; j < rd->nsub; j++)
+            subs += sz->sub[rd->first + j].seconds;
+    }
     if (!r->split || sz->nrounds == 0) {
         /* one rank prepares everything (as do all ranks for a recording without rounds) */
         compute(r, sz->level_seconds);
@@ -349,6 +359,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     r.flops = argc > 2 ? atof(argv[2]) : 1e9;
     r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
+    if (r.nranks == 1)
+        r.slice = 1e30;        /* nobody to answer: each range in one go */
     static workload_t *shared; /* privatised per rank by SMPI: each holds rank 0's address */
     uint64_t addr = 0;
     int ok = 1;

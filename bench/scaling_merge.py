@@ -4,10 +4,13 @@
     bench/scaling_merge.py PART0.txt PART1.txt ... > workload.txt
 
 Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
-replay then decides those sizes only, like --max-atoms. Preparation and size costs are
-the mean over the parts (each part prepared every size, as every rank does); the split
-preparation's rounds and sub-units (x, s and their p lines) are part 0's; each unit keeps
-the p lines (its profile) of the part that ran it."""
+replay then decides those sizes only, like --max-atoms. Every part prepared every size, as
+every rank does: the one-time preparation is the mean over the parts, a size's preparation
+(its SECONDS and its rounds: x, s and their p lines) is part 0's, so that what it holds
+besides its rounds (the serial rest every rank replays) is one process's, not the noise
+between two (the mean of the parts' SECONDS less part 0's rounds was up to 0.23 s "serial"
+per size, against 1-3 ms measured); each unit keeps the p lines (its profile) of the part
+that ran it."""
 import sys
 
 
@@ -59,7 +62,7 @@ for i in range(nsizes):
     sz = [p[2][i] for p in parts]
     m, n = sz[0]["m"], sz[0]["n"]
     assert all(s["m"] == m and s["n"] == n for s in sz), "parts disagree on size %d" % m
-    level = sum(s["level"] for s in sz) / len(sz)
+    level = sz[0]["level"]
     print(f"size {m} {n} {level:.6f}")
     for line in sz[0]["prep"]:
         print(line)

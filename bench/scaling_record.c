@@ -13,9 +13,12 @@
  *   # comments (target, command, totals)
  *   prepare SECONDS                    one-time preparation (hf_search_prepare)
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
- *   x NSUB BYTES                       one round of the split preparation of size M
+ *   x NSUB BYTES SECONDS               one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
- *                                      ranks, then BYTES gathered from all of them
+ *                                      ranks, then BYTES gathered from all of them;
+ *                                      SECONDS: the whole round on one process, with the
+ *                                      recorder's own timing (what the size's SECONDS
+ *                                      holds besides its rounds runs on every rank)
  *   s SECONDS CELLS POLLS              NSUB lines: each sub-unit's cost, cells and calls of
  *                                      the poll hook, each followed by its profile
  *   u UNIT SECONDS NODES FOUND POLLS CELLS   one line per unit of the size above, in
@@ -144,7 +147,8 @@ static int timer_poll(void *ctx)
 typedef struct {
     text_t subs; /* s and p lines since the last exchange */
     long nsub;
-    text_t out; /* x, s and p lines of the size being prepared */
+    double round_cpu; /* CPU seconds of the rounds since the last exchange */
+    text_t out;       /* x, s and p lines of the size being prepared */
     timer_t_ tm;
 } rec_t;
 
@@ -152,6 +156,7 @@ static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t 
                          hf_search_deal_fn run, void *run_ctx)
 {
     rec_t *r = ctx;
+    double t0 = cpu();
     for (long u = 0; status == HF_OK && u < nunits; u++) {
         hf_search_range_t range = {0, cells[u]};
         timer_start(&r->tm, &range);
@@ -161,6 +166,7 @@ static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t 
         text_append(&r->subs, r->tm.prof.text ? r->tm.prof.text : "", r->tm.prof.len);
         r->nsub++;
     }
+    r->round_cpu += cpu() - t0;
     return status;
 }
 
@@ -174,10 +180,12 @@ static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_
         if (status != HF_OK) {
             r->subs.len = 0;
             r->nsub = 0;
+            r->round_cpu = 0;
         }
         return status;
     }
-    text_add(&r->out, "x %ld %ld\n", r->nsub, (long)len);
+    text_add(&r->out, "x %ld %ld %.6f\n", r->nsub, (long)len, r->round_cpu);
+    r->round_cpu = 0;
     text_append(&r->out, r->subs.text ? r->subs.text : "", r->subs.len);
     r->subs.len = 0;
     r->nsub = 0;
