@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Join the outputs of scaling_record run side by side with K/N (one workload file).
 
-    bench/scaling_merge.py PART0.txt PART1.txt ... > workload.txt
+    bench/scaling_merge.py [--profile-step S] PART0.txt PART1.txt ... > workload.txt
+
+--profile-step S keeps a unit's profile points at least S seconds apart (the recorder
+writes one every 10 ms; the committed workload keeps one every 40 ms, a quarter of the
+lines, with the same simulated times within 1 %: docs/performance.md section 10).
 
 Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
 replay then decides those sizes only, like --max-atoms. Every part prepared every size, as
@@ -44,7 +48,22 @@ def read(path):
     return comments, prepare, sizes, end
 
 
-parts = [read(p) for p in sys.argv[1:]]
+def thin(lines, step):
+    """Profile lines (p CELL SECONDS) at least step seconds apart."""
+    out, last = [], 0.0
+    for line in lines:
+        t = float(line.split()[2])
+        if t - last >= step:
+            out.append(line)
+            last = t
+    return out
+
+
+args = sys.argv[1:]
+step = 0.0
+if args[:1] == ["--profile-step"]:
+    step, args = float(args[1]), args[2:]
+parts = [read(p) for p in args]
 if not parts:
     sys.exit(__doc__)
 print(f"# joined by bench/scaling_merge.py from {len(parts)} parts")
@@ -64,8 +83,16 @@ for i in range(nsizes):
     assert all(s["m"] == m and s["n"] == n for s in sz), "parts disagree on size %d" % m
     level = sz[0]["level"]
     print(f"size {m} {n} {level:.6f}")
-    for line in sz[0]["prep"]:
-        print(line)
+    prof = []
+    for line in sz[0]["prep"] + ["x"]:  # a sub-unit's p lines follow its s line
+        if line.startswith("p "):
+            prof.append(line)
+            continue
+        for p in thin(prof, step) if step else prof:
+            print(p)
+        prof = []
+        if line != "x":
+            print(line)
     total += level
     merged = {}
     for s in sz:
@@ -74,7 +101,7 @@ for i in range(nsizes):
     for u in range(n):
         rest, prof = merged[u]
         print(f"u {u} {rest}")
-        for p in prof:
+        for p in thin(prof, step) if step else prof:
             print(p)
         sec, _, fnd = rest.split()[:3]  # POLLS and CELLS may follow
         total += float(sec)
