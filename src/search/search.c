@@ -58,18 +58,44 @@ long hf_search_binom(long n, long k)
     return r;
 }
 
-hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf_combo_fn fn,
-                          void *ctx)
+/* Copy the prefix into c and return the least element after it, or -1 when no r-subset of
+ * 0..n-1 extends it (a prefix longer than r, not increasing, out of range, or leaving too
+ * few elements after it). */
+static long combo_start(long n, long r, int npre, const long *pre, long *c)
 {
     if (r < npre)
-        return HF_OK;
+        return -1;
     for (int i = 0; i < npre; i++) {
         if (pre[i] >= n || (i > 0 && pre[i] <= pre[i - 1]))
-            return HF_OK;
+            return -1;
         c[i] = pre[i];
     }
     long lo = npre ? pre[npre - 1] + 1 : 0;
-    if (lo + (r - npre) > n)
+    return lo + (r - npre) <= n ? lo : -1;
+}
+
+/* Step c to the next r-subset extending the prefix, after fn asked to skip every subset that
+ * shares c[0..skip]: the position that moved, or -1 when none is left. */
+static inline long combo_next(long n, long r, int npre, long *c, long skip)
+{
+    if (skip < npre)
+        return -1; /* every remaining subset shares the rejected prefix */
+    long i = skip;
+    while (i >= npre && c[i] == n - r + i)
+        i--;
+    if (i < npre)
+        return -1;
+    c[i]++;
+    for (long k = i + 1; k < r; k++)
+        c[k] = c[k - 1] + 1;
+    return i;
+}
+
+hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf_combo_fn fn,
+                          void *ctx)
+{
+    long lo = combo_start(n, r, npre, pre, c);
+    if (lo < 0)
         return HF_OK;
     for (long i = npre; i < r; i++)
         c[i] = lo + (i - npre);
@@ -79,16 +105,8 @@ hf_err_t hf_search_combos(long n, long r, int npre, const long *pre, long *c, hf
         assert(npre == 0 || c[npre - 1] == pre[npre - 1]);
         long skip = r - 1;
         HF_TRY(fn(ctx, c, &skip));
-        if (skip < npre)
-            break; /* every remaining subset shares the rejected prefix */
-        long i = skip;
-        while (i >= npre && c[i] == n - r + i)
-            i--;
-        if (i < npre)
+        if (combo_next(n, r, npre, c, skip) < 0)
             break;
-        c[i]++;
-        for (long k = i + 1; k < r; k++)
-            c[k] = c[k - 1] + 1;
     }
     return HF_OK;
 }
@@ -177,17 +195,10 @@ hf_err_t hf_search_combos_cells(long n, long r, int npre, const long *pre, int d
                                 void *ctx)
 {
     assert(depth >= 0 && depth <= r - npre);
-    if (r < npre)
+    long lo = combo_start(n, r, npre, pre, c);
+    if (lo < 0 || first_cell >= hf_search_combo_cells(n, r, npre, pre, depth))
         return HF_OK;
-    for (int i = 0; i < npre; i++) {
-        if (pre[i] >= n || (i > 0 && pre[i] <= pre[i - 1]))
-            return HF_OK;
-        c[i] = pre[i];
-    }
-    long lo = npre ? pre[npre - 1] + 1 : 0, nv = cells_values(n, r, npre, pre, depth);
-    int64_t ncells = hf_search_combo_cells(n, r, npre, pre, depth);
-    if (lo + (r - npre) > n || first_cell >= ncells)
-        return HF_OK;
+    long nv = cells_values(n, r, npre, pre, depth);
     /* y: the cell's elements less lo, in the scratch after c's r; part[i]: rank of y[0..i) */
     long *y = c + r;
     cells_unrank(tab, first_cell, depth, nv, y);
@@ -206,16 +217,9 @@ hf_err_t hf_search_combos_cells(long n, long r, int npre, const long *pre, int d
         assert(r == 0 || (c[0] >= 0 && c[r - 1] < n));
         long skip = r - 1;
         HF_TRY(fn(ctx, c, &skip));
-        if (skip < npre)
-            break; /* every remaining subset shares the rejected prefix */
-        long i = skip;
-        while (i >= npre && c[i] == n - r + i)
-            i--;
-        if (i < npre)
+        long i = combo_next(n, r, npre, c, skip);
+        if (i < 0)
             break;
-        c[i]++;
-        for (long k = i + 1; k < r; k++)
-            c[k] = c[k - 1] + 1;
         if (i == npre + depth - 1) {
             /* the next cell with the same first points (the common step): C(x, 1) = x */
             cell = part[depth - 1] + (depth > 1 ? c[i] - c[i - 1] - 1 : c[i] - lo);
