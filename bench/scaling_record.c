@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "headfuse/core.h"
 #include "headfuse/search.h"
 
 /* Profile points every this many seconds of a unit (of wall time, read cheaply; the
@@ -53,24 +54,26 @@ static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t
     return HF_OK;
 }
 
-static double cpu(void)
+static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+static double cpu(void)
+{
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
 static double wall(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+    return clock_seconds(CLOCK_MONOTONIC);
 }
 
 /* Text lines gathered before they are printed. */
 typedef struct {
     char *text;
-    size_t len, cap;
+    long len, cap;
     int failed;
 } text_t;
 
@@ -78,18 +81,12 @@ static void text_append(text_t *t, const char *str, size_t k)
 {
     if (t->failed)
         return;
-    if (t->len + k + 1 > t->cap) {
-        size_t cap = 2 * (t->cap + k + 1);
-        char *g = realloc(t->text, cap);
-        if (!g) {
-            t->failed = 1;
-            return;
-        }
-        t->text = g;
-        t->cap = cap;
+    if (HF_GROW(&t->text, &t->cap, t->len + (long)k + 1) != HF_OK) {
+        t->failed = 1;
+        return;
     }
     memcpy(t->text + t->len, str, k);
-    t->len += k;
+    t->len += (long)k;
     t->text[t->len] = 0;
 }
 
