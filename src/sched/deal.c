@@ -11,7 +11,7 @@
  * leaves the others out (a range of one cell cannot be shared).
  *
  * Messages, all between rank 0 and one other rank, in order on one tag each way:
- *   to rank 0:   FIRST | DONE (unit lo hi nodes found qa qb) | ABANDONED |
+ *   to rank 0:   DONE (unit lo hi nodes found qa qb) | ABANDONED |
  *                STOLEN (unit mid hi, or qa qb) | NOSTEAL (unit; -1: between batches)
  *   from rank 0: BATCH qa qb | ITEM unit lo hi | NONE (the round is over for you) | STEAL
  * A rank answers every STEAL once, while it runs (in its poll) or between batches, so at
@@ -25,7 +25,7 @@
 #include "headfuse/sched.h"
 
 enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
-enum { TO_FIRST, TO_DONE, TO_ABANDONED, TO_STOLEN, TO_NOSTEAL };
+enum { TO_DONE, TO_ABANDONED, TO_STOLEN, TO_NOSTEAL };
 enum { FROM_BATCH, FROM_ITEM, FROM_NONE, FROM_STEAL };
 enum { MSG_LEN = 8 }; /* kind, unit, lo, hi, nodes, found, qa, qb */
 enum { W_IDLE, W_BUSY, W_GONE };
@@ -99,8 +99,8 @@ static void send_kind(deal_t *D, int dest, int tag, int64_t kind, int64_t unit)
 
 /* The round's ranges: the items, the longest cut into equal runs of cells so that there
  * are about DEAL_PIECES_PER_RANK per working rank (a range of one cell is never cut).
- * The same on every rank given the same items; with fill 0 only counted into D->nq. */
-static hf_err_t queue_fill(deal_t *D, const hf_sched_item_t *items, long n, int fill)
+ * The same on every rank given the same items. */
+static hf_err_t queue_fill(deal_t *D, const hf_sched_item_t *items, long n)
 {
     double total = 0; /* cells may add up past 2^63 */
     for (long i = 0; i < n; i++)
@@ -113,11 +113,8 @@ static hf_err_t queue_fill(deal_t *D, const hf_sched_item_t *items, long n, int 
         int64_t k = len / piece + (len % piece != 0), q = k ? len / k : 0, rem = k ? len % k : 0;
         for (int64_t j = 0, lo = items[i].lo; j < k; j++) {
             int64_t hi = lo + q + (j < rem);
-            if (fill) {
-                HF_TRY(HF_GROW(&D->queue, &D->qcap, D->nq + 1));
-                D->queue[D->nq] = (hf_sched_item_t){items[i].unit, lo, hi};
-            }
-            D->nq++;
+            HF_TRY(HF_GROW(&D->queue, &D->qcap, D->nq + 1));
+            D->queue[D->nq++] = (hf_sched_item_t){items[i].unit, lo, hi};
             lo = hi;
         }
     }
@@ -358,9 +355,6 @@ static void handle(deal_t *D, const int64_t *msg, int r)
             w->stealable = 0;
         try_steals(D);
         break;
-    default: /* TO_FIRST */
-        assign(D, r);
-        break;
     }
     finish_if_over(D);
 }
@@ -587,12 +581,11 @@ hf_err_t hf_sched_deal(hf_sched_split_t *sp, hf_err_t status, const hf_sched_ite
     D.nwork = D.size - (D.works ? 0 : 1);
     /* the round's length, from rank 0 (-1: it failed, nobody takes part); a rank whose
      * queue is not rank 0's (it failed to build it) takes part only to say it failed */
-    long nq = -1;
     if (D.err == HF_OK)
-        D.err = queue_fill(&D, items, nitems, 1);
+        D.err = queue_fill(&D, items, nitems);
     int64_t head = D.rank == 0 && D.err == HF_OK ? (int64_t)D.nq : -1;
     MPI_Bcast(&head, 1, MPI_INT64_T, 0, sp->comm);
-    nq = (long)head;
+    long nq = (long)head;
     if (nq >= 0 && D.nq != nq && D.err == HF_OK)
         D.err = hf_error(HF_ERR_INTERNAL, "deal: %ld ranges here, %ld on rank 0", D.nq, nq);
     D.npart = nq < D.nwork ? (nq > 0 ? nq : 0) : D.nwork;
