@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "headfuse/agree.h"
+#include "headfuse/core.h"
 #include "headfuse/sched.h"
 
 /* A unit's or sub-unit's recorded cost. */
@@ -78,21 +79,6 @@ typedef struct {
 
 /* ---------------------------------------------------------------- reading */
 
-static int grow(void **p, long *cap, long n, size_t sz)
-{
-    if (n <= *cap)
-        return 1;
-    long c = *cap ? 2 * *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *g = realloc(*p, (size_t)c * sz);
-    if (!g)
-        return 0;
-    *p = g;
-    *cap = c;
-    return 1;
-}
-
 static int load(const char *path, workload_t *w)
 {
     FILE *f = fopen(path, "r");
@@ -111,8 +97,8 @@ static int load(const char *path, workload_t *w)
         if (line[0] == '#')
             continue;
         if (sscanf(line, "p %lld %lf", &cell, &s) == 2) {
-            if (!last || !grow((void **)&w->pcell, &w->npcap, w->np + 1, sizeof *w->pcell) ||
-                !grow((void **)&w->ptime, &w->ntcap, w->np + 1, sizeof *w->ptime))
+            if (!last || HF_GROW(&w->pcell, &w->npcap, w->np + 1) != HF_OK ||
+                HF_GROW(&w->ptime, &w->ntcap, w->np + 1) != HF_OK)
                 goto bad;
             if (last->nprof == 0)
                 last->prof = w->np;
@@ -120,8 +106,7 @@ static int load(const char *path, workload_t *w)
             w->ptime[w->np++] = s;
             last->nprof++;
         } else if ((k = sscanf(line, "s %lf %lld %lld", &s, &cells, &polls)) >= 1) {
-            if (!cur || cur->nrounds == 0 ||
-                !grow((void **)&cur->sub, &subcap, cur->nsub + 1, sizeof *cur->sub))
+            if (!cur || cur->nrounds == 0 || HF_GROW(&cur->sub, &subcap, cur->nsub + 1) != HF_OK)
                 goto bad;
             last = cur->sub + cur->nsub++;
             *last =
@@ -129,7 +114,7 @@ static int load(const char *path, workload_t *w)
             cur->rounds[cur->nrounds - 1].nsub++;
             w->cells |= k >= 2;
         } else if ((k = sscanf(line, "x %ld %ld %lf", &n, &u, &s)) >= 2) {
-            if (!cur || !grow((void **)&cur->rounds, &rcap, cur->nrounds + 1, sizeof *cur->rounds))
+            if (!cur || HF_GROW(&cur->rounds, &rcap, cur->nrounds + 1) != HF_OK)
                 goto bad;
             cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u, k == 3 ? s : -1};
         } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
@@ -143,7 +128,7 @@ static int load(const char *path, workload_t *w)
                              .polls = k >= 5 ? polls : nodes / 256,
                              .cells = k >= 6 ? cells : 1};
         } else if (sscanf(line, "size %ld %ld %lf", &m, &n, &s) == 3) {
-            if (!grow((void **)&w->sizes, &scap, w->nsizes + 1, sizeof *w->sizes))
+            if (HF_GROW(&w->sizes, &scap, w->nsizes + 1) != HF_OK)
                 goto bad;
             cur = w->sizes + w->nsizes++;
             *cur = (size_cost_t){.m = m, .nunits = n, .level_seconds = s};
