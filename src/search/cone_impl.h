@@ -1,0 +1,68 @@
+/* Declarations shared by the cone engine's files: the engine (cone.c: rows, hyperplanes,
+ * faces by Close-by-One, units) and its double description (cone_dd.c: the extreme rays
+ * of support <= a bound). docs/search.md, "Engine cone". */
+#ifndef HF_CONE_IMPL_H
+#define HF_CONE_IMPL_H
+
+#include <stdint.h>
+
+#include <flint/fmpz.h>
+
+#include "search/search_impl.h"
+
+struct hf_cone_s {
+    long n;         /* unknowns: points of B_R */
+    long nh;        /* hyperplanes (rows up to a positive factor) */
+    long words;     /* 64-bit words of a hyperplane bitset */
+    fmpz *A;        /* nh x n rows, primitive */
+    long *weight;   /* box points on each hyperplane */
+    long *pstart;   /* points of hyperplane h: pts[pstart[h] .. pstart[h + 1]) */
+    uint32_t *pts;  /* box point indices, increasing per hyperplane */
+    long nrays;     /* extreme rays of support <= bound */
+    uint64_t *supp; /* nrays x words: hyperplanes where the ray's row value is > 0 */
+    long *ssize;    /* support sizes (box points) */
+    long bound;     /* the M the rays were computed for */
+    hf_cone_info_t info;
+};
+
+/* Bitsets over hyperplanes (or over processed positions): 64 per word. */
+static inline int bit_get(const uint64_t *b, long i)
+{
+    return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
+static inline void bit_set(uint64_t *b, long i)
+{
+    b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int bits_subset(const uint64_t *a, const uint64_t *b, long words)
+{
+    for (long w = 0; w < words; w++)
+        if (a[w] & ~b[w])
+            return 0;
+    return 1;
+}
+
+/* Sum of the weights of the set bits. */
+static inline long bits_weight(const uint64_t *b, long words, const long *weight)
+{
+    long total = 0;
+    for (long w = 0; w < words; w++) {
+        uint64_t x = b[w];
+        while (x) {
+            int i = __builtin_ctzll(x);
+            total += weight[w * 64 + i];
+            x &= x - 1;
+        }
+    }
+    return total;
+}
+
+/* The pruned double description (cone_dd.c): every extreme ray of the cone
+ * {R : A R >= 0} (c->A, c->nh hyperplanes, c->n unknowns) with at most `bound` box points
+ * in its support, into c->nrays, c->supp and c->ssize, sorted by support size, then by
+ * support bitset; progress and figures in c->info. poll may stop it (HF_ERR_INTERRUPTED). */
+hf_err_t hf_cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx);
+
+#endif
