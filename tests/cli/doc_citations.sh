@@ -194,7 +194,8 @@ def main():
     for rel in files:
         text = read(ROOT, rel)
         if text is not None:
-            bad += check_file(ROOT, rel, text, docs, stmts)
+            found = check_file(ROOT, rel, text, docs, stmts)
+            bad += sorted(found, key=lambda b: int(b.split(":")[1]))
     print(f"{len(files)} files checked, {len(stmts)} numbered statements in docs/math.md")
     for b in bad:
         print(b)
