@@ -1,4 +1,4 @@
-/* Bounds on m*(T), the fewest atoms of one head equal to T (MATH.md sections 4, 5, 7).
+/* Bounds on m*(T), the fewest atoms of one head equal to T (docs/math.md §4, §5, §6).
  *
  * Lower bound, the best of three proven rules (docs/bounds.md):
  *   face rule: along a direction w a head tends to the head made of its atoms
@@ -6,12 +6,13 @@
  *     the limit targets T_w, T_-w, disjoint when T is not invariant along w. Hence
  *     LB(T) >= LB(T_w) + LB(T_-w) over proven-non-invariant w (proof: two points where
  *     T differs, exact arithmetic modulo a prime), memoised on a canonical form;
- *   Newton vertices: |K| >= |vert Newt(Q)| for the reduced denominator Q (7.2), counted
+ *   Newton vertices: |K| >= |vert Newt(Q)| for the reduced denominator Q (Theorem 5.2), counted
  *     without P/Q when the heads' keys lie on lines (a zonotope: regions of a
  *     hyperplane arrangement), else through cddlib on small targets (newton.h);
- *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q) (7.3).
- * The face rule and the disjoint faces never exceed the vertex count (proof in
- * docs/bounds.md), so they matter where the vertex count is out of reach; there the
+ *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q)
+ *     (Theorem 5.3).
+ * The face rule and the disjoint faces never exceed the vertex count (docs/math.md
+ * §5.5), so they matter where the vertex count is out of reach; there the
  * face rule runs with the vertex counts of the limit targets below it.
  *
  * Upper bound: the product construction: one head with keys the Minkowski sum of the

@@ -153,7 +153,7 @@ hf_err_t hf_campaign_check_ranks(int size);
  * ", or KEEP" when keep is not NULL). Not collective. */
 hf_err_t hf_campaign_check_output(const char *opt, const char *path, int force, const char *keep);
 
-/* Testing hooks (src/campaign/faults.c, docs/reliability.md "Fault injection"), read
+/* Testing hooks (src/campaign/faults.c, docs/reliability.md, "Fault injection"), read
  * from the environment once at start, before MPI: HEADFUSE_FAIL_H5_WRITE=N and
  * HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail
  * (HEADFUSE_FAULT_RANK=R: on rank R only); HEADFUSE_FAULT_COUNT=1 prints how many of

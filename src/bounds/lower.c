@@ -1,17 +1,18 @@
-/* Lower bound on m*(T): the face rule (MATH.md section 4) and the Newton polytope of the
- * reduced denominator (section 7), memoised on a canonical form.
+/* Lower bound on m*(T): the face rule (docs/math.md §4.3) and the Newton polytope of the
+ * reduced denominator (docs/math.md §5.2, §5.3), memoised on a canonical form.
  *
  * Rules, each proven (docs/bounds.md):
  *   (a) face rule: LB(T_w) + LB(T_-w) for a direction w along which T is proven not
  *       invariant;
- *   (b) Newton vertices: |vert Newt(Q)| (7.2), counted by hf_bounds_newton_count;
- *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q) (7.3).
+ *   (b) Newton vertices: |vert Newt(Q)| (Theorem 5.2), counted by hf_bounds_newton_count;
+ *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q)
+ *       (Theorem 5.3).
  * By induction over the recursion every value of (a) and (c) is at most (b) (a limit
  * target's reduced denominator divides the initial form of Q, whose polytope is the
  * face; a Minkowski summand has no more vertices than the sum). So where (b) is known
  * it is the answer and the directions are not explored; (a) runs where (b) is out of
  * reach, with (b) at the limit targets below. hf_bounds_lower_info evaluates (c) too on
- * small targets (it then equals (b)).
+ * small targets (it then equals (b)). Proof: docs/math.md §5.5.
  *
  * The face rule: LB(T) = max(1, max over directions w where T is PROVEN not invariant
  * along w of LB(T_w) + LB(T_-w)). Soundness: if K represents T then F_w(K) represents T_w and
@@ -262,7 +263,7 @@ cleanup:
 
 /* One head of T restricted to the selected atoms, in canonical form, appended to tmp
  * (or nothing when it is constant). Steps, each keeping the head's function up to an
- * added constant (which does not change m*, MATH.md section 3):
+ * added constant (which does not change m*, docs/math.md §3.2):
  *   shift keys to per-coordinate minimum 0 (N and D gain the same monomial factor);
  *   sort atoms by key and merge repeated keys (weights add, values average by weight);
  *   divide weights by the first weight (N and D scale alike);
