@@ -10,7 +10,8 @@
  * steadier than the wall clock on a shared machine). With new or old only that construction runs
  * (for its own peak memory: run one SPEC per process). Each line also gives the terms of Q and of P
  * (summed over the value components), the estimate of hf_fraction_estimate and the
- * process's peak resident memory so far (getrusage). */
+ * process's peak resident memory so far (getrusage). Times are medians, wall and (in
+ * parentheses) CPU seconds of the process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,7 @@ static void bench_one(const char *spec, const char *method, int reps)
     double *ratio = calloc((size_t)reps, sizeof *ratio),
            *cratio = calloc((size_t)reps, sizeof *cratio);
     double cn = 0, co = 0;
+    double *cpun = calloc((size_t)reps, sizeof *cpun), *cpuo = calloc((size_t)reps, sizeof *cpuo);
     long qt = 0, pt = 0;
     for (int r = 0; r < reps; r++) {
         hf_fraction_t a, b;
@@ -96,6 +98,8 @@ static void bench_one(const char *spec, const char *method, int reps)
             tn[r] = build(&a, &t, 0, &cn);
         if (run_old)
             to[r] = build(&b, &t, 1, &co);
+        cpun[r] = cn;
+        cpuo[r] = co;
         if (run_new && run_old) {
             if (!hf_fraction_equal(&a, &b)) {
                 fprintf(stderr, "bench_fraction: %s: the two constructions differ\n", spec);
@@ -115,13 +119,15 @@ static void bench_one(const char *spec, const char *method, int reps)
     printf("%s: Q %ld terms, P %ld terms, estimate %.1f MiB", spec, qt, pt,
            est / (1024.0 * 1024.0));
     if (run_new)
-        printf(", new %.4f s", median(tn, reps));
+        printf(", new %.3f s (cpu %.3f s)", median(tn, reps), median(cpun, reps));
     if (run_old)
-        printf(", old %.4f s", median(to, reps));
+        printf(", old %.3f s (cpu %.3f s)", median(to, reps), median(cpuo, reps));
     if (run_new && run_old)
         printf(", new/old wall %.3f cpu %.3f", median(ratio, reps), median(cratio, reps));
     printf(", peak %.1f MiB\n", peak_mib());
     fflush(stdout);
+    free(cpuo);
+    free(cpun);
     free(cratio);
     free(ratio);
     free(to);
