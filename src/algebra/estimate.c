@@ -109,22 +109,58 @@ static int cmp_den(const void *ctx, long a, long b)
     return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-/* S = S + supp(D) (the Minkowski sum; S holds exponent vectors of length d). */
-static hf_err_t minkowski_add(hf_ivset_t *S, const fmpz_mpoly_t D, const fmpz_mpoly_ctx_t ctx,
-                              int d)
+/* Exponent vectors packed into W words of fields of `bits` bits, wide enough for the
+ * largest sum of degrees in a coordinate, so that adding two packed vectors of a
+ * Minkowski sum adds the fields without carries (FLINT packs its exponents so too). A
+ * set of such words costs 2 words per key for chain:d=64 instead of 64. */
+typedef struct {
+    int bits, per_word, words;
+} packing_t;
+
+static packing_t packing_for(const estimate_t *e)
+{
+    slong maxdeg = 1;
+    for (int a = 0; a < e->d; a++) {
+        slong s = 0;
+        for (long i = 0; i < e->nden; i++)
+            s += e->den[i].deg[a];
+        maxdeg = s > maxdeg ? s : maxdeg;
+    }
+    packing_t p;
+    p.bits = (int)FLINT_BIT_COUNT((ulong)maxdeg);
+    p.per_word = 64 / p.bits;
+    p.words = (e->d + p.per_word - 1) / p.per_word;
+    return p;
+}
+
+/* D's exponent vectors, packed: D->length rows of p->words. */
+static int64_t *pack_terms(const fmpz_mpoly_t D, const fmpz_mpoly_ctx_t ctx, int d,
+                           const packing_t *p)
+{
+    slong ex[HF_D_MAX];
+    int64_t *out = hf_calloc((size_t)(D->length ? D->length : 1) * (size_t)p->words, sizeof *out);
+    for (slong i = 0; out && i < D->length; i++) {
+        fmpz_mpoly_get_term_exp_si(ex, D, i, ctx);
+        uint64_t *w = (uint64_t *)out + i * p->words;
+        for (int a = 0; a < d; a++)
+            w[a / p->per_word] += (uint64_t)ex[a] << (p->bits * (a % p->per_word));
+    }
+    return out;
+}
+
+/* S = S + the n packed vectors of v (the Minkowski sum). */
+static hf_err_t minkowski_add(hf_ivset_t *S, const int64_t *v, long n)
 {
     hf_err_t err = HF_OK;
     hf_ivset_t next;
-    slong ex[HF_D_MAX];
-    int64_t v[HF_D_MAX];
-    int added;
-    HF_CHECK(err, hf_ivset_init(&next, d), cleanup);
+    int64_t sum[HF_D_MAX];
+    int w = S->b, added;
+    HF_CHECK(err, hf_ivset_init(&next, w), cleanup);
     for (long s = 0; s < S->n; s++)
-        for (slong i = 0; i < D->length; i++) {
-            fmpz_mpoly_get_term_exp_si(ex, D, i, ctx);
-            for (int a = 0; a < d; a++)
-                v[a] = S->keys[s * d + a] + ex[a];
-            if (hf_ivset_insert(&next, v, &added) < 0) {
+        for (long i = 0; i < n; i++) {
+            for (int k = 0; k < w; k++)
+                sum[k] = (int64_t)((uint64_t)S->keys[s * w + k] + (uint64_t)v[i * w + k]);
+            if (hf_ivset_insert(&next, sum, &added) < 0) {
                 err = HF_ERR_NOMEM;
                 goto cleanup;
             }
@@ -137,35 +173,44 @@ cleanup:
     return err;
 }
 
+/* S = {0}, vectors of w words. */
+static hf_err_t set_of_zero(hf_ivset_t *S, int w)
+{
+    int64_t zero[HF_D_MAX] = {0};
+    int added;
+    HF_TRY(hf_ivset_init(S, w));
+    return hf_ivset_insert(S, zero, &added) < 0 ? HF_ERR_NOMEM : HF_OK;
+}
+
 /* The product over groups of their Minkowski sums' sizes, the denominators taken in
  * the order idx. */
 static hf_err_t grouped_terms(const estimate_t *e, const long *idx, double *terms)
 {
     hf_err_t err = HF_OK;
-    hf_ivset_t S;
-    int64_t zero[HF_D_MAX] = {0};
-    int added;
+    hf_ivset_t S = {0};
+    packing_t p = packing_for(e);
+    int64_t *v = NULL;
     *terms = 1;
-    HF_CHECK(err, hf_ivset_init(&S, e->d), cleanup);
-    if (hf_ivset_insert(&S, zero, &added) < 0) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
+    HF_CHECK(err, set_of_zero(&S, p.words), cleanup);
     for (long k = 0; k < e->nden; k++) {
         const fmpz_mpoly_struct *D = e->den[idx[k]].D;
         if (S.n > 1 && (double)S.n * (double)D->length > (double)ESTIMATE_GROUP_POINTS) {
             *terms *= (double)S.n; /* close the group, start the next from {0} */
             hf_ivset_clear(&S);
-            HF_CHECK(err, hf_ivset_init(&S, e->d), cleanup);
-            if (hf_ivset_insert(&S, zero, &added) < 0) {
-                err = HF_ERR_NOMEM;
-                goto cleanup;
-            }
+            HF_CHECK(err, set_of_zero(&S, p.words), cleanup);
         }
-        HF_CHECK(err, minkowski_add(&S, D, e->ctx, e->d), cleanup);
+        v = pack_terms(D, e->ctx, e->d, &p);
+        if (!v) {
+            err = HF_ERR_NOMEM;
+            goto cleanup;
+        }
+        HF_CHECK(err, minkowski_add(&S, v, D->length), cleanup);
+        free(v);
+        v = NULL;
     }
     *terms *= (double)S.n;
 cleanup:
+    free(v);
     hf_ivset_clear(&S);
     return err;
 }
