@@ -32,7 +32,7 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
 
 /* An estimate, in bytes, of the peak memory hf_fraction_from_target(f, t) takes,
  * computed from the heads' keys without building P/Q (milliseconds: it enumerates at
- * most 2^16 exponent vectors per group of heads). Not collective.
+ * most 2^14 exponent vectors per group of heads). Not collective.
  *
  * It is B * (dv + 4) * (bytes per term): the construction holds Q, the dv numerators,
  * a cofactor, a product and one sum's temporary, each of at most B terms, where B
@@ -40,7 +40,7 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
  *   - the box count prod_a (1 + sum of the distinct denominators' degrees in x_a), and
  *   - the product, over groups of heads taken in the order of the coordinates they use,
  *     of the number of distinct keys of the group's product head (its Minkowski sum of
- *     key sets), each group grown up to 2^16 keys.
+ *     key sets), each group grown up to 2^14 keys.
  * Heads with the same denominator up to a constant count once (Q holds it once). A term
  * is a coefficient (8 bytes, more when the coefficients may pass 62 bits) and the packed
  * exponent vector (8 bytes per word, as FLINT packs it).
@@ -48,10 +48,12 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
  * How loose: when the distinct denominators are pairwise coprime (every built-in
  * family), Q is their product, B bounds it from above and is exact when the groups use
  * disjoint coordinates (wd, wdw, multi); chain:d=14 has 17,651,648 terms against
- * B = 3.07e7 (1.7x). When denominators share factors Q is a proper divisor of that
+ * B = 21,307,328 (1.21x). When denominators share factors Q is a proper divisor of that
  * product and usually much smaller (B is then an estimate, not a bound: a divisor can
  * have more terms than the product, which takes cyclotomic factors to arrange). The
- * measured peaks against the estimates are in docs/performance.md section 13.
+ * process's measured peak is 0.6 to 0.85 of the estimate on the families (chain:d=14:
+ * 1.54 GiB against 2.38 GiB; docs/performance.md section 13). Targets built by gcds
+ * (a denominator of degree over 256) hold polynomials of the same sizes.
  * Errors: as hf_fraction_from_target for invalid targets, HF_ERR_NOMEM. */
 hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes);
 void hf_fraction_clear(hf_fraction_t *f);

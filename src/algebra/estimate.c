@@ -2,16 +2,16 @@
  * (hf_fraction_estimate, algebra.h; the figures against measured peaks are in
  * docs/performance.md section 13).
  *
- * Q divides the product of the heads' distinct denominators, and every P_j has its
- * terms inside Q's Newton polytope, so a bound B on the terms of that product bounds
- * them all (exactly when the denominators are pairwise coprime: then Q is the product).
- * Two bounds are cheap: the lattice box the product's exponents lie in, and the
- * number of distinct exponents of the product, which with positive coefficients is the
- * size of the Minkowski sum of the heads' key sets. The sum itself can be as large as
- * Q, so it is enumerated only in groups of at most 2^14 points and the groups' sizes
- * multiplied (|A + B| <= |A| |B|); heads are grouped in the order of the coordinates
- * they use so that heads sharing coordinates fall into one group, where the bound is
- * exact. */
+ * Q divides the product of the heads' distinct denominators. When these are pairwise
+ * coprime Q is that product, whose terms (positive coefficients: nothing cancels) are
+ * the Minkowski sum of the heads' key sets, and each term N_h Q / D_h of P_j has its
+ * terms in that sum too (N_h's keys are D_h's, Q / D_h is the product of the others):
+ * a bound B on the size of the sum bounds them all. When denominators share factors Q
+ * is a proper divisor and B an estimate. B is the smaller of two cheap bounds: the
+ * lattice box the product's exponents lie in, and the product of the sizes of partial
+ * Minkowski sums (|A + B| <= |A| |B|), each enumerated up to 2^14 points, with the heads
+ * taken in the order of the coordinates they use so that heads sharing coordinates fall
+ * into one group, where the count is exact. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -22,9 +22,11 @@
 /* Largest Minkowski sum enumerated in one group. */
 #define ESTIMATE_GROUP_POINTS (1L << 14)
 
-/* Polynomials held at the peak of the construction besides the dv numerators: Q, the
- * cofactor L / M_g, its product with a group's numerator, and FLINT's output of
- * P_j + that product before it replaces P_j (fraction_factor.c, sum_over_lcm). */
+/* Polynomials held at the peak of the construction besides the dv numerators
+ * (fraction_factor.c, sum_over_lcm): the partial lcm, the buffer W each product and sum
+ * goes to before it is swapped in, a numerator times the cofactor, and the cofactor
+ * L / G when a denominator shares a factor. Measured: about 4 of Q's size are live at
+ * the peak (docs/performance.md section 13). */
 #define ESTIMATE_WORK_POLYS 4
 
 /* One distinct primitive denominator. */
