@@ -478,10 +478,16 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     L.run_start = L.last_progress = MPI_Wtime();
     hf_err_t err = HF_OK;
 
+    /* the one-time preparation (the cone engine's double description) and each size's
+     * (the layered engine's face tables) dealt across the ranks */
+    if (L.size > 1)
+        do_set_split(&L, &L.split.split);
     if (opts->first_m <= opts->last_m) {
         int any_stop = 0;
         err = agree_step(comm, do_prepare(&L, poll_prepare, &L), &any_stop);
         if (err != HF_OK || any_stop) {
+            if (L.size > 1)
+                do_set_split(&L, NULL);
             out->interrupted = err == HF_OK;
             out->seconds = MPI_Wtime() - L.run_start;
             return err;
@@ -494,9 +500,6 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         }
     }
 
-    /* each size's preparation dealt across the ranks (the search's own tables) */
-    if (L.size > 1)
-        do_set_split(&L, &L.split.split);
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         int decided = 0;
         long found = 0;

@@ -386,7 +386,7 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     c->ssize = NULL;
     c->nrays = 0;
     c->bound = -1;
-    return hf_cone_rays(c, bound, poll, poll_ctx);
+    return hf_cone_rays(c, bound, s->reg->split, poll, poll_ctx);
 }
 
 /* The first bound: the largest size when it is near the first one (the usual case: UB

@@ -60,6 +60,21 @@ static hf_err_t rayset_reserve(rayset_t *R, long need)
     return HF_OK;
 }
 
+/* Append a ray, moving v's entries into the set (v is left with what the slot held: the
+ * caller is done with it), so that keeping a ray from one stage to the next copies no
+ * integers. */
+static hf_err_t rayset_push_move(rayset_t *R, fmpz *v, const uint64_t *zero, long size)
+{
+    HF_TRY(rayset_reserve(R, R->count + 1));
+    fmpz *dst = R->v + R->count * R->n;
+    for (long i = 0; i < R->n; i++)
+        fmpz_swap(dst + i, v + i);
+    memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
+    R->size[R->count] = size;
+    R->count++;
+    return HF_OK;
+}
+
 /* Append a ray (copies v; zero bitset; size). */
 static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
 {
@@ -76,100 +91,6 @@ static void vec_primitive(fmpz *v, long n, fmpz_t g)
     _fmpz_vec_content(g, v, n);
     if (!fmpz_is_zero(g) && !fmpz_is_one(g))
         _fmpz_vec_scalar_divexact_fmpz(v, v, n, g);
-}
-
-/* Processing order: first n independent rows (in the order below) form the starting
- * simplicial cone; then the others by increasing number of nonzero entries (rows of few
- * unknowns cut early and keep the intermediate cones small), ties by hyperplane number. */
-static hf_err_t dd_order(hf_cone_t *c, long *order, nmod_t mod)
-{
-    long n = c->n, nh = c->nh;
-    long *nnz = hf_malloc((size_t)nh * sizeof *nnz);
-    long *byn = hf_malloc((size_t)nh * sizeof *byn);
-    char *used = hf_calloc((size_t)nh, 1);
-    if (!nnz || !byn || !used) {
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long h = 0; h < nh; h++) {
-        nnz[h] = 0;
-        for (long j = 0; j < n; j++)
-            nnz[h] += !fmpz_is_zero(c->A + h * n + j);
-    }
-    /* counting sort by nnz (stable: keeps hyperplane order inside a class) */
-    long *cnt = hf_calloc((size_t)n + 2, sizeof *cnt);
-    if (!cnt) {
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long h = 0; h < nh; h++)
-        cnt[nnz[h] + 1]++;
-    for (long k = 1; k <= n + 1; k++)
-        cnt[k] += cnt[k - 1];
-    for (long h = 0; h < nh; h++)
-        byn[cnt[nnz[h]]++] = h;
-    free(cnt);
-    /* basis: greedy elimination mod p in that order */
-    nmod_mat_t E;
-    nmod_mat_init(E, n, n, mod.n);
-    long rank = 0, k = 0;
-    mp_limb_t *row = hf_malloc((size_t)n * sizeof *row);
-    long *pivcol = hf_malloc((size_t)n * sizeof *pivcol);
-    if (!row || !pivcol) {
-        free(row);
-        free(pivcol);
-        nmod_mat_clear(E);
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < nh && rank < n; i++) {
-        long h = byn[i];
-        for (long j = 0; j < n; j++)
-            row[j] = fmpz_fdiv_ui(c->A + h * n + j, mod.n);
-        for (long r = 0; r < rank; r++) {
-            mp_limb_t f = row[pivcol[r]];
-            if (!f)
-                continue;
-            for (long j = 0; j < n; j++)
-                row[j] = nmod_sub(row[j], nmod_mul(f, nmod_mat_entry(E, r, j), mod), mod);
-        }
-        long pc = -1;
-        for (long j = 0; j < n; j++)
-            if (row[j]) {
-                pc = j;
-                break;
-            }
-        if (pc < 0)
-            continue;
-        mp_limb_t inv = n_invmod(row[pc], mod.n);
-        for (long j = 0; j < n; j++)
-            nmod_mat_entry(E, rank, j) = nmod_mul(row[j], inv, mod);
-        pivcol[rank++] = pc;
-        order[k++] = h;
-        used[h] = 1;
-    }
-    free(row);
-    free(pivcol);
-    nmod_mat_clear(E);
-    hf_err_t err = HF_OK;
-    if (rank < n)
-        err = hf_error(HF_ERR_INTERNAL,
-                       "cone engine: the rows have rank %ld < %ld modulo p (the cone of Q R >= 0 "
-                       "is pointed)",
-                       rank, n);
-    for (long i = 0; i < nh; i++)
-        if (!used[byn[i]])
-            order[k++] = byn[i];
-    free(nnz);
-    free(byn);
-    free(used);
-    return err;
 }
 
 /* Positions < p as a mask of word w. */
@@ -264,236 +185,979 @@ static int ends_blocked(const ends_index_t *ix, const rayset_t *cur, const uint6
     return 0;
 }
 
-/* The pruned double description: every extreme ray of C with at most `bound` box points in
- * its support, into c->supp / c->ssize (sorted canonically). poll may stop it. */
-hf_err_t hf_cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx)
+/* ------------------------------------------------------------------ the plan */
+
+/* What every run over the cone shares: the order in which the hyperplanes are processed
+ * and the rays of the simplicial start. */
+typedef struct {
+    const hf_cone_t *c;
+    long n, rows, words; /* unknowns, hyperplanes, words of a bitset over positions */
+    long *order;         /* position -> hyperplane */
+    fmpz *start;         /* n x n: start ray j, positive on position j only, primitive */
+} dd_plan_t;
+
+static void dd_plan_clear(dd_plan_t *pl)
 {
-    long n = c->n, nh = c->nh, words = c->words;
+    if (pl->start)
+        _fmpz_vec_clear(pl->start, pl->n * pl->n);
+    free(pl->order);
+    memset(pl, 0, sizeof *pl);
+}
+
+typedef struct {
+    const long *key;
+} dd_key_ctx_t;
+
+static int dd_cmp_key(const void *ctx, long a, long b)
+{
+    const long *key = ((const dd_key_ctx_t *)ctx)->key;
+    return key[a] < key[b] ? -1 : key[a] > key[b];
+}
+
+/* The hyperplanes by increasing number of nonzero entries (rows of few unknowns, near the
+ * box's corners, cut early and keep the intermediate cones small), ties by number. */
+static hf_err_t dd_by_sparsity(const hf_cone_t *c, long *byn)
+{
+    long n = c->n, nh = c->nh;
+    long *nnz = hf_malloc((size_t)(nh ? nh : 1) * sizeof *nnz);
+    if (!nnz)
+        return HF_ERR_NOMEM;
+    for (long h = 0; h < nh; h++) {
+        nnz[h] = 0;
+        for (long j = 0; j < n; j++)
+            nnz[h] += !fmpz_is_zero(c->A + h * n + j);
+        byn[h] = h;
+    }
+    dd_key_ctx_t kc = {nnz};
+    hf_err_t err = hf_sort(byn, nh, dd_cmp_key, &kc); /* stable: ties by number */
+    free(nnz);
+    return err;
+}
+
+/* The processing order: the first n hyperplanes are linearly independent (chosen greedily
+ * in sparsity order, modulo a prime: independence modulo p implies it over Q), the others
+ * follow in sparsity order. HF_ERR_INTERNAL when the rows have rank < n: C is pointed
+ * (Q R = 0 forces R = 0), so they never do. */
+static hf_err_t dd_order(const hf_cone_t *c, const long *byn, long *order)
+{
+    long n = c->n, nh = c->nh, k = 0, nr = 0;
     hf_err_t err = HF_OK;
-    long *order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *order);
-    long *wpos = hf_malloc((size_t)(nh ? nh : 1) * sizeof *wpos); /* weight by position */
-    rayset_t cur = {.n = n, .words = words}, next = {.n = n, .words = words};
-    long adjacency = 0, slen = 0;
     nmod_t mod;
-    fmpz *s = NULL, *v = NULL;
+    nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
+    char *used = hf_calloc((size_t)(nh ? nh : 1), 1);
+    mp_limb_t *row = hf_malloc((size_t)(n ? n : 1) * sizeof *row);
+    long *pivcol = hf_malloc((size_t)(n ? n : 1) * sizeof *pivcol);
+    nmod_mat_t E;
+    nmod_mat_init(E, n ? n : 1, n ? n : 1, mod.n);
+    if (!used || !row || !pivcol) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < nh && nr < n; i++) {
+        long h = byn[i];
+        for (long j = 0; j < n; j++)
+            row[j] = fmpz_fdiv_ui(c->A + h * n + j, mod.n);
+        for (long q = 0; q < nr; q++) {
+            mp_limb_t f = row[pivcol[q]];
+            if (f)
+                for (long j = 0; j < n; j++)
+                    row[j] = nmod_sub(row[j], nmod_mul(f, nmod_mat_entry(E, q, j), mod), mod);
+        }
+        long pc = -1;
+        for (long j = 0; j < n && pc < 0; j++)
+            if (row[j])
+                pc = j;
+        if (pc < 0)
+            continue;
+        mp_limb_t inv = n_invmod(row[pc], mod.n);
+        for (long j = 0; j < n; j++)
+            nmod_mat_entry(E, nr, j) = nmod_mul(row[j], inv, mod);
+        pivcol[nr++] = pc;
+        order[k++] = h;
+        used[h] = 1;
+    }
+    if (nr < n) {
+        err = hf_error(HF_ERR_INTERNAL,
+                       "cone engine: the rows have rank %ld < %ld modulo p (the cone of Q R >= 0 "
+                       "is pointed)",
+                       nr, n);
+        goto done;
+    }
+    for (long i = 0; i < nh; i++)
+        if (!used[byn[i]])
+            order[k++] = byn[i];
+done:
+    nmod_mat_clear(E);
+    free(pivcol);
+    free(row);
+    free(used);
+    return err;
+}
+
+/* The order, and the start: the rays of the cone of the first n rows are the columns of
+ * B^-1 (B those rows), each positive on its own row only. */
+static hf_err_t dd_plan_init(const hf_cone_t *c, dd_plan_t *pl)
+{
+    long n = c->n, nh = c->nh;
+    hf_err_t err = HF_OK;
+    memset(pl, 0, sizeof *pl);
+    pl->c = c;
+    pl->n = n;
+    pl->rows = nh;
+    pl->words = (nh + 63) / 64;
+    pl->order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *pl->order);
+    long *byn = hf_malloc((size_t)(nh ? nh : 1) * sizeof *byn);
+    if (!pl->order || !byn) {
+        free(byn);
+        dd_plan_clear(pl);
+        return HF_ERR_NOMEM;
+    }
+    HF_CHECK(err, dd_by_sparsity(c, byn), done);
+    HF_CHECK(err, dd_order(c, byn, pl->order), done);
+    fmpz_mat_t B, Binv;
+    fmpz_t den, g;
+    fmpz_mat_init(B, n, n);
+    fmpz_mat_init(Binv, n, n);
+    fmpz_init(den);
+    fmpz_init(g);
+    for (long i = 0; i < n; i++)
+        _fmpz_vec_set(B->rows[i], c->A + pl->order[i] * n, n);
+    int ok = fmpz_mat_inv(Binv, den, B);
+    pl->start = _fmpz_vec_init(n * n);
+    for (long j = 0; j < n && ok; j++) {
+        fmpz *v = pl->start + j * n;
+        for (long i = 0; i < n; i++)
+            fmpz_mul_si(v + i, fmpz_mat_entry(Binv, i, j), fmpz_sgn(den));
+        vec_primitive(v, n, g);
+    }
+    fmpz_clear(g);
+    fmpz_clear(den);
+    fmpz_mat_clear(Binv);
+    fmpz_mat_clear(B);
+    if (!ok)
+        err = hf_error(HF_ERR_INTERNAL, "cone engine: starting rows are singular");
+done:
+    free(byn);
+    if (err != HF_OK)
+        dd_plan_clear(pl);
+    return err;
+}
+
+/* ------------------------------------------------------------------ one run */
+
+/* A task of the split (docs/search.md, "The double description split across ranks"): the
+ * extreme rays that vanish on the hyperplanes of a set T and are positive on those of a
+ * set J. need[h] = 2 for h in T (an equality: a ray positive there is dropped), 1 for h in
+ * J (its weight is counted from the start, base: every wanted ray has those points in its
+ * support), 0 for the others. The whole cone is the task with T = J = {}. */
+typedef struct {
+    char *need; /* per hyperplane */
+    long base;  /* the J hyperplanes' weight */
+} dd_task_t;
+
+/* Rays found: support bitsets over the cone's hyperplanes (words each), and sizes. */
+typedef struct {
+    long words, count, cap, cap_size;
+    uint64_t *supp;
+    long *size;
+} dd_found_t;
+
+static void dd_found_clear(dd_found_t *F)
+{
+    free(F->supp);
+    free(F->size);
+    F->supp = NULL;
+    F->size = NULL;
+    F->count = F->cap = F->cap_size = 0;
+}
+
+static hf_err_t dd_found_push(dd_found_t *F, const uint64_t *b, long size)
+{
+    HF_TRY(HF_GROW(&F->supp, &F->cap, (F->count + 1) * F->words));
+    HF_TRY(HF_GROW(&F->size, &F->cap_size, F->count + 1));
+    memcpy(F->supp + F->count * F->words, b, (size_t)F->words * sizeof *b);
+    F->size[F->count++] = size;
+    return HF_OK;
+}
+
+/* How a run is watched: its poll hook, called every DD_POLL_WORK pair tests and at every
+ * row (so that a stop and the other ranks' requests are answered within milliseconds even
+ * in a step of minutes), its progress and its figures. */
+#define DD_POLL_WORK (1L << 16)
+typedef struct {
+    hf_search_poll_fn poll;
+    void *poll_ctx;
+    long work;            /* pair tests since the last poll */
+    hf_cone_info_t *info; /* step, step_rays: progress for reports (may be NULL) */
+    long rays_max, adjacencies;
+    double pairs; /* (positive, negative) pairs examined: the cost, machine-independent */
+    const hf_search_split_t *split; /* steps dealt across processes, or NULL */
+} dd_ctl_t;
+
+static int dd_poll(dd_ctl_t *ctl, long work)
+{
+    ctl->work += work;
+    if (ctl->work < DD_POLL_WORK)
+        return 0;
+    ctl->work = 0;
+    return ctl->poll && ctl->poll(ctl->poll_ctx);
+}
+
+/* Weights by position for a task: J positions weigh 0 (their weight is in base), T positions
+ * too (a ray is never positive there); needs[p]: J positions below p. */
+static void dd_weights(const dd_plan_t *pl, const dd_task_t *tk, long *wpos, long *needs)
+{
+    needs[0] = 0;
+    for (long p = 0; p < pl->rows; p++) {
+        char nd = tk->need[pl->order[p]];
+        wpos[p] = nd ? 0 : pl->c->weight[pl->order[p]];
+        needs[p + 1] = needs[p] + (nd == 1);
+    }
+}
+
+/* The start of a task's run: the simplicial cone of the first n rows of the order, less the
+ * rays positive on a T row (a face of a simplicial cone is the cone of the other
+ * generators) and those over the bound. */
+static hf_err_t dd_begin(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos, long bound,
+                         rayset_t *cur)
+{
+    long n = pl->n, words = pl->words;
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
-    long *ulist = hf_malloc((size_t)(nh ? nh : 1) * sizeof *ulist);
-    ends_index_t ix = {0};
-    uint64_t *sig = NULL;
-    long *posl = NULL, *negl = NULL;
-    long sig_cap = 0, posl_cap = 0, negl_cap = 0;
+    if (!Z)
+        return HF_ERR_NOMEM;
+    hf_err_t err = HF_OK;
+    cur->count = 0;
+    for (long j = 0; j < n && err == HF_OK; j++) {
+        if (tk->need[pl->order[j]] == 2 || tk->base + wpos[j] > bound)
+            continue;
+        memset(Z, 0, (size_t)words * sizeof *Z);
+        for (long i = 0; i < n; i++)
+            if (i != j)
+                bit_set(Z, i);
+        err = rayset_push(cur, pl->start + j * n, Z, tk->base + wpos[j]);
+    }
+    free(Z);
+    return err;
+}
+
+/* One step's shared data: the row at position p, the signs of the rays on it, the lists of
+ * positive and negative rays, their folded supports and the index of the rays' ends. Every
+ * rank builds it alike from the same rays. */
+typedef struct {
+    long p, R, npos, nneg, allow;
+    int equality;
+    fmpz *s;
+    long slen;
+    long *posl, *negl;
+    uint64_t *sig;
+    long posl_cap, negl_cap, sig_cap;
+    ends_index_t ix;
+} dd_step_t;
+
+static void dd_step_clear(dd_step_t *st)
+{
+    if (st->s)
+        _fmpz_vec_clear(st->s, st->slen);
+    free(st->posl);
+    free(st->negl);
+    free(st->sig);
+    ends_index_clear(&st->ix);
+    memset(st, 0, sizeof *st);
+}
+
+/* Signs and lists for the row at position p. */
+static hf_err_t dd_step_prepare(const dd_plan_t *pl, const dd_task_t *tk, const long *needs,
+                                long bound, long p, const rayset_t *cur, long *nzi, dd_step_t *st)
+{
+    const hf_cone_t *c = pl->c;
+    long n = pl->n, words = pl->words, R = cur->count;
+    st->p = p;
+    st->R = R;
+    if (R + 1 > st->slen) {
+        if (st->s)
+            _fmpz_vec_clear(st->s, st->slen);
+        st->slen = 2 * (R + 1);
+        st->s = _fmpz_vec_init(st->slen);
+    }
+    const fmpz *a = c->A + pl->order[p] * n;
+    st->equality = tk->need[pl->order[p]] == 2; /* a T row: positive rays are dropped */
+    /* rows have few nonzero entries (Q's terms): the dot products run over those */
+    long nz = 0;
+    for (long j = 0; j < n; j++)
+        if (!fmpz_is_zero(a + j))
+            nzi[nz++] = j;
+    for (long i = 0; i < R; i++) {
+        const fmpz *x = cur->v + i * n;
+        fmpz_zero(st->s + i);
+        for (long t = 0; t < nz; t++)
+            fmpz_addmul(st->s + i, a + nzi[t], x + nzi[t]);
+    }
+    HF_TRY(ends_index(cur, p, &st->ix));
+    /* each ray's support folded onto 64 bits: the popcount of two folds' union never
+     * exceeds the positions in the union of the supports, and those are at most the
+     * support's weight less base plus the J positions (weight 0 here; every other
+     * position weighs >= 1): a pair whose folds already exceed that is out at once */
+    st->allow = bound - tk->base + needs[p];
+    st->npos = st->nneg = 0;
+    HF_TRY(HF_GROW(&st->sig, &st->sig_cap, R));
+    HF_TRY(HF_GROW(&st->posl, &st->posl_cap, R));
+    HF_TRY(HF_GROW(&st->negl, &st->negl_cap, R));
+    for (long i = 0; i < R; i++) {
+        int sg = fmpz_sgn(st->s + i);
+        if (sg == 0)
+            continue;
+        uint64_t f = 0;
+        for (long w = 0; w < words; w++)
+            f |= ~cur->zero[i * words + w] & below_mask(w, p);
+        st->sig[i] = f;
+        if (sg > 0)
+            st->posl[st->npos++] = i;
+        else
+            st->negl[st->nneg++] = i;
+    }
+    return HF_OK;
+}
+
+/* Where a step's new rays go: pushed to the next stage (a whole step on this process), or
+ * encoded as records for the exchange (a range of a step dealt across ranks). */
+typedef struct {
+    rayset_t *next;     /* or NULL */
+    unsigned char *buf; /* records: positive index, size, zero bitset, vector */
+    long len, cap;
+} dd_sink_t;
+
+static hf_err_t buf_put(dd_sink_t *k, const void *x, size_t n)
+{
+    HF_TRY(HF_GROW(&k->buf, &k->cap, k->len + (long)n));
+    memcpy(k->buf + k->len, x, n);
+    k->len += (long)n;
+    return HF_OK;
+}
+
+/* An integer of a ray: 8 bytes when it fits a word, else a tag with its limbs. */
+static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
+{
+    int64_t w;
+    if (fmpz_fits_si(x) && fmpz_get_si(x) != INT64_MIN) {
+        w = fmpz_get_si(x);
+        return buf_put(k, &w, sizeof w);
+    }
+    mpz_t z;
+    mpz_init(z);
+    fmpz_get_mpz(z, x);
+    size_t nl = 0;
+    uint64_t *limbs = mpz_export(NULL, &nl, -1, sizeof(uint64_t), 0, 0, z);
+    int64_t tag[2] = {INT64_MIN, mpz_sgn(z) < 0 ? -(int64_t)nl : (int64_t)nl};
+    hf_err_t err = buf_put(k, tag, sizeof tag);
+    if (err == HF_OK)
+        err = buf_put(k, limbs, nl * sizeof *limbs);
+    free(limbs); /* GMP's default allocator */
+    mpz_clear(z);
+    return err;
+}
+
+static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const uint64_t *Z,
+                            long words, long size)
+{
+    if (k->next)
+        return rayset_push(k->next, v, Z, size);
+    int64_t head[2] = {pa, size};
+    HF_TRY(buf_put(k, head, sizeof head));
+    HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
+    for (long i = 0; i < n; i++)
+        HF_TRY(buf_put_fmpz(k, v + i));
+    return HF_OK;
+}
+
+/* The pairs of positive rays posl[lo], posl[lo + 1], ... (while below range->hi, which a
+ * steal may lower) with every negative ray: the adjacent ones give new rays, in the order
+ * of the serial loop. poll is called every DD_POLL_WORK pair tests. */
+static hf_err_t dd_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos, long bound,
+                         const rayset_t *cur, const dd_step_t *st, long lo,
+                         hf_search_range_t *range, hf_search_poll_fn poll, void *poll_ctx,
+                         dd_ctl_t *ctl, dd_sink_t *sink)
+{
+    long n = pl->n, rows = pl->rows, words = pl->words, p = st->p, allow = st->allow;
+    hf_err_t err = HF_OK;
+    fmpz *v = _fmpz_vec_init(n);
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    long *ulist = hf_malloc((size_t)(rows ? rows : 1) * sizeof *ulist);
+    long work = 0;
     fmpz_t g;
     fmpz_init(g);
-    nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
-    if (!order || !wpos || !Z || !ulist) {
+    if (!Z || !ulist) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    HF_CHECK(err, dd_order(c, order, mod), done);
-    for (long p = 0; p < nh; p++)
-        wpos[p] = c->weight[order[p]];
-
-    /* the simplicial start: rays = columns of B^-1 with B the first n rows */
-    {
-        fmpz_mat_t B, Binv;
-        fmpz_t den;
-        fmpz_mat_init(B, n, n);
-        fmpz_mat_init(Binv, n, n);
-        fmpz_init(den);
-        for (long i = 0; i < n; i++)
-            _fmpz_vec_set(B->rows[i], c->A + order[i] * n, n);
-        int ok = fmpz_mat_inv(Binv, den, B);
-        v = _fmpz_vec_init(n);
-        for (long j = 0; j < n && ok && err == HF_OK; j++) {
-            for (long i = 0; i < n; i++)
-                fmpz_mul_si(v + i, fmpz_mat_entry(Binv, i, j), fmpz_sgn(den));
-            vec_primitive(v, n, g);
-            memset(Z, 0, (size_t)words * sizeof *Z);
-            for (long i = 0; i < n; i++)
-                if (i != j)
-                    bit_set(Z, i);
-            if (wpos[j] <= bound)
-                err = rayset_push(&cur, v, Z, wpos[j]);
-        }
-        fmpz_clear(den);
-        fmpz_mat_clear(Binv);
-        fmpz_mat_clear(B);
-        if (!ok && err == HF_OK)
-            err = hf_error(HF_ERR_INTERNAL, "cone engine: starting rows are singular");
-        if (err != HF_OK)
-            goto done;
-    }
-
-    long maxrays = cur.count;
-    for (long p = n; p < nh; p++) {
-        if (poll && poll(poll_ctx)) {
-            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
-            goto done;
-        }
-        long R = cur.count;
-        if (R + 1 > slen) {
-            if (s)
-                _fmpz_vec_clear(s, slen);
-            slen = 2 * (R + 1);
-            s = _fmpz_vec_init(slen);
-        }
-        const fmpz *a = c->A + order[p] * n;
-        for (long i = 0; i < R; i++)
-            _fmpz_vec_dot(s + i, a, cur.v + i * n, n);
-        next.count = 0;
-        /* kept rays: zero ones gain position p in their zero set, positive ones grow */
-        for (long i = 0; i < R; i++) {
-            int sg = fmpz_sgn(s + i);
-            if (sg < 0)
-                continue;
-            uint64_t *zi = cur.zero + i * words;
-            long size = cur.size[i] + (sg > 0 ? wpos[p] : 0);
-            if (size > bound)
-                continue;
-            memcpy(Z, zi, (size_t)words * sizeof *Z);
-            if (sg == 0)
-                bit_set(Z, p);
-            HF_CHECK(err, rayset_push(&next, cur.v + i * n, Z, size), done);
-        }
-        /* new rays from adjacent (positive, negative) pairs */
-        HF_CHECK(err, ends_index(&cur, p, &ix), done);
-        /* each ray's support folded onto 64 bits: the popcount of two folds' union never
-         * exceeds the positions in the union of the supports, so a pair whose folds
-         * already exceed the bound is out after one word */
-        long npos = 0, nneg = 0;
-        HF_CHECK(err, HF_GROW(&sig, &sig_cap, R), done);
-        HF_CHECK(err, HF_GROW(&posl, &posl_cap, R), done);
-        HF_CHECK(err, HF_GROW(&negl, &negl_cap, R), done);
-        for (long i = 0; i < R; i++) {
-            int sg = fmpz_sgn(s + i);
-            if (sg == 0)
-                continue;
-            uint64_t f = 0;
-            for (long w = 0; w < words; w++)
-                f |= ~cur.zero[i * words + w] & below_mask(w, p);
-            sig[i] = f;
-            if (sg > 0)
-                posl[npos++] = i;
-            else
-                negl[nneg++] = i;
-        }
-        for (long a = 0; a < npos; a++) {
-            long i = posl[a];
-            const uint64_t *zi = cur.zero + i * words;
-            uint64_t fi = sig[i];
-            for (long b = 0; b < nneg; b++) {
-                long j = negl[b];
-                if (__builtin_popcountll(fi | sig[j]) > bound)
-                    continue;
-                const uint64_t *zj = cur.zero + j * words;
-                long common = 0;
-                for (long w = 0; w < words; w++) {
-                    Z[w] = zi[w] & zj[w];
-                    common += __builtin_popcountll(Z[w]);
-                }
-                /* every position weighs >= 1, so p - common positions already bound the
-                 * size from below: most pairs stop here without touching the weights */
-                if (common < n - 2 || p - common > bound)
-                    continue;
-                long nu = 0, size = 0;
-                for (long w = 0; w < words; w++) {
-                    uint64_t x = ~Z[w] & below_mask(w, p);
-                    while (x) {
-                        long u = w * 64 + __builtin_ctzll(x);
-                        ulist[nu++] = u;
-                        size += wpos[u];
-                        x &= x - 1;
-                    }
-                }
-                if (size > bound)
-                    continue;
-                /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero
-                 * set contains Z, i.e. no other ray's support lies in U = supp i u supp j.
-                 * A ray with that property has its support inside the union of theirs, so
-                 * at most `size` <= bound points: such rays are never dropped, and the test
-                 * over the kept rays is exact. Such a ray's first and last support
-                 * positions are both in U: only those buckets of the index are looked at. */
-                if (ends_blocked(&ix, &cur, Z, ulist, nu, i, j))
-                    continue;
-                adjacency++;
-                /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
-                _fmpz_vec_scalar_mul_fmpz(v, cur.v + j * n, n, s + i);
-                _fmpz_vec_scalar_submul_fmpz(v, cur.v + i * n, n, s + j);
-                vec_primitive(v, n, g);
-                bit_set(Z, p);
-                HF_CHECK(err, rayset_push(&next, v, Z, size), done);
+    for (long pa = lo; pa < range->hi; pa++) {
+        range->pos = pa;
+        work += st->nneg;
+        if (work >= DD_POLL_WORK) {
+            work = 0;
+            if (poll && poll(poll_ctx)) {
+                err =
+                    hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+                goto done;
             }
         }
-        rayset_t tmp = cur;
-        cur = next;
-        next = tmp;
-        if (cur.count > maxrays)
-            maxrays = cur.count;
-        c->info.step = p + 1;
-        c->info.step_rays = cur.count;
+        long i = st->posl[pa];
+        const uint64_t *zi = cur->zero + i * words;
+        uint64_t fi = st->sig[i];
+        for (long nb = 0; nb < st->nneg; nb++) {
+            long j = st->negl[nb];
+            if (__builtin_popcountll(fi | st->sig[j]) > allow)
+                continue;
+            const uint64_t *zj = cur->zero + j * words;
+            long common = 0;
+            for (long w = 0; w < words; w++) {
+                Z[w] = zi[w] & zj[w];
+                common += __builtin_popcountll(Z[w]);
+            }
+            if (common < n - 2 || p - common > allow)
+                continue;
+            long nu = 0, size = tk->base;
+            for (long w = 0; w < words; w++) {
+                uint64_t x = ~Z[w] & below_mask(w, p);
+                while (x) {
+                    long u = w * 64 + __builtin_ctzll(x);
+                    ulist[nu++] = u;
+                    size += wpos[u];
+                    x &= x - 1;
+                }
+            }
+            if (size > bound)
+                continue;
+            /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero set
+             * contains Z, i.e. no other ray's support lies in U = supp i u supp j. A ray
+             * with that property has its support inside the union of theirs, so at most
+             * `size` <= bound points (J counted): such rays are never dropped, and the test
+             * over the kept rays is exact. Such a ray's first and last support positions
+             * are both in U: only those buckets are looked at. */
+            if (ends_blocked(&st->ix, cur, Z, ulist, nu, i, j))
+                continue;
+            ctl->adjacencies++;
+            /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+            _fmpz_vec_scalar_mul_fmpz(v, cur->v + j * n, n, st->s + i);
+            _fmpz_vec_scalar_submul_fmpz(v, cur->v + i * n, n, st->s + j);
+            vec_primitive(v, n, g);
+            bit_set(Z, p);
+            HF_CHECK(err, dd_sink_put(sink, pa, v, n, Z, words, size), done);
+        }
     }
-    c->info.rays_max = maxrays;
-    c->info.adjacencies = adjacency;
+done:
+    _fmpz_vec_clear(v, n);
+    fmpz_clear(g);
+    free(ulist);
+    free(Z);
+    return err;
+}
 
-    /* final rays: support bitsets over hyperplane numbers, sorted (size, then bits) */
-    c->nrays = cur.count;
-    c->supp = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *c->supp);
-    c->ssize = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *c->ssize);
-    long *perm = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *perm);
-    uint64_t *tmpb = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *tmpb);
-    if (!c->supp || !c->ssize || !perm || !tmpb) {
-        free(perm);
-        free(tmpb);
+/* Steps with fewer pair tests than this run whole on every process (no exchange): the
+ * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
+long hf_cone_split_pairs_min = 1L << 20;
+
+/* A step dealt across the processes: its positive rays are the cells of one unit. */
+typedef struct {
+    const dd_plan_t *pl;
+    const dd_task_t *tk;
+    const long *wpos;
+    long bound;
+    const rayset_t *cur;
+    const dd_step_t *st;
+    dd_ctl_t *ctl;
+    dd_sink_t sink;
+    hf_search_poll_fn deal_poll; /* the deal's own poll (answers the other processes) */
+    void *deal_poll_ctx;
+} dd_round_t;
+
+/* The deal's poll, then the run's own (a stop request; progress). */
+static int dd_round_poll(void *vctx)
+{
+    dd_round_t *rd = vctx;
+    if (rd->deal_poll && rd->deal_poll(rd->deal_poll_ctx))
+        return 1;
+    return rd->ctl->poll && rd->ctl->poll(rd->ctl->poll_ctx);
+}
+
+static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_t *range,
+                             hf_search_poll_fn poll, void *poll_ctx)
+{
+    dd_round_t *rd = vctx;
+    (void)unit;
+    rd->deal_poll = poll;
+    rd->deal_poll_ctx = poll_ctx;
+    return dd_pairs(rd->pl, rd->tk, rd->wpos, rd->bound, rd->cur, rd->st, (long)lo, range,
+                    dd_round_poll, rd, rd->ctl, &rd->sink);
+}
+
+typedef struct {
+    const unsigned char *at, *end;
+} dd_reader_t;
+
+static int rd_get(dd_reader_t *r, void *x, size_t n)
+{
+    if ((size_t)(r->end - r->at) < n)
+        return 0;
+    memcpy(x, r->at, n);
+    r->at += n;
+    return 1;
+}
+
+static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
+{
+    int64_t w;
+    if (!rd_get(r, &w, sizeof w))
+        return 0;
+    if (w != INT64_MIN) {
+        fmpz_set_si(x, w);
+        return 1;
+    }
+    int64_t nl;
+    if (!rd_get(r, &nl, sizeof nl))
+        return 0;
+    size_t cnt = (size_t)(nl < 0 ? -nl : nl);
+    if ((size_t)(r->end - r->at) < cnt * sizeof(uint64_t))
+        return 0;
+    mpz_t z;
+    mpz_init(z);
+    mpz_import(z, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
+    r->at += cnt * sizeof(uint64_t);
+    if (nl < 0)
+        mpz_neg(z, z);
+    fmpz_set_mpz(x, z);
+    mpz_clear(z);
+    return 1;
+}
+
+typedef struct {
+    const int64_t *key; /* the positive index of each record */
+} dd_rec_ctx_t;
+
+static int dd_cmp_rec(const void *vctx, long a, long b)
+{
+    const int64_t *key = ((const dd_rec_ctx_t *)vctx)->key;
+    return key[a] < key[b] ? -1 : key[a] > key[b];
+}
+
+/* Every process's new rays of a dealt step into next, in the serial loop's order: each
+ * positive ray's cell was run by one process, whose records of it are in order, so a
+ * stable sort by positive index restores the order of the whole step. */
+static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t len, rayset_t *next)
+{
+    long n = pl->n, words = pl->words, nrec = 0, cap = 0, kcap = 0;
+    hf_err_t err = HF_OK;
+    const unsigned char **at = NULL;
+    int64_t *key = NULL;
+    long *perm = NULL;
+    fmpz *v = _fmpz_vec_init(n);
+    uint64_t *Z = hf_malloc((size_t)words * sizeof *Z);
+    dd_reader_t r = {all, all + len};
+    if (!Z) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    for (long i = 0; i < cur.count; i++) {
-        uint64_t *b = tmpb + i * words;
-        for (long p = 0; p < nh; p++)
-            if (!bit_get(cur.zero + i * words, p))
-                bit_set(b, order[p]);
+    while (r.at < r.end) { /* index the records */
+        int64_t head[2];
+        HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
+        HF_CHECK(err, HF_GROW(&key, &kcap, nrec + 1), done);
+        at[nrec] = r.at;
+        if (!rd_get(&r, head, sizeof head) || !rd_get(&r, Z, (size_t)words * sizeof *Z))
+            break;
+        for (long i = 0; i < n && r.at <= r.end; i++)
+            if (!rd_get_fmpz(&r, v + i))
+                r.at = r.end + 1;
+        if (r.at > r.end)
+            break;
+        key[nrec++] = head[0];
+    }
+    if (r.at != r.end) {
+        err = hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's records are truncated");
+        goto done;
+    }
+    perm = hf_malloc((size_t)(nrec ? nrec : 1) * sizeof *perm);
+    if (!perm) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < nrec; i++)
         perm[i] = i;
+    dd_rec_ctx_t rc = {key};
+    HF_CHECK(err, hf_sort(perm, nrec, dd_cmp_rec, &rc), done);
+    for (long k = 0; k < nrec; k++) {
+        dd_reader_t q = {at[perm[k]], all + len};
+        int64_t head[2];
+        rd_get(&q, head, sizeof head);
+        rd_get(&q, Z, (size_t)words * sizeof *Z);
+        for (long i = 0; i < n; i++)
+            rd_get_fmpz(&q, v + i);
+        HF_CHECK(err, rayset_push(next, v, Z, head[1]), done);
     }
-    /* insertion sort is enough: ray counts are modest; compare size then bits */
-    for (long i = 1; i < cur.count; i++) {
-        long x = perm[i], j = i - 1;
-        while (j >= 0) {
-            long y = perm[j];
-            int less = cur.size[x] < cur.size[y];
-            if (cur.size[x] == cur.size[y])
-                less = memcmp(tmpb + x * words, tmpb + y * words, (size_t)words * sizeof *tmpb) < 0;
-            if (!less)
-                break;
-            perm[j + 1] = y;
-            j--;
+done:
+    _fmpz_vec_clear(v, n);
+    free(Z);
+    free(perm);
+    free(key);
+    free(at);
+    return err;
+}
+
+/* The pairs of one step: on this process alone, or dealt across the processes and
+ * exchanged. With a split every process reaches the same collective calls with its status
+ * (err: a failure or stop of its own so far), so none waits forever for another. */
+static hf_err_t dd_step_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos,
+                              long bound, const rayset_t *cur, const dd_step_t *st, dd_ctl_t *ctl,
+                              hf_err_t err, rayset_t *next, int *agreed)
+{
+    const hf_search_split_t *sp = ctl->split;
+    *agreed = 1;
+    if (!sp) {
+        if (err != HF_OK)
+            return err;
+        dd_sink_t sink = {.next = next};
+        hf_search_range_t range = {0, st->npos};
+        return dd_pairs(pl, tk, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl,
+                        &sink);
+    }
+    /* every process holds the same rays: they agree on going on, then all take the same
+     * path (the step's size decides, and it is the same everywhere) */
+    HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
+    if ((double)st->npos * st->nneg < (double)hf_cone_split_pairs_min) {
+        dd_sink_t sink = {.next = next};
+        hf_search_range_t range = {0, st->npos};
+        /* a failure here is this process's own: it reaches the others at the next
+         * agreement (the caller carries it there) */
+        *agreed = 0;
+        return dd_pairs(pl, tk, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
+    }
+    dd_round_t rd = {pl, tk, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
+    int64_t cells = st->npos;
+    err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
+    void *all = NULL;
+    size_t alllen = 0;
+    err = sp->allgather(sp->ctx, err, rd.sink.buf, (size_t)rd.sink.len, &all, &alllen);
+    free(rd.sink.buf);
+    if (err == HF_OK)
+        err = dd_merge(pl, all, alllen, next);
+    free(all);
+    return err;
+}
+
+/* Rows at positions [p_from, p_to) of the pruned double description of one task
+ * (docs/search.md, "Engine cone", claim 3, and "The double description split across
+ * ranks"): cur holds the extreme rays of the face {a_h R = 0, h in T processed} of the cone
+ * of the rows before p_from that can still become wanted rays (support <= bound with J
+ * counted), and afterwards those of the rows before p_to. */
+static hf_err_t dd_steps(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos,
+                         const long *needs, long bound, long p_from, long p_to, dd_ctl_t *ctl,
+                         rayset_t *cur)
+{
+    long n = pl->n, words = pl->words;
+    hf_err_t err = HF_OK;
+    rayset_t next = {.n = n, .words = words};
+    dd_step_t st = {0};
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
+    if (!Z || !nzi) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (cur->count > ctl->rays_max)
+        ctl->rays_max = cur->count;
+    for (long p = p_from; p < p_to; p++) {
+        /* with a split, a stop goes to the step's agreement so every process stops there */
+        if (dd_poll(ctl, DD_POLL_WORK)) {
+            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+            if (!ctl->split)
+                goto done;
         }
-        perm[j + 1] = x;
+        next.count = 0;
+        if (err == HF_OK)
+            err = dd_step_prepare(pl, tk, needs, bound, p, cur, nzi, &st);
+        if (err == HF_OK)
+            ctl->pairs += (double)st.npos * st.nneg;
+        int agreed = 1;
+        err = dd_step_pairs(pl, tk, wpos, bound, cur, &st, ctl, err, &next, &agreed);
+        if (err != HF_OK && agreed)
+            goto done;
+        if (err != HF_OK)
+            continue; /* carried to the next step's agreement (or the last one, below) */
+        /* kept rays: zero ones gain position p in their zero set, positive ones grow; moved
+         * (not copied) once the pairs are done with them */
+        for (long i = 0; i < st.R && err == HF_OK; i++) {
+            int sg = fmpz_sgn(st.s + i);
+            if (sg < 0 || (sg > 0 && st.equality))
+                continue;
+            long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
+            if (size > bound)
+                continue;
+            memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
+            if (sg == 0)
+                bit_set(Z, p);
+            err = rayset_push_move(&next, cur->v + i * n, Z, size);
+        }
+        if (err != HF_OK) {
+            if (!ctl->split)
+                goto done;
+            continue; /* carried to the next agreement */
+        }
+        rayset_t tmp = *cur;
+        *cur = next;
+        next = tmp;
+        if (cur->count > ctl->rays_max)
+            ctl->rays_max = cur->count;
+        if (ctl->info) {
+            ctl->info->step = p + 1;
+            ctl->info->step_rays = cur->count;
+        }
     }
-    for (long i = 0; i < cur.count; i++) {
-        memcpy(c->supp + i * words, tmpb + perm[i] * words, (size_t)words * sizeof *tmpb);
-        c->ssize[i] = cur.size[perm[i]];
+    /* a failure of this process's own in the last steps reaches every process here */
+    if (ctl->split)
+        err = ctl->split->allgather(ctl->split->ctx, err, NULL, 0, NULL, NULL);
+done:
+    dd_step_clear(&st);
+    rayset_clear(&next);
+    free(nzi);
+    free(Z);
+    return err;
+}
+
+/* The wanted rays of a finished run: positive on every J row; supports over hyperplane
+ * numbers, pushed to out. */
+static hf_err_t dd_finish(const dd_plan_t *pl, const dd_task_t *tk, const rayset_t *cur,
+                          dd_found_t *out)
+{
+    long words = pl->words;
+    uint64_t *hb = hf_calloc((size_t)words, sizeof *hb);
+    if (!hb)
+        return HF_ERR_NOMEM;
+    hf_err_t err = HF_OK;
+    for (long i = 0; i < cur->count && err == HF_OK; i++) {
+        const uint64_t *z = cur->zero + i * words;
+        int wanted = 1;
+        memset(hb, 0, (size_t)words * sizeof *hb);
+        for (long p = 0; p < pl->rows && wanted; p++) {
+            if (bit_get(z, p))
+                wanted = tk->need[pl->order[p]] != 1;
+            else
+                bit_set(hb, pl->order[p]);
+        }
+        if (wanted)
+            err = dd_found_push(out, hb, cur->size[i]);
+    }
+    free(hb);
+    return err;
+}
+
+/* One task from the start to the end. */
+static hf_err_t dd_solve(const dd_plan_t *pl, const dd_task_t *tk, long bound, dd_ctl_t *ctl,
+                         dd_found_t *out)
+{
+    long rows = pl->rows;
+    rayset_t cur = {.n = pl->n, .words = pl->words};
+    long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos);
+    long *needs = hf_malloc((size_t)(rows + 1) * sizeof *needs);
+    hf_err_t err = wpos && needs ? HF_OK : HF_ERR_NOMEM;
+    if (err == HF_OK) {
+        dd_weights(pl, tk, wpos, needs);
+        err = dd_begin(pl, tk, wpos, bound, &cur);
+    }
+    if (err == HF_OK)
+        err = dd_steps(pl, tk, wpos, needs, bound, pl->n, rows, ctl, &cur);
+    if (err == HF_OK)
+        err = dd_finish(pl, tk, &cur, out);
+    rayset_clear(&cur);
+    free(needs);
+    free(wpos);
+    return err;
+}
+
+/* ------------------------------------------------------------------ the whole enumeration */
+
+typedef struct {
+    const uint64_t *supp;
+    const long *size;
+    long words;
+} dd_sort_ctx_t;
+
+/* Canonical order of rays: support size, then the support bitset's bytes. */
+static int dd_cmp_ray(const void *vctx, long a, long b)
+{
+    const dd_sort_ctx_t *c = vctx;
+    if (c->size[a] != c->size[b])
+        return c->size[a] < c->size[b] ? -1 : 1;
+    return memcmp(c->supp + a * c->words, c->supp + b * c->words,
+                  (size_t)c->words * sizeof *c->supp);
+}
+
+/* Sort the rays found canonically into c->supp, c->ssize (the table and the units never
+ * depend on which task or rank found a ray). A ray found twice is an internal error: the
+ * tasks partition the rays. */
+static hf_err_t dd_store(hf_cone_t *c, const dd_found_t *F, long bound)
+{
+    long R = F->count, words = c->words;
+    long *perm = hf_malloc((size_t)(R ? R : 1) * sizeof *perm);
+    uint64_t *supp = hf_malloc((size_t)(R ? R : 1) * words * sizeof *supp);
+    long *ssize = hf_malloc((size_t)(R ? R : 1) * sizeof *ssize);
+    hf_err_t err = perm && supp && ssize ? HF_OK : HF_ERR_NOMEM;
+    dd_sort_ctx_t sc = {F->supp, F->size, words};
+    for (long i = 0; perm && i < R; i++)
+        perm[i] = i;
+    if (err == HF_OK)
+        err = hf_sort(perm, R, dd_cmp_ray, &sc);
+    for (long i = 0; err == HF_OK && i < R; i++) {
+        if (i > 0 && dd_cmp_ray(&sc, perm[i - 1], perm[i]) == 0)
+            err = hf_error(HF_ERR_INTERNAL, "cone engine: a ray was found by two tasks");
+        memcpy(supp + i * words, F->supp + perm[i] * words, (size_t)words * sizeof *supp);
+        ssize[i] = F->size[perm[i]];
     }
     free(perm);
-    free(tmpb);
+    if (err != HF_OK) {
+        free(supp);
+        free(ssize);
+        return err;
+    }
+    free(c->supp);
+    free(c->ssize);
+    c->supp = supp;
+    c->ssize = ssize;
+    c->nrays = R;
     c->bound = bound;
-    c->info.rays = c->nrays;
+    c->info.rays = R;
     c->info.bound = bound;
+    return HF_OK;
+}
 
+#include <stdio.h>
+#include <time.h>
+static double dd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
+                      hf_search_poll_fn poll, void *poll_ctx)
+{
+    long nh = c->nh;
+    hf_err_t err = HF_OK;
+    dd_plan_t pl;
+    dd_found_t F = {.words = c->words};
+    dd_ctl_t ctl = {.poll = poll, .poll_ctx = poll_ctx, .info = &c->info, .split = split};
+    dd_task_t tk = {hf_calloc((size_t)(nh ? nh : 1), 1), 0};
+    if (!tk.need)
+        return HF_ERR_NOMEM;
+    /* the tests' knob (docs/search.md): deal smaller steps too, on several ranks */
+    const char *env = getenv("HF_CONE_SPLIT_PAIRS_MIN");
+    long knob;
+    if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
+        hf_cone_split_pairs_min = knob;
+    err = dd_plan_init(c, &pl);
+    if (err != HF_OK) {
+        free(tk.need);
+        return err;
+    }
+    const char *ks = getenv("HF_DD_K"), *hs = getenv("HF_DD_H");
+    int k = ks && !split ? atoi(ks) : 0;
+    if (k > nh)
+        k = (int)nh;
+    double t0 = dd_now();
+    if (k == 0) {
+        HF_CHECK(err, dd_solve(&pl, &tk, bound, &ctl, &F), done);
+        if (getenv("HF_DD_VERBOSE"))
+            fprintf(stderr, "dd whole: %.3fs, %ld rays, max %ld, pairs %.4g\n", dd_now() - t0,
+                    F.count, ctl.rays_max, ctl.pairs);
+    } else if (getenv("HF_DD_P0") && atol(getenv("HF_DD_P0")) + k <= nh &&
+               atol(getenv("HF_DD_P0")) >= pl.n) {
+        /* prototype: a shared prefix up to p0, then 2^k tasks on the next k rows */
+        long p0 = atol(getenv("HF_DD_P0"));
+        long *wpos = hf_malloc((size_t)nh * sizeof *wpos),
+             *needs = hf_malloc((size_t)(nh + 1) * sizeof *needs);
+        rayset_t pre = {.n = pl.n, .words = pl.words}, cur = {.n = pl.n, .words = pl.words};
+        dd_weights(&pl, &tk, wpos, needs);
+        HF_CHECK(err, dd_begin(&pl, &tk, wpos, bound, &pre), done);
+        HF_CHECK(err, dd_steps(&pl, &tk, wpos, needs, bound, pl.n, p0, &ctl, &pre), done);
+        fprintf(stderr, "prefix to %ld: %.3fs, %ld rays, pairs %.4g\n", p0, dd_now() - t0,
+                pre.count, ctl.pairs);
+        long H[64];
+        for (int i = 0; i < k; i++)
+            H[i] = pl.order[p0 + i];
+        long ntasks = 0;
+        double maxpairs = 0;
+        for (uint64_t mask = 0; mask < ((uint64_t)1 << k) && err == HF_OK; mask++) {
+            tk.base = 0;
+            for (int i = 0; i < k; i++) {
+                tk.need[H[i]] = (char)(mask >> i & 1 ? 2 : 1);
+                if (!(mask >> i & 1))
+                    tk.base += c->weight[H[i]];
+            }
+            if (tk.base > bound)
+                continue;
+            double t1 = dd_now(), pairs0 = ctl.pairs;
+            long before = F.count;
+            dd_weights(&pl, &tk, wpos, needs);
+            cur.count = 0;
+            for (long i = 0; i < pre.count; i++)
+                if (pre.size[i] + tk.base <= bound)
+                    HF_CHECK(err,
+                             rayset_push(&cur, pre.v + i * pl.n, pre.zero + i * pl.words,
+                                         pre.size[i] + tk.base),
+                             done);
+            HF_CHECK(err, dd_steps(&pl, &tk, wpos, needs, bound, p0, nh, &ctl, &cur), done);
+            HF_CHECK(err, dd_finish(&pl, &tk, &cur, &F), done);
+            ntasks++;
+            if (ctl.pairs - pairs0 > maxpairs)
+                maxpairs = ctl.pairs - pairs0;
+            if (getenv("HF_DD_VERBOSE"))
+                fprintf(stderr, "task %llx: base=%ld rays=%ld pairs=%.3g %.3fs\n",
+                        (unsigned long long)mask, tk.base, F.count - before, ctl.pairs - pairs0,
+                        dd_now() - t1);
+        }
+        fprintf(
+            stderr,
+            "dd prefix-split p0=%ld k=%d: %ld tasks, %.3fs, %ld rays, pairs %.4g, max task %.4g\n",
+            p0, k, ntasks, dd_now() - t0, F.count, ctl.pairs, maxpairs);
+        rayset_clear(&pre);
+        rayset_clear(&cur);
+        free(wpos);
+        free(needs);
+    } else {
+        long H[64];
+        long off = hs ? atol(hs) : 0;
+        for (int i = 0; i < k; i++)
+            H[i] = pl.order[(off + i) % nh];
+        long ntasks = 0;
+        for (uint64_t mask = 0; mask < ((uint64_t)1 << k) && err == HF_OK; mask++) {
+            tk.base = 0;
+            for (int i = 0; i < k; i++) {
+                tk.need[H[i]] = (char)(mask >> i & 1 ? 2 : 1);
+                if (!(mask >> i & 1))
+                    tk.base += c->weight[H[i]];
+            }
+            if (tk.base > bound)
+                continue;
+            double t1 = dd_now();
+            long before = F.count, rm = ctl.rays_max;
+            double pairs0 = ctl.pairs;
+            ctl.rays_max = 0;
+            HF_CHECK(err, dd_solve(&pl, &tk, bound, &ctl, &F), done);
+            ntasks++;
+            if (getenv("HF_DD_VERBOSE"))
+                fprintf(stderr, "task %llx: base=%ld rays=%ld max=%ld pairs=%.3g %.3fs\n",
+                        (unsigned long long)mask, tk.base, F.count - before, ctl.rays_max,
+                        ctl.pairs - pairs0, dd_now() - t1);
+            if (rm > ctl.rays_max)
+                ctl.rays_max = rm;
+        }
+        fprintf(stderr, "dd split k=%d off=%ld: %ld tasks, %.3fs, %ld rays, pairs %.4g\n", k, off,
+                ntasks, dd_now() - t0, F.count, ctl.pairs);
+    }
+    c->info.rays_max = ctl.rays_max;
+    c->info.adjacencies = ctl.adjacencies;
+    err = dd_store(c, &F, bound);
 done:
-    if (s)
-        _fmpz_vec_clear(s, slen);
-    if (v)
-        _fmpz_vec_clear(v, n);
-    fmpz_clear(g);
-    rayset_clear(&cur);
-    rayset_clear(&next);
-    ends_index_clear(&ix);
-    free(sig);
-    free(posl);
-    free(negl);
-    free(ulist);
-    free(Z);
-    free(wpos);
-    free(order);
+    dd_plan_clear(&pl);
+    dd_found_clear(&F);
+    free(tk.need);
     return err;
 }

@@ -62,7 +62,15 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
 /* The pruned double description (cone_dd.c): every extreme ray of the cone
  * {R : A R >= 0} (c->A, c->nh hyperplanes, c->n unknowns) with at most `bound` box points
  * in its support, into c->nrays, c->supp and c->ssize, sorted by support size, then by
- * support bitset; progress and figures in c->info. poll may stop it (HF_ERR_INTERRUPTED). */
-hf_err_t hf_cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx);
+ * support bitset; progress and figures in c->info. poll may stop it (HF_ERR_INTERRUPTED).
+ * With a split of several processes (collective: every process calls it with the same cone
+ * and bound) the pair tests of each large step are dealt across them and the new rays
+ * exchanged: every process ends with the same rays as one process alone. */
+/* Steps of the double description with fewer (positive, negative) pairs than this run whole
+ * on every process (2^20); tests set 0 to deal every step. */
+extern long hf_cone_split_pairs_min;
+
+hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
+                      hf_search_poll_fn poll, void *poll_ctx);
 
 #endif
