@@ -345,16 +345,6 @@ done:
 
 /* ------------------------------------------------------------------ one run */
 
-/* A task of the split (docs/search.md, "The double description split across ranks"): the
- * extreme rays that vanish on the hyperplanes of a set T and are positive on those of a
- * set J. need[h] = 2 for h in T (an equality: a ray positive there is dropped), 1 for h in
- * J (its weight is counted from the start, base: every wanted ray has those points in its
- * support), 0 for the others. The whole cone is the task with T = J = {}. */
-typedef struct {
-    char *need; /* per hyperplane */
-    long base;  /* the J hyperplanes' weight */
-} dd_task_t;
-
 /* Rays found: support bitsets over the cone's hyperplanes (words each), and sizes. */
 typedef struct {
     long words, count, cap, cap_size;
@@ -403,23 +393,9 @@ static int dd_poll(dd_ctl_t *ctl, long work)
     return ctl->poll && ctl->poll(ctl->poll_ctx);
 }
 
-/* Weights by position for a task: J positions weigh 0 (their weight is in base), T positions
- * too (a ray is never positive there); needs[p]: J positions below p. */
-static void dd_weights(const dd_plan_t *pl, const dd_task_t *tk, long *wpos, long *needs)
-{
-    needs[0] = 0;
-    for (long p = 0; p < pl->rows; p++) {
-        char nd = tk->need[pl->order[p]];
-        wpos[p] = nd ? 0 : pl->c->weight[pl->order[p]];
-        needs[p + 1] = needs[p] + (nd == 1);
-    }
-}
-
-/* The start of a task's run: the simplicial cone of the first n rows of the order, less the
- * rays positive on a T row (a face of a simplicial cone is the cone of the other
- * generators) and those over the bound. */
-static hf_err_t dd_begin(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos, long bound,
-                         rayset_t *cur)
+/* The start: the rays of the simplicial cone of the first n rows of the order within the
+ * bound (start ray j is positive on position j only). */
+static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, rayset_t *cur)
 {
     long n = pl->n, words = pl->words;
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
@@ -428,13 +404,13 @@ static hf_err_t dd_begin(const dd_plan_t *pl, const dd_task_t *tk, const long *w
     hf_err_t err = HF_OK;
     cur->count = 0;
     for (long j = 0; j < n && err == HF_OK; j++) {
-        if (tk->need[pl->order[j]] == 2 || tk->base + wpos[j] > bound)
+        if (wpos[j] > bound)
             continue;
         memset(Z, 0, (size_t)words * sizeof *Z);
         for (long i = 0; i < n; i++)
             if (i != j)
                 bit_set(Z, i);
-        err = rayset_push(cur, pl->start + j * n, Z, tk->base + wpos[j]);
+        err = rayset_push(cur, pl->start + j * n, Z, wpos[j]);
     }
     free(Z);
     return err;
@@ -444,8 +420,7 @@ static hf_err_t dd_begin(const dd_plan_t *pl, const dd_task_t *tk, const long *w
  * positive and negative rays, their folded supports and the index of the rays' ends. Every
  * rank builds it alike from the same rays. */
 typedef struct {
-    long p, R, npos, nneg, allow;
-    int equality;
+    long p, R, npos, nneg;
     fmpz *s;
     long slen;
     long *posl, *negl;
@@ -466,8 +441,8 @@ static void dd_step_clear(dd_step_t *st)
 }
 
 /* Signs and lists for the row at position p. */
-static hf_err_t dd_step_prepare(const dd_plan_t *pl, const dd_task_t *tk, const long *needs,
-                                long bound, long p, const rayset_t *cur, long *nzi, dd_step_t *st)
+static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur, long *nzi,
+                                dd_step_t *st)
 {
     const hf_cone_t *c = pl->c;
     long n = pl->n, words = pl->words, R = cur->count;
@@ -480,7 +455,6 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, const dd_task_t *tk, const 
         st->s = _fmpz_vec_init(st->slen);
     }
     const fmpz *a = c->A + pl->order[p] * n;
-    st->equality = tk->need[pl->order[p]] == 2; /* a T row: positive rays are dropped */
     /* rows have few nonzero entries (Q's terms): the dot products run over those */
     long nz = 0;
     for (long j = 0; j < n; j++)
@@ -494,10 +468,9 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, const dd_task_t *tk, const 
     }
     HF_TRY(ends_index(cur, p, &st->ix));
     /* each ray's support folded onto 64 bits: the popcount of two folds' union never
-     * exceeds the positions in the union of the supports, and those are at most the
-     * support's weight less base plus the J positions (weight 0 here; every other
-     * position weighs >= 1): a pair whose folds already exceed that is out at once */
-    st->allow = bound - tk->base + needs[p];
+     * exceeds the positions in the union of the supports, which is at most the union's
+     * weight (every position weighs >= 1): a pair whose folds already exceed the bound is
+     * out at once */
     st->npos = st->nneg = 0;
     HF_TRY(HF_GROW(&st->sig, &st->sig_cap, R));
     HF_TRY(HF_GROW(&st->posl, &st->posl_cap, R));
@@ -572,12 +545,11 @@ static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const 
 /* The pairs of positive rays posl[lo], posl[lo + 1], ... (while below range->hi, which a
  * steal may lower) with every negative ray: the adjacent ones give new rays, in the order
  * of the serial loop. poll is called every DD_POLL_WORK pair tests. */
-static hf_err_t dd_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos, long bound,
-                         const rayset_t *cur, const dd_step_t *st, long lo,
-                         hf_search_range_t *range, hf_search_poll_fn poll, void *poll_ctx,
-                         dd_ctl_t *ctl, dd_sink_t *sink)
+static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, const rayset_t *cur,
+                         const dd_step_t *st, long lo, hf_search_range_t *range,
+                         hf_search_poll_fn poll, void *poll_ctx, dd_ctl_t *ctl, dd_sink_t *sink)
 {
-    long n = pl->n, rows = pl->rows, words = pl->words, p = st->p, allow = st->allow;
+    long n = pl->n, rows = pl->rows, words = pl->words, p = st->p;
     hf_err_t err = HF_OK;
     fmpz *v = _fmpz_vec_init(n);
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
@@ -605,7 +577,7 @@ static hf_err_t dd_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *w
         uint64_t fi = st->sig[i];
         for (long nb = 0; nb < st->nneg; nb++) {
             long j = st->negl[nb];
-            if (__builtin_popcountll(fi | st->sig[j]) > allow)
+            if (__builtin_popcountll(fi | st->sig[j]) > bound)
                 continue;
             const uint64_t *zj = cur->zero + j * words;
             long common = 0;
@@ -613,9 +585,11 @@ static hf_err_t dd_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *w
                 Z[w] = zi[w] & zj[w];
                 common += __builtin_popcountll(Z[w]);
             }
-            if (common < n - 2 || p - common > allow)
+            /* every position weighs >= 1, so p - common positions already bound the
+             * size from below: most pairs stop here without touching the weights */
+            if (common < n - 2 || p - common > bound)
                 continue;
-            long nu = 0, size = tk->base;
+            long nu = 0, size = 0;
             for (long w = 0; w < words; w++) {
                 uint64_t x = ~Z[w] & below_mask(w, p);
                 while (x) {
@@ -630,7 +604,7 @@ static hf_err_t dd_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *w
             /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero set
              * contains Z, i.e. no other ray's support lies in U = supp i u supp j. A ray
              * with that property has its support inside the union of theirs, so at most
-             * `size` <= bound points (J counted): such rays are never dropped, and the test
+             * `size` <= bound points: such rays are never dropped, and the test
              * over the kept rays is exact. Such a ray's first and last support positions
              * are both in U: only those buckets are looked at. */
             if (ends_blocked(&st->ix, cur, Z, ulist, nu, i, j))
@@ -659,7 +633,6 @@ long hf_cone_split_pairs_min = 1L << 20;
 /* A step dealt across the processes: its positive rays are the cells of one unit. */
 typedef struct {
     const dd_plan_t *pl;
-    const dd_task_t *tk;
     const long *wpos;
     long bound;
     const rayset_t *cur;
@@ -686,8 +659,8 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
     (void)unit;
     rd->deal_poll = poll;
     rd->deal_poll_ctx = poll_ctx;
-    return dd_pairs(rd->pl, rd->tk, rd->wpos, rd->bound, rd->cur, rd->st, (long)lo, range,
-                    dd_round_poll, rd, rd->ctl, &rd->sink);
+    return dd_pairs(rd->pl, rd->wpos, rd->bound, rd->cur, rd->st, (long)lo, range, dd_round_poll,
+                    rd, rd->ctl, &rd->sink);
 }
 
 typedef struct {
@@ -804,9 +777,9 @@ done:
 /* The pairs of one step: on this process alone, or dealt across the processes and
  * exchanged. With a split every process reaches the same collective calls with its status
  * (err: a failure or stop of its own so far), so none waits forever for another. */
-static hf_err_t dd_step_pairs(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos,
-                              long bound, const rayset_t *cur, const dd_step_t *st, dd_ctl_t *ctl,
-                              hf_err_t err, rayset_t *next, int *agreed)
+static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
+                              const rayset_t *cur, const dd_step_t *st, dd_ctl_t *ctl, hf_err_t err,
+                              rayset_t *next, int *agreed)
 {
     const hf_search_split_t *sp = ctl->split;
     *agreed = 1;
@@ -815,8 +788,7 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const dd_task_t *tk, const lo
             return err;
         dd_sink_t sink = {.next = next};
         hf_search_range_t range = {0, st->npos};
-        return dd_pairs(pl, tk, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl,
-                        &sink);
+        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl, &sink);
     }
     /* every process holds the same rays: they agree on going on, then all take the same
      * path (the step's size decides, and it is the same everywhere) */
@@ -827,9 +799,9 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const dd_task_t *tk, const lo
         /* a failure here is this process's own: it reaches the others at the next
          * agreement (the caller carries it there) */
         *agreed = 0;
-        return dd_pairs(pl, tk, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
+        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
     }
-    dd_round_t rd = {pl, tk, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
+    dd_round_t rd = {pl, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
     int64_t cells = st->npos;
     err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
     void *all = NULL;
@@ -842,13 +814,10 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const dd_task_t *tk, const lo
     return err;
 }
 
-/* Rows at positions [p_from, p_to) of the pruned double description of one task
- * (docs/search.md, "Engine cone", claim 3, and "The double description split across
- * ranks"): cur holds the extreme rays of the face {a_h R = 0, h in T processed} of the cone
- * of the rows before p_from that can still become wanted rays (support <= bound with J
- * counted), and afterwards those of the rows before p_to. */
-static hf_err_t dd_steps(const dd_plan_t *pl, const dd_task_t *tk, const long *wpos,
-                         const long *needs, long bound, long p_from, long p_to, dd_ctl_t *ctl,
+/* The rows after the start, one step each (docs/search.md, "Engine cone", claim 3): cur
+ * holds the extreme rays of the cone of the rows processed so far with at most `bound` box
+ * points in their support, and at the end those of the whole cone. */
+static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_ctl_t *ctl,
                          rayset_t *cur)
 {
     long n = pl->n, words = pl->words;
@@ -863,7 +832,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const dd_task_t *tk, const long *w
     }
     if (cur->count > ctl->rays_max)
         ctl->rays_max = cur->count;
-    for (long p = p_from; p < p_to; p++) {
+    for (long p = n; p < pl->rows; p++) {
         /* with a split, a stop goes to the step's agreement so every process stops there */
         if (dd_poll(ctl, DD_POLL_WORK)) {
             err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
@@ -872,11 +841,11 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const dd_task_t *tk, const long *w
         }
         next.count = 0;
         if (err == HF_OK)
-            err = dd_step_prepare(pl, tk, needs, bound, p, cur, nzi, &st);
+            err = dd_step_prepare(pl, p, cur, nzi, &st);
         if (err == HF_OK)
             ctl->pairs += (double)st.npos * st.nneg;
         int agreed = 1;
-        err = dd_step_pairs(pl, tk, wpos, bound, cur, &st, ctl, err, &next, &agreed);
+        err = dd_step_pairs(pl, wpos, bound, cur, &st, ctl, err, &next, &agreed);
         if (err != HF_OK && agreed)
             goto done;
         if (err != HF_OK)
@@ -885,7 +854,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const dd_task_t *tk, const long *w
          * (not copied) once the pairs are done with them */
         for (long i = 0; i < st.R && err == HF_OK; i++) {
             int sg = fmpz_sgn(st.s + i);
-            if (sg < 0 || (sg > 0 && st.equality))
+            if (sg < 0)
                 continue;
             long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
             if (size > bound)
@@ -921,10 +890,8 @@ done:
     return err;
 }
 
-/* The wanted rays of a finished run: positive on every J row; supports over hyperplane
- * numbers, pushed to out. */
-static hf_err_t dd_finish(const dd_plan_t *pl, const dd_task_t *tk, const rayset_t *cur,
-                          dd_found_t *out)
+/* The rays of a finished run: supports over hyperplane numbers, pushed to out. */
+static hf_err_t dd_finish(const dd_plan_t *pl, const rayset_t *cur, dd_found_t *out)
 {
     long words = pl->words;
     uint64_t *hb = hf_calloc((size_t)words, sizeof *hb);
@@ -933,40 +900,32 @@ static hf_err_t dd_finish(const dd_plan_t *pl, const dd_task_t *tk, const rayset
     hf_err_t err = HF_OK;
     for (long i = 0; i < cur->count && err == HF_OK; i++) {
         const uint64_t *z = cur->zero + i * words;
-        int wanted = 1;
         memset(hb, 0, (size_t)words * sizeof *hb);
-        for (long p = 0; p < pl->rows && wanted; p++) {
-            if (bit_get(z, p))
-                wanted = tk->need[pl->order[p]] != 1;
-            else
+        for (long p = 0; p < pl->rows; p++)
+            if (!bit_get(z, p))
                 bit_set(hb, pl->order[p]);
-        }
-        if (wanted)
-            err = dd_found_push(out, hb, cur->size[i]);
+        err = dd_found_push(out, hb, cur->size[i]);
     }
     free(hb);
     return err;
 }
 
-/* One task from the start to the end. */
-static hf_err_t dd_solve(const dd_plan_t *pl, const dd_task_t *tk, long bound, dd_ctl_t *ctl,
-                         dd_found_t *out)
+/* The pruned double description, start to end. */
+static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_found_t *out)
 {
     long rows = pl->rows;
     rayset_t cur = {.n = pl->n, .words = pl->words};
-    long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos);
-    long *needs = hf_malloc((size_t)(rows + 1) * sizeof *needs);
-    hf_err_t err = wpos && needs ? HF_OK : HF_ERR_NOMEM;
-    if (err == HF_OK) {
-        dd_weights(pl, tk, wpos, needs);
-        err = dd_begin(pl, tk, wpos, bound, &cur);
-    }
+    long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos); /* weight by position */
+    hf_err_t err = wpos ? HF_OK : HF_ERR_NOMEM;
+    for (long p = 0; wpos && p < rows; p++)
+        wpos[p] = pl->c->weight[pl->order[p]];
     if (err == HF_OK)
-        err = dd_steps(pl, tk, wpos, needs, bound, pl->n, rows, ctl, &cur);
+        err = dd_begin(pl, wpos, bound, &cur);
     if (err == HF_OK)
-        err = dd_finish(pl, tk, &cur, out);
+        err = dd_steps(pl, wpos, bound, ctl, &cur);
+    if (err == HF_OK)
+        err = dd_finish(pl, &cur, out);
     rayset_clear(&cur);
-    free(needs);
     free(wpos);
     return err;
 }
@@ -1027,137 +986,26 @@ static hf_err_t dd_store(hf_cone_t *c, const dd_found_t *F, long bound)
     return HF_OK;
 }
 
-#include <stdio.h>
-#include <time.h>
-static double dd_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx)
 {
-    long nh = c->nh;
     hf_err_t err = HF_OK;
     dd_plan_t pl;
     dd_found_t F = {.words = c->words};
     dd_ctl_t ctl = {.poll = poll, .poll_ctx = poll_ctx, .info = &c->info, .split = split};
-    dd_task_t tk = {hf_calloc((size_t)(nh ? nh : 1), 1), 0};
-    if (!tk.need)
-        return HF_ERR_NOMEM;
     /* the tests' knob (docs/search.md): deal smaller steps too, on several ranks */
     const char *env = getenv("HF_CONE_SPLIT_PAIRS_MIN");
     long knob;
     if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
         hf_cone_split_pairs_min = knob;
-    err = dd_plan_init(c, &pl);
-    if (err != HF_OK) {
-        free(tk.need);
-        return err;
-    }
-    const char *ks = getenv("HF_DD_K"), *hs = getenv("HF_DD_H");
-    int k = ks && !split ? atoi(ks) : 0;
-    if (k > nh)
-        k = (int)nh;
-    double t0 = dd_now();
-    if (k == 0) {
-        HF_CHECK(err, dd_solve(&pl, &tk, bound, &ctl, &F), done);
-        if (getenv("HF_DD_VERBOSE"))
-            fprintf(stderr, "dd whole: %.3fs, %ld rays, max %ld, pairs %.4g\n", dd_now() - t0,
-                    F.count, ctl.rays_max, ctl.pairs);
-    } else if (getenv("HF_DD_P0") && atol(getenv("HF_DD_P0")) + k <= nh &&
-               atol(getenv("HF_DD_P0")) >= pl.n) {
-        /* prototype: a shared prefix up to p0, then 2^k tasks on the next k rows */
-        long p0 = atol(getenv("HF_DD_P0"));
-        long *wpos = hf_malloc((size_t)nh * sizeof *wpos),
-             *needs = hf_malloc((size_t)(nh + 1) * sizeof *needs);
-        rayset_t pre = {.n = pl.n, .words = pl.words}, cur = {.n = pl.n, .words = pl.words};
-        dd_weights(&pl, &tk, wpos, needs);
-        HF_CHECK(err, dd_begin(&pl, &tk, wpos, bound, &pre), done);
-        HF_CHECK(err, dd_steps(&pl, &tk, wpos, needs, bound, pl.n, p0, &ctl, &pre), done);
-        fprintf(stderr, "prefix to %ld: %.3fs, %ld rays, pairs %.4g\n", p0, dd_now() - t0,
-                pre.count, ctl.pairs);
-        long H[64];
-        for (int i = 0; i < k; i++)
-            H[i] = pl.order[p0 + i];
-        long ntasks = 0;
-        double maxpairs = 0;
-        for (uint64_t mask = 0; mask < ((uint64_t)1 << k) && err == HF_OK; mask++) {
-            tk.base = 0;
-            for (int i = 0; i < k; i++) {
-                tk.need[H[i]] = (char)(mask >> i & 1 ? 2 : 1);
-                if (!(mask >> i & 1))
-                    tk.base += c->weight[H[i]];
-            }
-            if (tk.base > bound)
-                continue;
-            double t1 = dd_now(), pairs0 = ctl.pairs;
-            long before = F.count;
-            dd_weights(&pl, &tk, wpos, needs);
-            cur.count = 0;
-            for (long i = 0; i < pre.count; i++)
-                if (pre.size[i] + tk.base <= bound)
-                    HF_CHECK(err,
-                             rayset_push(&cur, pre.v + i * pl.n, pre.zero + i * pl.words,
-                                         pre.size[i] + tk.base),
-                             done);
-            HF_CHECK(err, dd_steps(&pl, &tk, wpos, needs, bound, p0, nh, &ctl, &cur), done);
-            HF_CHECK(err, dd_finish(&pl, &tk, &cur, &F), done);
-            ntasks++;
-            if (ctl.pairs - pairs0 > maxpairs)
-                maxpairs = ctl.pairs - pairs0;
-            if (getenv("HF_DD_VERBOSE"))
-                fprintf(stderr, "task %llx: base=%ld rays=%ld pairs=%.3g %.3fs\n",
-                        (unsigned long long)mask, tk.base, F.count - before, ctl.pairs - pairs0,
-                        dd_now() - t1);
-        }
-        fprintf(
-            stderr,
-            "dd prefix-split p0=%ld k=%d: %ld tasks, %.3fs, %ld rays, pairs %.4g, max task %.4g\n",
-            p0, k, ntasks, dd_now() - t0, F.count, ctl.pairs, maxpairs);
-        rayset_clear(&pre);
-        rayset_clear(&cur);
-        free(wpos);
-        free(needs);
-    } else {
-        long H[64];
-        long off = hs ? atol(hs) : 0;
-        for (int i = 0; i < k; i++)
-            H[i] = pl.order[(off + i) % nh];
-        long ntasks = 0;
-        for (uint64_t mask = 0; mask < ((uint64_t)1 << k) && err == HF_OK; mask++) {
-            tk.base = 0;
-            for (int i = 0; i < k; i++) {
-                tk.need[H[i]] = (char)(mask >> i & 1 ? 2 : 1);
-                if (!(mask >> i & 1))
-                    tk.base += c->weight[H[i]];
-            }
-            if (tk.base > bound)
-                continue;
-            double t1 = dd_now();
-            long before = F.count, rm = ctl.rays_max;
-            double pairs0 = ctl.pairs;
-            ctl.rays_max = 0;
-            HF_CHECK(err, dd_solve(&pl, &tk, bound, &ctl, &F), done);
-            ntasks++;
-            if (getenv("HF_DD_VERBOSE"))
-                fprintf(stderr, "task %llx: base=%ld rays=%ld max=%ld pairs=%.3g %.3fs\n",
-                        (unsigned long long)mask, tk.base, F.count - before, ctl.rays_max,
-                        ctl.pairs - pairs0, dd_now() - t1);
-            if (rm > ctl.rays_max)
-                ctl.rays_max = rm;
-        }
-        fprintf(stderr, "dd split k=%d off=%ld: %ld tasks, %.3fs, %ld rays, pairs %.4g\n", k, off,
-                ntasks, dd_now() - t0, F.count, ctl.pairs);
-    }
+    HF_TRY(dd_plan_init(c, &pl));
+    err = dd_solve(&pl, bound, &ctl, &F);
     c->info.rays_max = ctl.rays_max;
     c->info.adjacencies = ctl.adjacencies;
-    err = dd_store(c, &F, bound);
-done:
+    c->info.pairs = ctl.pairs;
+    if (err == HF_OK)
+        err = dd_store(c, &F, bound);
     dd_plan_clear(&pl);
     dd_found_clear(&F);
-    free(tk.need);
     return err;
 }

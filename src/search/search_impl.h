@@ -141,6 +141,7 @@ typedef struct {
     long bound;           /* support bound of the last ray enumeration */
     long rays_max;        /* most rays kept at one step of the double description */
     long adjacencies;     /* adjacent pairs combined into new rays */
+    double pairs;         /* (positive, negative) pairs examined: the machine-free cost */
     long step, step_rays; /* progress of the double description: rows done, rays kept */
     int64_t extent[HF_D_MAX];
 } hf_cone_info_t;
