@@ -350,6 +350,17 @@ void hf_cone_destroy(hf_cone_t **cp)
     *cp = NULL;
 }
 
+void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
+                         const long **ssize)
+{
+    const hf_cone_t *c = s->cone;
+    int ready = c && !c->info.empty && c->bound >= 0;
+    *nrays = ready ? c->nrays : 0;
+    *words = ready ? c->words : 0;
+    *supp = ready ? c->supp : NULL;
+    *ssize = ready ? c->ssize : NULL;
+}
+
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
 {
     return s->cone ? &s->cone->info : NULL;

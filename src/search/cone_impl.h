@@ -69,6 +69,10 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
 /* Steps of the double description with fewer (positive, negative) pairs than this run whole
  * on every process (2^20); tests set 0 to deal every step. */
 extern long hf_cone_split_pairs_min;
+/* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that positive ray's
+ * cell of every dealt step are dropped, a planted bug that the comparison of rays with one
+ * process's must catch. */
+extern long hf_cone_test_drop_cell;
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx);

@@ -285,6 +285,11 @@ void hf_cone_destroy(hf_cone_t **c);
 hf_err_t hf_search_cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx);
 hf_err_t hf_search_cone_level(hf_search_t *s, long m);
 hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run);
+/* The cone engine's rays (tests): their number, the words of a support bitset over the
+ * hyperplanes, the bitsets and the support sizes, sorted canonically (0 rays and NULL
+ * before preparation or for another engine). */
+void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
+                         const long **ssize);
 /* Figures of the cone engine (NULL before preparation or for another engine). */
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
 /* hf_search_describe for the cone engine: its preparation, or its rays. */
