@@ -127,7 +127,7 @@ typedef struct {
     hf_index_t index; /* hash of a vector -> its number */
 } hf_ivset_t;
 
-/* Empty set of vectors of length b (b >= 1). Clear it even when init fails. */
+/* Empty set of vectors of length b (b >= 1); allocates nothing (returns HF_OK). */
 hf_err_t hf_ivset_init(hf_ivset_t *s, int b);
 void hf_ivset_clear(hf_ivset_t *s);
 

@@ -23,6 +23,10 @@
 
 #include "headfuse/target.h" /* HF_SPAN_MAX */
 
+/* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
+ * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */
+typedef struct hf_group_s hf_group_t;
+
 /* How candidates are generated (docs/search.md). Every engine decides each candidate with
  * the same exact test and reports the same supports with the same witnesses. */
 #define HF_ENGINE_TABLE(X)                                                                         \
@@ -167,18 +171,9 @@ void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
 hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
-/* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
- * with T(g q) = alpha T(q) + beta, from nauty's automorphisms of a graph built from P/Q,
- * each generator checked exactly (docs/search.md, "Symmetry"). -1 when it is not known
- * (P and Q over 2^18 terms with d > 7, or an order too large to test or to hold);
- * orbit representatives then use the checked generators, a subgroup. */
-long hf_search_group_order(const hf_search_t *s);
-
-/* Orbit representative of a support under the group: the lexicographically smallest
- * image (canonical position, keys sorted), over the orbit's closure under the
- * generators, or over the group's elements for an orbit too large to hold
- * (HF_ERR_LIMIT when the group is too large to list as well). out[m*d]. */
-hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
+/* The target's symmetry group (headfuse/symmetry.h), made when the search was created:
+ * its order for the row, and the orbits of the minimal supports. Owned by the search. */
+const hf_group_t *hf_search_group(const hf_search_t *s);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,
  * "Certified over all keys"): for two-dimensional targets whose Newton polygon has only

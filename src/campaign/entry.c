@@ -15,6 +15,7 @@
 #include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
+#include "headfuse/symmetry.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -84,13 +85,7 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_
 
 /* ------------------------------------------------------------------ reduction */
 
-/* A decoded found support: its witness (keys m*d inside) and orbit representative. */
-typedef struct {
-    hf_head_t w;
-    int64_t *rep;
-} found_t;
-
-/* Compare two key lists of m*d entries (qsort_r-free: the length is in the items). */
+/* Compare two key lists of len entries. */
 static int cmp_keys(const int64_t *a, const int64_t *b, long len)
 {
     for (long i = 0; i < len; i++)
@@ -99,17 +94,25 @@ static int cmp_keys(const int64_t *a, const int64_t *b, long len)
     return 0;
 }
 
-static int cmp_found(const void *a, const void *b)
+/* Key lists of one length, for hf_sort. */
+typedef struct {
+    int64_t *const *keys;
+    long len;
+} keylists_t;
+
+static int cmp_keylists(const void *ctx, long a, long b)
 {
-    const hf_head_t *x = &((const found_t *)a)->w, *y = &((const found_t *)b)->w;
-    return cmp_keys(x->keys, y->keys, x->natoms * x->d);
+    const keylists_t *k = ctx;
+    return cmp_keys(k->keys[a], k->keys[b], k->len);
 }
 
-static long g_rep_len; /* m*d for cmp_rep */
-
-static int cmp_rep(const void *a, const void *b)
+/* The n key lists in order: idx[0..n) sorted by them. */
+static hf_err_t sort_keylists(int64_t *const *keys, long n, long len, long *idx)
 {
-    return cmp_keys(*(int64_t *const *)a, *(int64_t *const *)b, g_rep_len);
+    keylists_t k = {keys, len};
+    for (long i = 0; i < n; i++)
+        idx[i] = i;
+    return hf_sort(idx, n, cmp_keylists, &k);
 }
 
 /* The supports of size m_star (sorted canonically, each decoded once from its record)
@@ -118,46 +121,54 @@ static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t,
                                 const hf_shards_merged_t *g, long m_star, hf_supports_t *sup,
                                 long *n_sym)
 {
-    long n = 0, len = m_star * t->d;
-    found_t *f = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *f);
-    int64_t **reps = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *reps);
-    hf_err_t e = f && reps ? HF_OK : HF_ERR_NOMEM;
+    long n = 0, len = m_star * t->d, cap = g->nfound ? g->nfound : 1;
+    hf_head_t *w = hf_calloc((size_t)cap, sizeof *w);
+    int64_t **keys = hf_calloc((size_t)cap, sizeof *keys);
+    int64_t **reps = hf_calloc((size_t)cap, sizeof *reps);
+    long *idx = hf_malloc((size_t)cap * sizeof *idx);
+    hf_err_t e = w && keys && reps && idx ? HF_OK : HF_ERR_NOMEM;
     for (long i = 0; e == HF_OK && i < g->nfound; i++) {
         if (g->found_m[i] != m_star)
             continue;
-        hf_head_init(&f[n].w, t->d, t->dv);
+        hf_head_init(&w[n], t->d, t->dv);
         n++;
-        e = hf_found_decode(g->found_record[i], m_star, &f[n - 1].w);
+        e = hf_found_decode(g->found_record[i], m_star, &w[n - 1]);
+        keys[n - 1] = w[n - 1].keys;
     }
     if (e == HF_OK)
-        qsort(f, (size_t)n, sizeof *f, cmp_found);
+        e = sort_keylists(keys, n, len, idx);
     for (long i = 0; e == HF_OK && i < n; i++) {
-        if (i > 0 && !cmp_keys(f[i - 1].w.keys, f[i].w.keys, len)) {
+        if (i > 0 && !cmp_keys(keys[idx[i - 1]], keys[idx[i]], len)) {
             e = hf_error(HF_ERR_CORRUPT, "the same support was recorded twice");
             break;
         }
-        HF_CHECK(e, hf_supports_push_head(sup, &f[i].w), done);
-        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps))) {
-            e = HF_ERR_NOMEM;
-            break;
-        }
-        HF_CHECK(e, hf_search_orbit_rep(s, m_star, f[i].w.keys, reps[i]), done);
+        e = hf_supports_push_head(sup, &w[idx[i]]);
     }
-    if (e == HF_OK) {
-        g_rep_len = len;
-        qsort(reps, (size_t)n, sizeof *reps, cmp_rep);
+    /* one support is one orbit: its image is not computed (for a support of 10^5 keys it
+     * is the whole cost of the row) */
+    *n_sym = n;
+    for (long i = 0; e == HF_OK && n > 1 && i < n; i++) {
+        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps)))
+            e = HF_ERR_NOMEM;
+        else
+            e = hf_group_orbit_rep(hf_search_group(s), m_star, keys[i], reps[i]);
+    }
+    if (e == HF_OK && n > 1)
+        e = sort_keylists(reps, n, len, idx);
+    if (e == HF_OK && n > 1) {
         *n_sym = 0;
         for (long i = 0; i < n; i++)
-            if (i == 0 || cmp_keys(reps[i - 1], reps[i], len))
+            if (i == 0 || cmp_keys(reps[idx[i - 1]], reps[idx[i]], len))
                 (*n_sym)++;
     }
-done:
-    for (long i = 0; f && i < n; i++)
-        hf_head_clear(&f[i].w);
+    for (long i = 0; w && i < n; i++)
+        hf_head_clear(&w[i]);
     for (long i = 0; reps && i < n; i++)
         free(reps[i]);
-    free(f);
+    free(idx);
     free(reps);
+    free(keys);
+    free(w);
     return e;
 }
 
@@ -438,7 +449,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));
     snprintf(row->lb, sizeof row->lb, "%s", hf_search_lb(s));
     snprintf(row->ub, sizeof row->ub, "%s", hf_search_ub(s));
-    row->group_order = hf_search_group_order(s);
+    row->group_order = hf_group_order(hf_search_group(s));
 
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)

@@ -31,11 +31,7 @@ hf_err_t hf_ivset_init(hf_ivset_t *s, int b)
     memset(s, 0, sizeof *s);
     s->b = b;
     hf_index_init(&s->index);
-    s->keys = hf_malloc((size_t)16 * b * sizeof *s->keys);
-    if (!s->keys)
-        return HF_ERR_NOMEM;
-    s->cap = 16;
-    return HF_OK;
+    return HF_OK; /* nothing allocated before the first vector */
 }
 
 void hf_ivset_clear(hf_ivset_t *s)

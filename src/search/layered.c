@@ -123,7 +123,7 @@ static hf_err_t fs_for(hf_search_t *s, int sign, hf_fs_t **out)
         goto fail;
     for (long i = 0; i < s->reg->n; i++) {
         hf_fs_t *e = s->reg->fs[i];
-        if (e->dim == d - 1 && hf_search_fraction_affine_equal(&e->frac, &fs->frac)) {
+        if (e->dim == d - 1 && hf_symmetry_affine_equal(&e->frac, &fs->frac)) {
             fs_destroy(fs);
             *out = e;
             goto done;

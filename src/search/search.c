@@ -541,7 +541,6 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
         goto done;
     }
     s->level_m = -1;
-    s->gorder = 1;
     hf_facememo_init(&s->memo);
     hf_binom_tab_clear(&s->ctab);
     HF_CHECK(err, hf_target_copy(&s->t, t), fail);
@@ -640,7 +639,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     if (prune)
         HF_CHECK(err, hf_search_shape_init(s, top), fail);
     if (top)
-        HF_CHECK(err, hf_search_group_compute(s), fail);
+        HF_CHECK(err, hf_group_create(&s->t, &s->frac, &s->group), fail);
     *out = s;
     goto done;
 fail:
@@ -694,8 +693,7 @@ void hf_search_destroy(hf_search_t **sp)
     free(s->cand);
     free(s->blocks);
     free(s->units);
-    free(s->gsign);
-    free(s->gperm);
+    hf_group_destroy(&s->group);
     hf_facememo_clear(&s->memo);
     if (s->faces) {
         for (long i = 0; i < 2 * (s->d - 1) + s->nx; i++)
@@ -762,6 +760,11 @@ long hf_search_first_size(const hf_search_t *s)
 long hf_search_last_size(const hf_search_t *s)
 {
     return s->last;
+}
+
+const hf_group_t *hf_search_group(const hf_search_t *s)
+{
+    return s->group;
 }
 
 const hf_search_stats_t *hf_search_stats(const hf_search_t *s)

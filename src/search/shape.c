@@ -134,7 +134,7 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
     if (err != HF_OK)
         goto done;
     for (long i = 0; i < vm->n; i++)
-        if (hf_search_fraction_affine_equal(vm->f + i, &f)) {
+        if (hf_symmetry_affine_equal(vm->f + i, &f)) {
             *value = vm->value[i];
             goto done;
         }
