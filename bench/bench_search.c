@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "headfuse/search.h"
-#include "search/search_impl.h"
+#include "search/cone_impl.h"
 
 typedef struct {
     long found;

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "headfuse/sched.h"
-#include "search/search_impl.h"
+#include "search/layered_impl.h"
 #include "unit.h"
 
 static int rank, nranks;
@@ -34,10 +34,11 @@ static hf_search_t *make(hf_target_t *t)
 /* 1 when every face table of a and b lists the same entries in the same order, by size. */
 static int same_tables(const hf_search_t *a, const hf_search_t *b)
 {
-    if (a->reg->n != b->reg->n)
+    const hf_fs_registry_t *ra = hf_layered(a)->reg, *rb = hf_layered(b)->reg;
+    if (ra->n != rb->n)
         return 0;
-    for (long i = 0; i < a->reg->n; i++) {
-        const hf_fs_t *x = a->reg->fs[i], *y = b->reg->fs[i];
+    for (long i = 0; i < ra->n; i++) {
+        const hf_fs_t *x = ra->fs[i], *y = rb->fs[i];
         if (x->dim != y->dim || x->done != y->done || x->n != y->n)
             return 0;
         for (long sz = 1; sz <= x->done + 1 && x->done > 0; sz++)

@@ -27,23 +27,37 @@
  * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */
 typedef struct hf_group_s hf_group_t;
 
-/* How candidates are generated (docs/search.md). Every engine decides each candidate with
- * the same exact test and reports the same supports with the same witnesses. */
+/* The engines: how candidates are generated (docs/search.md). Every engine decides each
+ * candidate with the same exact test and reports the same supports with the same
+ * witnesses. One row per engine: its code, its name (options, job files, rows, shard
+ * fingerprints), whether it prunes (plain is the reference enumerator without pruning), the
+ * table of its operations (src/search/search_impl.h, defined in the engine's own file) and
+ * a line for people. Adding an engine is one file and one row (docs/architecture.md). auto
+ * is no engine of its own: it picks one when the search is created. */
 #define HF_ENGINE_TABLE(X)                                                                         \
-    X(HF_ENGINE_AUTO, "auto", "cone when its unknowns are few, else layered")                      \
-    X(HF_ENGINE_LAYERED, "layered", "faces of the candidates, layer by layer (rules 1-4)")         \
-    X(HF_ENGINE_CONE, "cone", "faces of the cone {R : Q R >= 0} (MATH 7.7)")                       \
-    X(HF_ENGINE_PLAIN, "plain", "every subset of the box (the reference)")
+    X(HF_ENGINE_AUTO, "auto", 1, hf_engine_auto, "cone when its unknowns are few, else layered")   \
+    X(HF_ENGINE_CONE, "cone", 1, hf_engine_cone, "faces of the cone {R : Q R >= 0} (MATH 7.7)")    \
+    X(HF_ENGINE_LAYERED, "layered", 1, hf_engine_layered,                                          \
+      "faces of the candidates, layer by layer (rules 1-4)")                                       \
+    X(HF_ENGINE_PLAIN, "plain", 0, hf_engine_plain, "every subset of the box (the reference)")
 
 typedef enum {
-#define HF_ENGINE_ENUM(code, name, text) code,
+#define HF_ENGINE_ENUM(code, name, prunes, ops, text) code,
     HF_ENGINE_TABLE(HF_ENGINE_ENUM)
 #undef HF_ENGINE_ENUM
 } hf_engine_t;
 
 const char *hf_engine_name(hf_engine_t e); /* "cone" */
-/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown. */
+int hf_engine_prunes(hf_engine_t e);       /* 0 for plain: every subset, no rule */
+/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown ("ORIGIN: 'x': must be
+ * auto, cone, layered or plain"). */
 hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out);
+/* The engines' names in table order, separated by sep and the last two by last
+ * ("auto, cone, layered or plain"), into buf (n bytes). */
+void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
+/* Whether a search that ran engine `used` (a row's engine: auto resolved) is what
+ * `requested` asks for: the same engine, or any pruning engine for auto. */
+int hf_engine_satisfies(hf_engine_t requested, const char *used);
 
 typedef struct {
     int span;       /* S >= 1: keys in {0..S}^d */
@@ -67,6 +81,10 @@ typedef struct hf_search_s hf_search_t;
 /* Prepare a search: fraction, exact tester, bounds, limit targets, symmetry group.
  * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
 hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
+
+/* The checks hf_search_create makes before any work (options, target dimensions, the box's
+ * size), without building anything: what a job's preflight needs. */
+hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts);
 void hf_search_destroy(hf_search_t **s);
 
 /* The engine in use (auto resolved at creation). */

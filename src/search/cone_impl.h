@@ -10,6 +10,22 @@
 
 #include "search/search_impl.h"
 
+/* The figures of the cone engine, for reports (hf_search_cone_info). */
+typedef struct {
+    int empty;            /* some extent of Newt(Q) exceeds the span: no support at all */
+    long unknowns;        /* points of B_R */
+    long rows;            /* box points reached by Q + B_R */
+    long hyperplanes;     /* distinct rows */
+    long rays;            /* extreme rays with support <= bound */
+    long bound;           /* support bound of the last ray enumeration */
+    long rays_max;        /* most rays kept at one step of the double description */
+    long adjacencies;     /* adjacent pairs combined into new rays */
+    long step, step_rays; /* progress of the double description: rows done, rays kept */
+    int64_t extent[HF_D_MAX];
+} hf_cone_info_t;
+
+/* The cone's rays and hyperplanes (the cone engine's state). */
+typedef struct hf_cone_s hf_cone_t;
 struct hf_cone_s {
     long n;         /* unknowns: points of B_R */
     long nh;        /* hyperplanes (rows up to a positive factor) */
@@ -64,5 +80,8 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * in its support, into c->nrays, c->supp and c->ssize, sorted by support size, then by
  * support bitset; progress and figures in c->info. poll may stop it (HF_ERR_INTERRUPTED). */
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx);
+
+/* Figures of the cone engine (NULL before preparation or for another engine). */
+const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
 
 #endif
