@@ -25,7 +25,7 @@ enum { SPAN = 3, SIZES = 3 };
 
 static hf_search_t *make(hf_target_t *t)
 {
-    hf_search_opts_t so = {.span = SPAN, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = SPAN, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     CU_ASSERT_EQUAL(hf_search_create(t, &so, &s), HF_OK);
     return s;

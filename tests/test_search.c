@@ -268,7 +268,7 @@ static hf_err_t run_in_ranges(hf_search_t *s, long m, long u, uint64_t *st, foun
 static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
 {
     hf_search_opts_t so = {
-        .span = o->span, .prune = o->prune, .max_atoms = 0, .engine = o->prune ? o->engine : 0};
+        .span = o->span, .max_atoms = 0, .engine = o->prune ? o->engine : HF_ENGINE_PLAIN};
     hf_search_t *s = NULL;
     hf_err_t err = hf_search_create(t, &so, &s);
     memset(out, 0, sizeof *out);
@@ -545,7 +545,7 @@ static void test_cone_ray_counts(void)
         hf_target_t t;
         hf_target_init_empty(&t);
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
-        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_CONE};
+        hf_search_opts_t so = {.span = cases[i].span, .engine = HF_ENGINE_CONE};
         hf_search_t *s = NULL;
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
         CU_ASSERT_EQUAL(hf_search_prepare(s, NULL, NULL), HF_OK);
@@ -761,7 +761,7 @@ static void test_vector_values(void)
     for (int same = 0; same < 2; same++) {
         hf_target_t t;
         hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
+        hf_search_opts_t so = {.span = 2, .max_atoms = 0};
         fmpq_t w;
         fmpq v[2];
         int64_t key[2];
@@ -931,7 +931,7 @@ static void test_cells_partition(void)
         }
         found_clear(&a);
         /* how many layered units are more than one cell */
-        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_LAYERED};
+        hf_search_opts_t so = {.span = cases[i].span, .engine = HF_ENGINE_LAYERED};
         hf_search_t *s = NULL;
         long nu = 0;
         if (!plain && cases[i].engine == HF_ENGINE_LAYERED &&
@@ -953,7 +953,7 @@ static void test_cells_bad_calls(void)
 {
     hf_target_t t;
     CU_ASSERT_FATAL(load("chain:d=2", &t));
-    hf_search_opts_t so = {.span = 2, .prune = 1, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = 2, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     long nu = 0;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
@@ -1016,7 +1016,7 @@ static void test_poll_and_bad_calls(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_search_t *s = NULL;
-    hf_search_opts_t so = {.span = 3, .prune = 0, .max_atoms = 0};
+    hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_PLAIN};
     long nu = 0, calls = 0, nodes = 0;
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
@@ -1047,7 +1047,7 @@ static void test_poll_and_bad_calls(void)
     hf_search_destroy(&s);
     hf_search_destroy(&s); /* accepts NULL */
 
-    so.prune = 1;
+    so.engine = HF_ENGINE_AUTO;
     so.max_atoms = 6;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_first_size(s), 4);
@@ -1060,9 +1060,9 @@ static void test_poll_and_bad_calls(void)
     so.span = HF_SPAN_MAX + 1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     so.span = 1;
-    so.prune = 2;
+    so.engine = (hf_engine_t)99;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
-    so.prune = 1;
+    so.engine = HF_ENGINE_AUTO;
     so.max_atoms = -1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     hf_target_clear(&t);
@@ -1089,7 +1089,7 @@ static void run_level(hf_search_t *s, long m, long nu, found_t *f)
 static void test_level_polled(void)
 {
     hf_target_t t;
-    hf_search_opts_t so = {.span = 3, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *ref = NULL, *s = NULL;
     CU_ASSERT_FATAL(load("chain:d=3", &t));
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &ref), HF_OK);

@@ -61,6 +61,8 @@ typedef enum {
 } hf_rule_t;
 
 const char *hf_rule_name(hf_rule_t r); /* "face_rule": static */
+/* The rule of a name: 1 and *out when it is one of the table's, else 0. */
+int hf_rule_parse(const char *name, hf_rule_t *out);
 /* The words of a rule name ("face rule"), or NULL when it is not one of the table's. */
 const char *hf_rule_words(const char *name);
 

@@ -7,14 +7,14 @@
  * dynamically, logged, and skipped on resume. This module is pure computation: no
  * MPI, no files (the scheduler and the store do those).
  *
- * With pruning on, only proven rules cut the space (docs/search.md):
+ * Every engine but plain prunes, and only by proven rules (docs/search.md):
  *  - sizes below the face-rule lower bound LB(T) hold no feasible support;
  *  - layered generation along one coordinate: the bottom and top layers of K are faces
  *    of K, so they must be feasible supports of the limit targets (found recursively);
  *  - every other coordinate face of a candidate must be feasible for its limit target;
  *  - the exact test (with its modular-rank rejection) decides each survivor.
- * With pruning off, every m-subset of the box in canonical position is tested: the
- * plain reference enumerator. */
+ * The plain engine tests every m-subset of the box in canonical position: the reference
+ * enumerator. */
 #ifndef HEADFUSE_SEARCH_H
 #define HEADFUSE_SEARCH_H
 
@@ -59,11 +59,16 @@ void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
  * `requested` asks for: the same engine, or any pruning engine for auto. */
 int hf_engine_satisfies(hf_engine_t requested, const char *used);
 
+/* The bounds of a target computed once (headfuse/bounds.h, hf_bounds_compute). */
+typedef struct hf_bounds_s hf_bounds_t;
+
 typedef struct {
-    int span;       /* S >= 1: keys in {0..S}^d */
-    int prune;      /* 1: proven pruning rules; 0: plain enumerator (reference, = engine plain) */
-    long max_atoms; /* largest size tried; 0 = no limit (up to the upper bound) */
-    hf_engine_t engine; /* with prune = 1: auto (default), layered or cone */
+    int span;           /* S >= 1: keys in {0..S}^d */
+    long max_atoms;     /* largest size tried; 0 = no limit (up to the upper bound) */
+    hf_engine_t engine; /* auto (0, the default), cone, layered, or plain: no pruning */
+    /* The target's bounds when the caller computed them already (its row needs them too),
+     * else NULL: the search computes LB and UB itself. Read at creation only. */
+    const hf_bounds_t *bounds;
 } hf_search_opts_t;
 
 /* Called every few thousand candidates; return nonzero to abandon the unit
@@ -104,7 +109,7 @@ const char *hf_search_lb(const hf_search_t *s);
 const char *hf_search_ub(const hf_search_t *s);
 
 /* Smallest size worth enumerating: every smaller support is infeasible by a proven
- * rule (the face-rule LB when pruning; 1 otherwise). */
+ * rule (LB, raised by the within-span bound, for a pruning engine; 1 for plain). */
 long hf_search_first_size(const hf_search_t *s);
 
 /* Largest size the search will try: max_atoms if set, else min(UB, box points). */

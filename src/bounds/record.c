@@ -16,13 +16,30 @@ const char *hf_rule_name(hf_rule_t r)
     return "unknown";
 }
 
+int hf_rule_parse(const char *name, hf_rule_t *out)
+{
+#define HF_RULE_MATCH(code, rname, brief, words)                                                   \
+    if (name && !strcmp(name, rname)) {                                                            \
+        *out = code;                                                                               \
+        return 1;                                                                                  \
+    }
+    HF_RULE_TABLE(HF_RULE_MATCH)
+#undef HF_RULE_MATCH
+    return 0;
+}
+
 const char *hf_rule_words(const char *name)
 {
+    hf_rule_t r;
+    if (!hf_rule_parse(name, &r))
+        return NULL;
+    switch (r) {
 #define HF_RULE_WORDS(code, rname, brief, words)                                                   \
-    if (name && !strcmp(name, rname))                                                              \
+    case code:                                                                                     \
         return words;
-    HF_RULE_TABLE(HF_RULE_WORDS)
+        HF_RULE_TABLE(HF_RULE_WORDS)
 #undef HF_RULE_WORDS
+    }
     return NULL;
 }
 

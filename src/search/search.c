@@ -252,13 +252,8 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
         return hf_error(HF_ERR_INPUT, "search: missing target or options");
     if (opts->span < 1 || opts->span > HF_SPAN_MAX)
         return hf_error(HF_ERR_INPUT, "span: %d: must be 1..%d", opts->span, HF_SPAN_MAX);
-    if (opts->prune != 0 && opts->prune != 1)
-        return hf_error(HF_ERR_INPUT, "prune: %d: must be 0 or 1", opts->prune);
     if (opts->engine < 0 || (size_t)opts->engine >= HF_ENGINE_COUNT)
         return hf_error(HF_ERR_INPUT, "engine: %d: unknown", (int)opts->engine);
-    if (!opts->prune && opts->engine != HF_ENGINE_AUTO && opts->engine != HF_ENGINE_PLAIN)
-        return hf_error(HF_ERR_INPUT, "engine: %s: pruning is off, so the engine is plain",
-                        hf_engine_name(opts->engine));
     if (opts->max_atoms < 0)
         return hf_error(HF_ERR_INPUT, "max_atoms: %ld: must be >= 0", opts->max_atoms);
     if (t->d < 1 || t->d > HF_D_MAX || t->nheads < 1)
@@ -274,9 +269,8 @@ hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf
 {
     *out = NULL;
     HF_TRY(hf_search_check(t, opts));
-    hf_engine_t engine = opts->prune ? opts->engine : HF_ENGINE_PLAIN;
-    hf_search_make_t mk = {.top = 1};
-    HF_TRY(hf_search_create_internal(t, opts->span, engine, &mk, out));
+    hf_search_make_t mk = {.top = 1, .bounds = opts->bounds};
+    HF_TRY(hf_search_create_internal(t, opts->span, opts->engine, &mk, out));
     hf_search_t *s = *out;
     s->max_atoms = opts->max_atoms;
     if (opts->max_atoms)
