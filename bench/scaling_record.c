@@ -217,10 +217,8 @@ int main(int argc, char **argv)
     hf_engine_t engine;
     if (hf_engine_parse(argv[3], "engine", &engine) != HF_OK)
         return 2;
-    hf_search_opts_t so = {.span = atoi(argv[2]),
-                           .prune = engine != HF_ENGINE_PLAIN,
-                           .max_atoms = argc > 4 ? atol(argv[4]) : 0,
-                           .engine = engine == HF_ENGINE_PLAIN ? HF_ENGINE_AUTO : engine};
+    hf_search_opts_t so = {
+        .span = atoi(argv[2]), .max_atoms = argc > 4 ? atol(argv[4]) : 0, .engine = engine};
     long part = 0, nparts = 1;
     if (argc > 5 && (sscanf(argv[5], "%ld/%ld", &part, &nparts) != 2 || nparts < 1 || part < 0 ||
                      part >= nparts))

@@ -16,7 +16,7 @@
 #include "families.h"
 #include "headfuse/sched.h"
 #include "search/cone_impl.h"
-#include "search/search_impl.h"
+#include "search/layered_impl.h"
 #include "unit.h"
 
 static int rank, nranks;
@@ -27,7 +27,7 @@ enum { SPAN = 3, SIZES = 3 };
 
 static hf_search_t *make(hf_target_t *t)
 {
-    hf_search_opts_t so = {.span = SPAN, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = SPAN, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     CU_ASSERT_EQUAL(hf_search_create(t, &so, &s), HF_OK);
     return s;
@@ -36,10 +36,11 @@ static hf_search_t *make(hf_target_t *t)
 /* 1 when every face table of a and b lists the same entries in the same order, by size. */
 static int same_tables(const hf_search_t *a, const hf_search_t *b)
 {
-    if (a->reg->n != b->reg->n)
+    const hf_fs_registry_t *ra = hf_layered(a)->reg, *rb = hf_layered(b)->reg;
+    if (ra->n != rb->n)
         return 0;
-    for (long i = 0; i < a->reg->n; i++) {
-        const hf_fs_t *x = a->reg->fs[i], *y = b->reg->fs[i];
+    for (long i = 0; i < ra->n; i++) {
+        const hf_fs_t *x = ra->fs[i], *y = rb->fs[i];
         if (x->dim != y->dim || x->done != y->done || x->n != y->n)
             return 0;
         for (long sz = 1; sz <= x->done + 1 && x->done > 0; sz++)
@@ -400,7 +401,7 @@ static void test_deal_small_rounds(void)
  * the cone does not apply: a span below an extent of Newt(Q)). */
 static hf_search_t *cone_rays_of(const hf_target_t *t, int span, const hf_sched_split_t *sp)
 {
-    hf_search_opts_t so = {.span = span, .prune = 1, .engine = HF_ENGINE_CONE};
+    hf_search_opts_t so = {.span = span, .engine = HF_ENGINE_CONE};
     hf_search_t *s = NULL;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, &s), HF_OK);
     if (sp)

@@ -875,7 +875,7 @@ void hf_lower_init(hf_lower_t *L)
     fmpz_init(L->lb);
     fmpz_init(L->newton_vertices);
     fmpz_one(L->lb);
-    L->rule = "trivial";
+    L->rule = hf_rule_name(HF_RULE_TRIVIAL);
     L->newton_known = 0;
     L->complete = 0;
 }
@@ -892,7 +892,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
 {
     hf_err_t err = HF_OK;
     lb_ctx_t cx;
-    const char *rule = "trivial";
+    const char *rule = hf_rule_name(HF_RULE_TRIVIAL);
     int known = 0, done = 0;
     fmpz_t v, c;
     fmpz_init(v);
@@ -905,7 +905,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
     if (known) {
         /* (b); (a) and (c) cannot exceed it, so the directions are not explored */
         fmpz_set(lb, v);
-        rule = fmpz_cmp_si(v, 1) > 0 ? "newton_vertices" : "trivial";
+        rule = hf_rule_name(fmpz_cmp_si(v, 1) > 0 ? HF_RULE_NEWTON_VERTICES : HF_RULE_TRIVIAL);
         *complete = 1;
         if (disjoint) {
             err = lb_disjoint_faces(&cx, t, c, &done);
@@ -918,12 +918,12 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
                 goto cleanup;
             if (done && fmpz_cmp(c, lb) > 0) {
                 fmpz_set(lb, c);
-                rule = "disjoint_faces";
+                rule = hf_rule_name(HF_RULE_DISJOINT_FACES);
             }
         }
     } else {
         HF_CHECK(err, lb_of_target(&cx, t, 0, lb), cleanup);
-        rule = fmpz_cmp_si(lb, 1) > 0 ? "face_rule" : "trivial";
+        rule = hf_rule_name(fmpz_cmp_si(lb, 1) > 0 ? HF_RULE_FACE : HF_RULE_TRIVIAL);
         *complete = !cx.truncated;
     }
     if (info) {

@@ -32,16 +32,11 @@ static const char *usage_text =
     "  newton_vertices (null when out of reach) and m_star_certified (null unless\n"
     "  proven); lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
-/* The rule behind LB, in words (hf_lower_t.rule). */
+/* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
 {
-    if (!strcmp(rule, "face_rule"))
-        return "face rule";
-    if (!strcmp(rule, "newton_vertices"))
-        return "vertices of the Newton polytope of the reduced denominator";
-    if (!strcmp(rule, "disjoint_faces"))
-        return "disjoint faces of the Newton polytope of the reduced denominator";
-    return "trivial: at least one atom";
+    const char *w = hf_rule_words(rule);
+    return w ? w : rule;
 }
 
 /* Build the product head into h (initialised by the caller) and check it exactly and

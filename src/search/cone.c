@@ -1,4 +1,4 @@
-/* The cone engine (MATH.md 7.7; docs/search.md, "The cone engine").
+/* The cone engine (engine cone; MATH.md 7.7; docs/search.md, "The cone engine").
  *
  * A support K in canonical position inside the span box is supp(Q R) for an R on the
  * small box B_R = prod_j [0, S - e_j] (e = Newt(Q)'s extents, Q shifted to minimum 0),
@@ -40,6 +40,17 @@
 /* Dense row storage limit (entries of the n x rows matrix). */
 #define CONE_CELLS_MAX (INT64_C(1) << 26)
 
+/* The engine's state (s->data). */
+typedef struct {
+    hf_cone_t *cone; /* rays and hyperplanes, made by the preparation */
+    int per_size;    /* the rays are computed for each size's own bound (no look-ahead) */
+} cone_state_t;
+
+static cone_state_t *cone_state(const hf_search_t *s)
+{
+    return s->data;
+}
+
 /* ------------------------------------------------------------------ rows */
 
 static uint64_t row_hash(const fmpz *a, long n)
@@ -50,41 +61,49 @@ static uint64_t row_hash(const fmpz *a, long n)
     return hf_hash_mix(h);
 }
 
+/* A row looked up among the hyperplanes found so far (rep[h]: hyperplane h's first row).
+ * The rows are FLINT integers of any size, compared in full, so the hyperplanes are core's
+ * hash index over them rather than its integer-vector set (64-bit entries). */
+typedef struct {
+    const fmpz *rows;
+    const long *rep;
+    long n;
+    const fmpz *row;
+} row_key_t;
+
+static int row_eq(const void *ctx, long h)
+{
+    const row_key_t *k = ctx;
+    return _fmpz_vec_equal(k->rows + k->rep[h] * k->n, k->row, k->n);
+}
+
 /* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)
  * into hyperplanes: equal rows are one hyperplane whose points are theirs. Fills c->A,
  * c->weight, c->pstart, c->pts. */
 static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const long *rowpt)
 {
-    long n = c->n, cap = 64, nh = 0;
-    while (cap < 2 * nrows)
-        cap *= 2;
+    long n = c->n, nh = 0;
     hf_err_t err = HF_OK;
-    uint64_t *hash = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hash);
     long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp); /* row -> hyperplane */
     long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
-    long *tab = hf_malloc((size_t)cap * sizeof *tab); /* open addressing: hash -> row */
     long *fill = NULL;
-    if (!hash || !hyp || !rep || !tab) {
+    hf_index_t index; /* hash of a row -> its hyperplane (core's hash index) */
+    hf_index_init(&index);
+    if (!hyp || !rep) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    for (long i = 0; i < cap; i++)
-        tab[i] = -1;
     for (long i = 0; i < nrows; i++) {
-        hash[i] = row_hash(rows + i * n, n);
-        for (long sl = (long)(hash[i] & (uint64_t)(cap - 1));; sl = (sl + 1) & (cap - 1)) {
-            long j = tab[sl];
-            if (j < 0) {
-                tab[sl] = i;
-                hyp[i] = nh;
-                rep[nh++] = i;
-                break;
-            }
-            if (hash[j] == hash[i] && _fmpz_vec_equal(rows + j * n, rows + i * n, n)) {
-                hyp[i] = hyp[j];
-                break;
-            }
+        row_key_t key = {rows, rep, n, rows + i * n};
+        uint64_t h = row_hash(rows + i * n, n);
+        long j = hf_index_find(&index, h, row_eq, &key);
+        if (j >= 0) {
+            hyp[i] = j;
+            continue;
         }
+        HF_CHECK(err, hf_index_add(&index, h, nh), done);
+        hyp[i] = nh;
+        rep[nh++] = i;
     }
     c->nh = nh;
     c->words = (nh + 63) / 64;
@@ -107,10 +126,9 @@ static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const lon
         c->pts[c->pstart[hyp[i]] + fill[hyp[i]]++] = (uint32_t)rowpt[i];
 done:
     free(fill);
-    free(tab);
+    hf_index_clear(&index);
     free(rep);
     free(hyp);
-    free(hash);
     return err;
 }
 
@@ -334,7 +352,7 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
 
 /* ------------------------------------------------------------------ engine entry points */
 
-void hf_cone_destroy(hf_cone_t **cp)
+static void cone_free(hf_cone_t **cp)
 {
     if (!cp || !*cp)
         return;
@@ -353,7 +371,7 @@ void hf_cone_destroy(hf_cone_t **cp)
 void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
                          const long **ssize)
 {
-    const hf_cone_t *c = s->cone;
+    const hf_cone_t *c = s->ops == &hf_engine_cone ? cone_state(s)->cone : NULL;
     int ready = c && !c->info.empty && c->bound >= 0;
     *nrays = ready ? c->nrays : 0;
     *words = ready ? c->words : 0;
@@ -363,7 +381,29 @@ void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const u
 
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
 {
-    return s->cone ? &s->cone->info : NULL;
+    if (s->ops != &hf_engine_cone || !cone_state(s)->cone)
+        return NULL;
+    return &cone_state(s)->cone->info;
+}
+
+static hf_err_t cone_create(hf_search_t *s, const hf_search_make_t *mk)
+{
+    cone_state_t *st = hf_calloc(1, sizeof *st);
+    if (!st)
+        return HF_ERR_NOMEM;
+    st->per_size = mk->no_lookahead;
+    s->data = st;
+    return HF_OK;
+}
+
+static void cone_destroy(hf_search_t *s)
+{
+    cone_state_t *st = cone_state(s);
+    if (!st)
+        return;
+    cone_free(&st->cone);
+    free(st);
+    s->data = NULL;
 }
 
 /* Rays with support <= bound (rows computed once). Level m only uses rays of support
@@ -372,7 +412,8 @@ const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
 static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn poll,
                                    void *poll_ctx)
 {
-    hf_cone_t *c = s->cone;
+    cone_state_t *st = cone_state(s);
+    hf_cone_t *c = st->cone;
     if (c && (c->info.empty || c->bound >= bound))
         return HF_OK;
     if (!c) {
@@ -382,12 +423,12 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
         int empty = 0;
         hf_err_t err = cone_rows(s, c, &empty);
         if (err != HF_OK) {
-            hf_cone_destroy(&c);
+            cone_free(&c);
             return err;
         }
         c->info.empty = empty;
         c->bound = -1;
-        s->cone = c;
+        st->cone = c;
         if (empty)
             return HF_OK;
     }
@@ -397,7 +438,7 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     c->ssize = NULL;
     c->nrays = 0;
     c->bound = -1;
-    return hf_cone_rays(c, bound, s->reg->split, poll, poll_ctx);
+    return hf_cone_rays(c, bound, hf_search_split(s), poll, poll_ctx);
 }
 
 /* The first bound: the largest size when it is near the first one (the usual case: UB
@@ -405,25 +446,26 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
 static long cone_first_bound(const hf_search_t *s)
 {
     long first = s->first > 1 ? s->first : 1;
-    if (s->cone_per_size)
+    if (cone_state(s)->per_size)
         return first;
     if (s->last <= 4 * first || s->last <= first + 64)
         return s->last > first ? s->last : first;
     return 2 * first;
 }
 
-hf_err_t hf_search_cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
+static hf_err_t cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
 {
     return cone_prepare_bound(s, cone_first_bound(s), poll, poll_ctx);
 }
 
-hf_err_t hf_search_cone_level(hf_search_t *s, long m)
+static hf_err_t cone_level(hf_search_t *s, long m)
 {
-    long bound = s->cone && s->cone->bound > 0 ? s->cone->bound : cone_first_bound(s);
+    cone_state_t *st = cone_state(s);
+    long bound = st->cone && st->cone->bound > 0 ? st->cone->bound : cone_first_bound(s);
     while (bound < m)
-        bound = bound > LONG_MAX / 2 || s->cone_per_size ? m : 2 * bound;
+        bound = bound > LONG_MAX / 2 || st->per_size ? m : 2 * bound;
     HF_TRY(cone_prepare_bound(s, bound, NULL, NULL));
-    hf_cone_t *c = s->cone;
+    hf_cone_t *c = st->cone;
     long words = c->words;
     if (c->info.empty)
         return HF_OK;
@@ -442,9 +484,12 @@ hf_err_t hf_search_cone_level(hf_search_t *s, long m)
     return HF_OK;
 }
 
-hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
+static hf_err_t cone_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
+                         hf_search_range_t *range, hf_run_t *run)
 {
-    hf_cone_t *c = s->cone;
+    (void)lo; /* one cell */
+    (void)range;
+    hf_cone_t *c = cone_state(s)->cone;
     long j = u->block, words = c->words, R = c->nrays;
     hf_err_t err = HF_OK;
     cbo_t w = {.s = s, .c = c, .m = m, .run = run};
@@ -469,46 +514,9 @@ hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t
     return err;
 }
 
-void hf_search_extents(const hf_fraction_t *f, int64_t *ext)
+static void cone_describe(const hf_search_t *s, char *buf, size_t n)
 {
-    slong exp[HF_D_MAX];
-    int64_t lo[HF_D_MAX], hi[HF_D_MAX];
-    int d = f->d;
-    for (int a = 0; a < d; a++) {
-        lo[a] = INT64_MAX;
-        hi[a] = 0;
-    }
-    for (slong t = 0; t < f->Q->length; t++) {
-        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
-        for (int a = 0; a < d; a++) {
-            lo[a] = exp[a] < lo[a] ? exp[a] : lo[a];
-            hi[a] = exp[a] > hi[a] ? exp[a] : hi[a];
-        }
-    }
-    for (int a = 0; a < d; a++)
-        ext[a] = f->Q->length ? hi[a] - lo[a] : 0;
-}
-
-long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
-{
-    int64_t e[HF_D_MAX];
-    int d = f->d;
-    hf_search_extents(f, e);
-    long n = 1;
-    for (int a = 0; a < d; a++) {
-        int64_t ext = e[a];
-        if (ext > span)
-            return 0;
-        if (n > LONG_MAX / (span - ext + 1))
-            return LONG_MAX;
-        n *= span - ext + 1;
-    }
-    return n;
-}
-
-void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n)
-{
-    const hf_cone_t *c = s->cone;
+    const hf_cone_t *c = cone_state(s)->cone;
     if (!c) {
         snprintf(buf, n, "engine cone: not prepared");
         return;
@@ -524,3 +532,10 @@ void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n)
         snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes, %ld rays of support <= %ld",
                  c->n, c->nh, c->nrays, c->bound);
 }
+
+const hf_engine_ops_t hf_engine_cone = {.create = cone_create,
+                                        .destroy = cone_destroy,
+                                        .prepare = cone_prepare,
+                                        .level = cone_level,
+                                        .run = cone_run,
+                                        .describe = cone_describe};

@@ -10,6 +10,23 @@
 
 #include "search/search_impl.h"
 
+/* The figures of the cone engine, for reports (hf_search_cone_info). */
+typedef struct {
+    int empty;            /* some extent of Newt(Q) exceeds the span: no support at all */
+    long unknowns;        /* points of B_R */
+    long rows;            /* box points reached by Q + B_R */
+    long hyperplanes;     /* distinct rows */
+    long rays;            /* extreme rays with support <= bound */
+    long bound;           /* support bound of the last ray enumeration */
+    long rays_max;        /* most rays kept at one step of the double description */
+    long adjacencies;     /* adjacent pairs combined into new rays */
+    double pairs;         /* (positive, negative) pairs examined: the machine-free cost */
+    long step, step_rays; /* progress of the double description: rows done, rays kept */
+    int64_t extent[HF_D_MAX];
+} hf_cone_info_t;
+
+/* The cone's rays and hyperplanes (the cone engine's state). */
+typedef struct hf_cone_s hf_cone_t;
 struct hf_cone_s {
     long n;         /* unknowns: points of B_R */
     long nh;        /* hyperplanes (rows up to a positive factor) */
@@ -76,5 +93,13 @@ extern long hf_cone_test_drop_cell;
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx);
+
+/* Figures of the cone engine (NULL before preparation or for another engine). */
+const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
+/* The cone engine's rays (tests): their number, the words of a support bitset over the
+ * hyperplanes, the bitsets and the support sizes, sorted canonically (0 rays and NULL
+ * before preparation or for another engine). */
+void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
+                         const long **ssize);
 
 #endif
