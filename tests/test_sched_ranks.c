@@ -456,9 +456,36 @@ static void random_target(hf_target_t *t, int trial)
     }
 }
 
+/* chain:d=2's heads with weights of 2^70 and more, so that the rays' integers exceed a
+ * word and travel as limbs. */
+static void big_weights_target(hf_target_t *t)
+{
+    fam_die(hf_target_init(t, "cone_big_weights", 2, 1));
+    static const int64_t keys[3][2][2] = {{{0, 0}, {1, 0}}, {{0, 0}, {0, 1}}, {{0, 0}, {1, 1}}};
+    for (int k = 0; k < 3; k++) {
+        hf_head_t h;
+        hf_head_init(&h, 2, 1);
+        for (int a = 0; a < 2; a++) {
+            fmpq_t w, v;
+            fmpq_init(w);
+            fmpq_init(v);
+            fmpz_set_ui(fmpq_numref(w), 1);
+            fmpz_mul_2exp(fmpq_numref(w), fmpq_numref(w), 70 + 3 * (ulong)(k + a));
+            fmpz_add_ui(fmpq_numref(w), fmpq_numref(w), (ulong)(7 * k + a + 1));
+            fmpq_set_si(v, a, 1);
+            fam_die(hf_head_push(&h, keys[k][a], w, v));
+            fmpq_clear(v);
+            fmpq_clear(w);
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
 /* The families at small d and 40 random targets, each at the span where its cone has a
  * few dozen unknowns: the dealt double description (every step dealt, hf_cone_split_pairs_min
- * 0) gives one process's rays on every rank; with one positive ray's records dropped in
+ * 0) gives one process's rays on every rank (and on a target whose rays' integers exceed
+ * a word); with one positive ray's records dropped in
  * every dealt step (a planted bug) it does not, on some target. */
 static void test_cone_split_rays(void)
 {
@@ -468,10 +495,13 @@ static void test_cone_split_rays(void)
     hf_cone_split_pairs_min = 0;
     fam_rng_state = 20261202;
     long compared = 0, caught = 0;
-    for (int trial = 0; trial < 54; trial++) {
+    for (int trial = 0; trial < 55; trial++) {
         hf_target_t t;
         int span = 3;
-        if (trial < 14) {
+        if (trial == 54) {
+            big_weights_target(&t);
+            span = 4;
+        } else if (trial < 14) {
             static const struct {
                 int kind, d, k, span;
             } fam[] = {{0, 1, 0, 3}, {0, 2, 0, 3}, {0, 3, 0, 2}, {1, 2, 0, 4}, {1, 3, 0, 3},
@@ -510,7 +540,7 @@ static void test_cone_split_rays(void)
         hf_target_clear(&t);
     }
     hf_cone_split_pairs_min = saved;
-    CU_ASSERT_EQUAL(compared, 54);
+    CU_ASSERT_EQUAL(compared, 55);
     CU_ASSERT(caught > 0);
     if (rank == 0)
         fprintf(stderr, "\n  cone split: %ld targets, planted bug caught on %ld\n", compared,

@@ -14,22 +14,76 @@
 
 #include "search/cone_impl.h"
 
-/* The rays of one stage: vectors (n each), zero sets over processed positions, partial
+/* The rays' vectors, n integers each, in slots that never move from one stage to the next:
+ * a kept ray keeps its slot, a dropped ray's slot is reused by a new ray. (Moving every
+ * kept vector at every step was a tenth of a whole run on every rank.) */
+typedef struct {
+    long n, cap; /* integers per vector; slots allocated */
+    fmpz *v;     /* cap x n */
+    long *free;  /* released slots */
+    long nfree, capfree;
+} vpool_t;
+
+static void vpool_clear(vpool_t *P)
+{
+    if (P->v)
+        _fmpz_vec_clear(P->v, P->cap * P->n);
+    free(P->free);
+    memset(P, 0, sizeof *P);
+}
+
+/* A slot for a new vector: a released one, else a new one (the pool doubles; slot numbers
+ * stay valid, pointers into the pool do not). */
+static hf_err_t vpool_take(vpool_t *P, long *slot, long *used)
+{
+    if (P->nfree > 0) {
+        *slot = P->free[--P->nfree];
+        return HF_OK;
+    }
+    if (*used == P->cap) {
+        long cap = P->cap ? 2 * P->cap : 64;
+        fmpz *v = _fmpz_vec_init(cap * P->n);
+        for (long i = 0; i < P->cap * P->n; i++)
+            fmpz_swap(v + i, P->v + i);
+        if (P->v)
+            _fmpz_vec_clear(P->v, P->cap * P->n);
+        P->v = v;
+        P->cap = cap;
+    }
+    *slot = (*used)++;
+    return HF_OK;
+}
+
+static hf_err_t vpool_release(vpool_t *P, long slot)
+{
+    HF_TRY(HF_GROW(&P->free, &P->capfree, P->nfree + 1));
+    P->free[P->nfree++] = slot;
+    return HF_OK;
+}
+
+/* The rays of one stage: their vectors' slots, zero sets over processed positions, partial
  * support sizes. */
 typedef struct {
-    long n, words, count, cap;
-    fmpz *v;
+    vpool_t *pool;
+    long *used; /* slots of the pool ever taken (shared by the stages) */
+    long words, count, cap;
+    long *slot;
     uint64_t *zero;
     long *size;
 } rayset_t;
 
+/* Ray i's vector. */
+#define RAY(R, i) ((R)->pool->v + (R)->slot[i] * (R)->pool->n)
+
 static void rayset_clear(rayset_t *R)
 {
-    if (R->v)
-        _fmpz_vec_clear(R->v, R->cap * R->n);
+    free(R->slot);
     free(R->zero);
     free(R->size);
-    memset(R, 0, sizeof *R);
+    R->slot = NULL;
+    R->zero = NULL;
+    R->size = NULL;
+    R->count = R->cap = 0;
 }
 
 static hf_err_t rayset_reserve(rayset_t *R, long need)
@@ -39,51 +93,40 @@ static hf_err_t rayset_reserve(rayset_t *R, long need)
     long cap = R->cap ? R->cap : 64;
     while (cap < need)
         cap *= 2;
-    fmpz *v = _fmpz_vec_init(cap * R->n);
-    for (long i = 0; i < R->count * R->n; i++)
-        fmpz_swap(v + i, R->v + i);
-    if (R->v)
-        _fmpz_vec_clear(R->v, R->cap * R->n);
-    R->v = v;
+    long *sl = hf_realloc(R->slot, (size_t)cap * sizeof *sl);
+    if (sl)
+        R->slot = sl;
     uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->words * sizeof *z);
+    if (z)
+        R->zero = z;
     long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
-    if (!z || !sz) {
-        if (z)
-            R->zero = z;
-        if (sz)
-            R->size = sz;
+    if (sz)
+        R->size = sz;
+    if (!sl || !z || !sz)
         return HF_ERR_NOMEM;
-    }
-    R->zero = z;
-    R->size = sz;
     R->cap = cap;
     return HF_OK;
 }
 
-/* Append a ray, moving v's entries into the set (v is left with what the slot held: the
- * caller is done with it), so that keeping a ray from one stage to the next copies no
- * integers. */
-static hf_err_t rayset_push_move(rayset_t *R, fmpz *v, const uint64_t *zero, long size)
+/* Append a ray whose vector is already in the pool at `slot` (a kept ray). */
+static hf_err_t rayset_keep(rayset_t *R, long slot, const uint64_t *zero, long size)
 {
     HF_TRY(rayset_reserve(R, R->count + 1));
-    fmpz *dst = R->v + R->count * R->n;
-    for (long i = 0; i < R->n; i++)
-        fmpz_swap(dst + i, v + i);
+    R->slot[R->count] = slot;
     memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
     R->size[R->count] = size;
     R->count++;
     return HF_OK;
 }
 
-/* Append a ray (copies v; zero bitset; size). */
+/* Append a new ray (copies v into a slot of the pool). */
 static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
 {
+    long slot;
     HF_TRY(rayset_reserve(R, R->count + 1));
-    _fmpz_vec_set(R->v + R->count * R->n, v, R->n);
-    memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
-    R->size[R->count] = size;
-    R->count++;
-    return HF_OK;
+    HF_TRY(vpool_take(R->pool, &slot, R->used));
+    _fmpz_vec_set(R->pool->v + slot * R->pool->n, v, R->pool->n);
+    return rayset_keep(R, slot, zero, size);
 }
 
 static void vec_primitive(fmpz *v, long n, fmpz_t g)
@@ -461,7 +504,7 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur
         if (!fmpz_is_zero(a + j))
             nzi[nz++] = j;
     for (long i = 0; i < R; i++) {
-        const fmpz *x = cur->v + i * n;
+        const fmpz *x = RAY(cur, i);
         fmpz_zero(st->s + i);
         for (long t = 0; t < nz; t++)
             fmpz_addmul(st->s + i, a + nzi[t], x + nzi[t]);
@@ -507,25 +550,39 @@ static hf_err_t buf_put(dd_sink_t *k, const void *x, size_t n)
     return HF_OK;
 }
 
-/* An integer of a ray: 8 bytes when it fits a word, else a tag with its limbs. */
+/* An unsigned integer in 7-bit groups, the high bit saying that more follow. */
+static hf_err_t buf_put_varint(dd_sink_t *k, uint64_t u)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(u & 0x7f);
+        u >>= 7;
+        b[n++] |= u ? 0x80 : 0;
+    } while (u);
+    return buf_put(k, b, n);
+}
+
+/* An integer of a ray, in a varint: 2 z when |x| < 2^62 (z its zigzag: 2x, or -2x - 1 when
+ * negative), else 4 L + 2 s + 1 followed by its L limbs (s: negative). The vectors' entries
+ * are mostly small: a record of chain:d=3 span 6 takes about 150 bytes, not 850. */
 static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
 {
-    int64_t w;
-    if (fmpz_fits_si(x) && fmpz_get_si(x) != INT64_MIN) {
-        w = fmpz_get_si(x);
-        return buf_put(k, &w, sizeof w);
+    if (fmpz_bits(x) < 62) {
+        int64_t w = fmpz_get_si(x);
+        uint64_t z = w < 0 ? ((uint64_t)(-(w + 1)) << 1) | 1 : (uint64_t)w << 1;
+        return buf_put_varint(k, z << 1);
     }
-    mpz_t z;
-    mpz_init(z);
-    fmpz_get_mpz(z, x);
+    mpz_t m;
+    mpz_init(m);
+    fmpz_get_mpz(m, x);
     size_t nl = 0;
-    uint64_t *limbs = mpz_export(NULL, &nl, -1, sizeof(uint64_t), 0, 0, z);
-    int64_t tag[2] = {INT64_MIN, mpz_sgn(z) < 0 ? -(int64_t)nl : (int64_t)nl};
-    hf_err_t err = buf_put(k, tag, sizeof tag);
+    uint64_t *limbs = mpz_export(NULL, &nl, -1, sizeof(uint64_t), 0, 0, m);
+    hf_err_t err = buf_put_varint(k, ((uint64_t)nl << 2) | (mpz_sgn(m) < 0 ? 2 : 0) | 1);
     if (err == HF_OK)
         err = buf_put(k, limbs, nl * sizeof *limbs);
     free(limbs); /* GMP's default allocator */
-    mpz_clear(z);
+    mpz_clear(m);
     return err;
 }
 
@@ -613,8 +670,8 @@ static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, cons
                 continue;
             ctl->adjacencies++;
             /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
-            _fmpz_vec_scalar_mul_fmpz(v, cur->v + j * n, n, st->s + i);
-            _fmpz_vec_scalar_submul_fmpz(v, cur->v + i * n, n, st->s + j);
+            _fmpz_vec_scalar_mul_fmpz(v, RAY(cur, j), n, st->s + i);
+            _fmpz_vec_scalar_submul_fmpz(v, RAY(cur, i), n, st->s + j);
             vec_primitive(v, n, g);
             bit_set(Z, p);
             HF_CHECK(err, dd_sink_put(sink, pa, v, n, Z, words, size), done);
@@ -679,29 +736,41 @@ static int rd_get(dd_reader_t *r, void *x, size_t n)
     return 1;
 }
 
+static int rd_get_varint(dd_reader_t *r, uint64_t *u)
+{
+    *u = 0;
+    for (int shift = 0; shift < 64 && r->at < r->end; shift += 7) {
+        unsigned char b = *r->at++;
+        *u |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The inverse of buf_put_fmpz. */
 static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
 {
-    int64_t w;
-    if (!rd_get(r, &w, sizeof w))
+    uint64_t u;
+    if (!rd_get_varint(r, &u))
         return 0;
-    if (w != INT64_MIN) {
+    if (!(u & 1)) {
+        uint64_t z = u >> 1;
+        int64_t w = z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
         fmpz_set_si(x, w);
         return 1;
     }
-    int64_t nl;
-    if (!rd_get(r, &nl, sizeof nl))
+    size_t cnt = (size_t)(u >> 2);
+    if ((size_t)(r->end - r->at) / sizeof(uint64_t) < cnt)
         return 0;
-    size_t cnt = (size_t)(nl < 0 ? -nl : nl);
-    if ((size_t)(r->end - r->at) < cnt * sizeof(uint64_t))
-        return 0;
-    mpz_t z;
-    mpz_init(z);
-    mpz_import(z, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
+    mpz_t m;
+    mpz_init(m);
+    mpz_import(m, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
     r->at += cnt * sizeof(uint64_t);
-    if (nl < 0)
-        mpz_neg(z, z);
-    fmpz_set_mpz(x, z);
-    mpz_clear(z);
+    if (u & 2)
+        mpz_neg(m, m);
+    fmpz_set_mpz(x, m);
+    mpz_clear(m);
     return 1;
 }
 
@@ -825,7 +894,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
 {
     long n = pl->n, words = pl->words;
     hf_err_t err = HF_OK;
-    rayset_t next = {.n = n, .words = words};
+    rayset_t next = {.pool = cur->pool, .used = cur->used, .words = words};
     dd_step_t st = {0};
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
     long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
@@ -853,19 +922,20 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             goto done;
         if (err != HF_OK)
             continue; /* carried to the next step's agreement (or the last one, below) */
-        /* kept rays: zero ones gain position p in their zero set, positive ones grow; moved
-         * (not copied) once the pairs are done with them */
+        /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
+         * vectors stay where they are, the dropped ones' slots are released (the pairs are
+         * done with them) */
         for (long i = 0; i < st.R && err == HF_OK; i++) {
             int sg = fmpz_sgn(st.s + i);
-            if (sg < 0)
-                continue;
             long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
-            if (size > bound)
+            if (sg < 0 || size > bound) {
+                err = vpool_release(cur->pool, cur->slot[i]);
                 continue;
+            }
             memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
             if (sg == 0)
                 bit_set(Z, p);
-            err = rayset_push_move(&next, cur->v + i * n, Z, size);
+            err = rayset_keep(&next, cur->slot[i], Z, size);
         }
         if (err != HF_OK) {
             if (!ctl->split)
@@ -916,8 +986,9 @@ static hf_err_t dd_finish(const dd_plan_t *pl, const rayset_t *cur, dd_found_t *
 /* The pruned double description, start to end. */
 static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_found_t *out)
 {
-    long rows = pl->rows;
-    rayset_t cur = {.n = pl->n, .words = pl->words};
+    long rows = pl->rows, used = 0;
+    vpool_t pool = {.n = pl->n};
+    rayset_t cur = {.pool = &pool, .used = &used, .words = pl->words};
     long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos); /* weight by position */
     hf_err_t err = wpos ? HF_OK : HF_ERR_NOMEM;
     for (long p = 0; wpos && p < rows; p++)
@@ -929,6 +1000,7 @@ static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_foun
     if (err == HF_OK)
         err = dd_finish(pl, &cur, out);
     rayset_clear(&cur);
+    vpool_clear(&pool);
     free(wpos);
     return err;
 }
