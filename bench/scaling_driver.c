@@ -346,6 +346,16 @@ static hf_err_t r_level(void *ctx, long m, hf_search_poll_fn poll, void *poll_ct
     return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
 }
 
+/* The recorded sizes: the recorder ran only the sizes the search did not skip. */
+static long r_next_size(void *ctx, long m)
+{
+    const workload_t *w = ((replay_t *)ctx)->w;
+    for (long i = 0; i < w->nsizes; i++)
+        if (w->sizes[i].m >= m)
+            return w->sizes[i].m;
+    return m;
+}
+
 static hf_err_t r_unit_cells(void *ctx, long m, long unit, int64_t *cells)
 {
     replay_t *r = ctx;
@@ -395,7 +405,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     r.w = (const workload_t *)(uintptr_t)addr;
-    hf_sched_runner_t runner = {r_prepare, r_set_split, r_level, r_unit_cells, r_run_cells, &r};
+    hf_sched_runner_t runner = {.prepare = r_prepare,
+                                .set_split = r_set_split,
+                                .level = r_level,
+                                .unit_cells = r_unit_cells,
+                                .run_cells = r_run_cells,
+                                .next_size = r_next_size,
+                                .ctx = &r};
     hf_sched_opts_t opts = {.first_m = r.w->sizes[0].m,
                             .last_m = r.w->sizes[r.w->nsizes - 1].m,
                             .quiet = !getenv("HF_REPLAY_VERBOSE"),

@@ -254,6 +254,9 @@ int main(int argc, char **argv)
     memset(&tm, 0, sizeof tm);
     long m_star = -1, units = 0;
     for (long m = hf_search_first_size(s); m <= hf_search_last_size(s); m++) {
+        /* the sizes the scheduler skips (no candidates) are not recorded */
+        if ((m = hf_search_next_size(s, m)) > hf_search_last_size(s))
+            break;
         long nu = 0, found = 0;
         double t1 = cpu();
         if ((err = hf_search_level(s, m, &nu)) != HF_OK)

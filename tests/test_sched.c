@@ -91,7 +91,12 @@ static hf_err_t f_unit_done(void *ctx, long m, long unit, int64_t lo, int64_t hi
 static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_outcome_t *out)
 {
     memset(f, 0, sizeof *f);
-    hf_sched_runner_t runner = {f_prepare, f_set_split, f_level, f_unit_cells, f_run_cells, f};
+    hf_sched_runner_t runner = {.prepare = f_prepare,
+                                .set_split = f_set_split,
+                                .level = f_level,
+                                .unit_cells = f_unit_cells,
+                                .run_cells = f_run_cells,
+                                .ctx = f};
     hf_sched_hooks_t hooks = {NULL, f_unit_done, f};
     hf_sched_opts_t o = {.first_m = FIRST,
                          .last_m = LAST,

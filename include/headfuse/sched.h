@@ -58,6 +58,7 @@ typedef struct {
     hf_err_t (*run_cells)(void *ctx, long m, long unit, int64_t lo, hf_search_range_t *range,
                           hf_search_found_fn found, void *found_ctx, hf_search_poll_fn poll,
                           void *poll_ctx, long *nodes);
+    long (*next_size)(void *ctx, long m); /* hf_search_next_size; NULL: every size */
     void *ctx;
 } hf_sched_runner_t;
 

@@ -115,6 +115,13 @@ long hf_search_first_size(const hf_search_t *s);
 /* Largest size the search will try: max_atoms if set, else min(UB, box points). */
 long hf_search_last_size(const hf_search_t *s);
 
+/* The smallest size >= m that may hold a candidate, after hf_search_prepare: m itself,
+ * unless the engine knows that the sizes between hold none (the cone engine knows the
+ * sizes of its faces: docs/search.md, "Sizes without candidates"). Deterministic: the same
+ * on every rank and in every run of the same search, so skipping those sizes changes
+ * neither the table nor what a resumed run does. */
+long hf_search_next_size(const hf_search_t *s, long m);
+
 /* Prepare size m and return its number of work units (may be 0). Deterministic. */
 hf_err_t hf_search_level(hf_search_t *s, long m, long *nunits);
 

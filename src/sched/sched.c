@@ -98,6 +98,15 @@ static hf_err_t do_level(level_t *L, long m, long *nunits)
              : hf_search_level_polled(L->search, m, poll_prepare, L, nunits);
 }
 
+/* The next size that may hold a candidate (the sizes before it hold none). */
+static long do_next_size(level_t *L, long m)
+{
+    const hf_sched_runner_t *r = L->opts->runner;
+    if (r)
+        return r->next_size ? r->next_size(r->ctx, m) : m;
+    return hf_search_next_size(L->search, m);
+}
+
 static hf_err_t do_unit_cells(level_t *L, long unit, int64_t *cells)
 {
     const hf_sched_runner_t *r = L->opts->runner;
@@ -458,6 +467,19 @@ done:
     return err;
 }
 
+/* Rank 0: sizes from..to decided without a round (none holds a candidate). */
+static void skipped_line(level_t *L, long from, long to)
+{
+    if (L->opts->quiet || L->rank != 0)
+        return;
+    const char *label = L->opts->label ? L->opts->label : "search";
+    if (from == to)
+        fprintf(stderr, "[%s] m=%ld: skipped, no candidates of this size\n", label, from);
+    else
+        fprintf(stderr, "[%s] m=%ld..%ld: skipped, no candidates of these sizes\n", label, from,
+                to);
+}
+
 hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t *opts,
                       const hf_sched_hooks_t *hooks, hf_sched_outcome_t *out)
 {
@@ -501,6 +523,17 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         int decided = 0;
         long found = 0;
+        /* the sizes the engine knows hold no candidate are decided without a round
+         * (docs/search.md, "Sizes without candidates"): the same on every rank */
+        long next = do_next_size(&L, m);
+        if (next > m) {
+            long to = next <= opts->last_m ? next - 1 : opts->last_m;
+            out->last_m = to;
+            skipped_line(&L, m, to);
+            if (next > opts->last_m)
+                break;
+            m = next;
+        }
         err = decide_size(&L, m, out, &decided, &found);
         if (err != HF_OK || !decided)
             break;

@@ -41,6 +41,8 @@
 typedef struct {
     hf_cone_t *cone; /* rays and hyperplanes, made by the preparation */
     int per_size;    /* the rays are computed for each size's own bound (no look-ahead) */
+    long *sizes;     /* the sizes of the faces with at most sizes_bound points, increasing */
+    long nsizes, sizes_bound; /* sizes_bound < 0: not known */
 } cone_state_t;
 
 static cone_state_t *cone_state(const hf_search_t *s)
@@ -273,10 +275,12 @@ typedef struct {
     hf_run_t *run;
     char *in;      /* nrays: membership of the current closed set */
     long closures; /* closures computed (for polling) */
+    char *seen;    /* or NULL: instead of emitting, mark the size of every closed set with
+                    * at most m points (the engine's sizes with candidates) */
+    long budget;   /* with seen: closures allowed; over it, the walk gives up (over = 1) */
+    int over;
 } cbo_t;
 
-/* Hand the support U (a hyperplane bitset of exactly m box points) to the candidate test:
- * its box points, sorted. */
 /* Sort box indices increasingly: insertion sort for a few, else two passes of a radix sort
  * on 16-bit digits (a support of chain:d=11 has 443 520 points; insertion sort took 30 s
  * a candidate). tmp: scratch of n. */
@@ -312,6 +316,8 @@ static void sort_points(uint32_t *a, long n, uint32_t *tmp)
     }
 }
 
+/* Hand the support U (a hyperplane bitset of exactly m box points) to the candidate test:
+ * its box points, sorted. */
 static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
 {
     hf_cone_t *c = w->c;
@@ -338,8 +344,13 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
     hf_cone_t *c = w->c;
     long words = c->words, R = c->nrays;
     hf_err_t err = HF_OK;
-    if (usize == w->m)
+    if (w->seen) {
+        w->seen[usize] = 1;
+        if (usize == w->m)
+            return HF_OK;
+    } else if (usize == w->m) {
         return cbo_emit(w, U);
+    }
     assert(usize < w->m && nb >= 1);
     /* a child adds a ray outside U, so its support is strictly larger */
     uint64_t *U2 = hf_malloc((size_t)words * sizeof *U2);
@@ -361,6 +372,10 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
             continue;
         if (++w->closures % 4096 == 0 && w->run->poll && w->run->poll(w->run->poll_ctx)) {
             err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", w->m);
+            break;
+        }
+        if (w->seen && w->closures > w->budget) {
+            w->over = 1;
             break;
         }
         /* closure: every ray whose support lies in U2; canonical iff it adds no ray below j
@@ -436,6 +451,7 @@ static hf_err_t cone_create(hf_search_t *s, const hf_search_make_t *mk)
     if (!st)
         return HF_ERR_NOMEM;
     st->per_size = mk->no_lookahead;
+    st->sizes_bound = -1;
     s->data = st;
     return HF_OK;
 }
@@ -446,9 +462,12 @@ static void cone_destroy(hf_search_t *s)
     if (!st)
         return;
     cone_free(&st->cone);
+    free(st->sizes);
     free(st);
     s->data = NULL;
 }
+
+static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx);
 
 /* Rays with support <= bound (rows computed once). Level m only uses rays of support
  * <= m, and they come first in the sorted list whatever the bound, so unit numbers and
@@ -482,7 +501,8 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     c->ssize = NULL;
     c->nrays = 0;
     c->bound = -1;
-    return hf_cone_rays(c, bound, hf_search_split(s), poll, poll_ctx);
+    HF_TRY(hf_cone_rays(c, bound, hf_search_split(s), poll, poll_ctx));
+    return st->per_size ? HF_OK : cone_sizes(s, poll, poll_ctx);
 }
 
 /* The first bound: the largest size when it is near the first one (the usual case: UB
@@ -528,34 +548,104 @@ static hf_err_t cone_level(hf_search_t *s, long m)
     return HF_OK;
 }
 
+/* The subtree of Close-by-One under root ray j (a unit): j's closure (j and every ray whose
+ * support lies in j's, all after j), then its children. w->in: zeros of nrays. */
+static hf_err_t cbo_root(cbo_t *w, long j)
+{
+    hf_cone_t *c = w->c;
+    long words = c->words, R = c->nrays, nd = 0;
+    long *D = hf_malloc((size_t)(R ? R : 1) * sizeof *D);
+    if (!D)
+        return HF_ERR_NOMEM;
+    const uint64_t *sj = c->supp + j * words;
+    for (long r = 0; r < R; r++)
+        if (bits_subset(c->supp + r * words, sj, words)) {
+            D[nd++] = r;
+            w->in[r] = 1;
+        }
+    hf_err_t err = cbo_rec(w, D, nd, sj, c->ssize[j], j);
+    for (long i = 0; i < nd; i++)
+        w->in[D[i]] = 0;
+    free(D);
+    return err;
+}
+
 static hf_err_t cone_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
                          hf_search_range_t *range, hf_run_t *run)
 {
     (void)lo; /* one cell */
     (void)range;
     hf_cone_t *c = cone_state(s)->cone;
-    long j = u->block, words = c->words, R = c->nrays;
-    hf_err_t err = HF_OK;
     cbo_t w = {.s = s, .c = c, .m = m, .run = run};
-    w.in = hf_calloc((size_t)(R ? R : 1), 1);
-    long *D = hf_malloc((size_t)(R ? R : 1) * sizeof *D);
-    if (!w.in || !D) {
-        free(w.in);
-        free(D);
+    w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
+    if (!w.in)
         return HF_ERR_NOMEM;
-    }
-    /* the root's closure: j and every ray whose support lies in j's (all after j) */
-    const uint64_t *sj = c->supp + j * words;
-    long nd = 0;
-    for (long r = 0; r < R; r++)
-        if (bits_subset(c->supp + r * words, sj, words)) {
-            D[nd++] = r;
-            w.in[r] = 1;
-        }
-    err = cbo_rec(&w, D, nd, sj, c->ssize[j], j);
-    free(D);
+    hf_err_t err = cbo_root(&w, u->block);
     free(w.in);
     return err;
+}
+
+/* The sizes of the closed sets of rays with at most `bound` points (every face of the
+ * cone of that size), sorted: the only sizes that hold candidates (docs/search.md, "Sizes
+ * without candidates"). One walk of Close-by-One over every root; given up (sizes unknown,
+ * every size is run) past CONE_SIZES_BUDGET closures. */
+#define CONE_SIZES_BUDGET (1L << 20)
+static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
+{
+    cone_state_t *st = cone_state(s);
+    hf_cone_t *c = st->cone;
+    long bound = c->bound;
+    hf_run_t run = {.poll = poll, .poll_ctx = poll_ctx};
+    cbo_t w = {.s = s, .c = c, .m = bound, .run = &run, .budget = CONE_SIZES_BUDGET};
+    free(st->sizes);
+    st->sizes = NULL;
+    st->nsizes = 0;
+    st->sizes_bound = -1;
+    w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
+    w.seen = hf_calloc((size_t)bound + 1, 1);
+    hf_err_t err = w.in && w.seen ? HF_OK : HF_ERR_NOMEM;
+    for (long j = 0; err == HF_OK && !w.over && j < c->nrays && c->ssize[j] <= bound; j++) {
+        const uint64_t *sj = c->supp + j * c->words;
+        int root = 1; /* a ray whose support contains a smaller ray's is inside that tree */
+        for (long r = 0; r < j && root; r++)
+            if (bits_subset(c->supp + r * c->words, sj, c->words))
+                root = 0;
+        if (root)
+            err = cbo_root(&w, j);
+    }
+    long n = 0;
+    for (long m = 0; err == HF_OK && !w.over && m <= bound; m++)
+        n += w.seen[m];
+    if (err == HF_OK && !w.over &&
+        (st->sizes = hf_malloc((size_t)(n ? n : 1) * sizeof *st->sizes))) {
+        for (long m = 0; m <= bound; m++)
+            if (w.seen[m])
+                st->sizes[st->nsizes++] = m;
+        st->sizes_bound = bound;
+    } else if (err == HF_OK && !w.over) {
+        err = HF_ERR_NOMEM;
+    }
+    free(w.seen);
+    free(w.in);
+    return err;
+}
+
+/* The smallest size >= m that holds a candidate: from the sizes of the faces when they are
+ * known up to m, else m. */
+static long cone_next_size(const hf_search_t *s, long m)
+{
+    const cone_state_t *st = cone_state(s);
+    if (!st->cone || st->cone->info.empty || st->sizes_bound < 0 || m > st->sizes_bound)
+        return m;
+    long lo = 0, hi = st->nsizes;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (st->sizes[mid] < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nsizes ? st->sizes[lo] : st->sizes_bound + 1;
 }
 
 static void cone_describe(const hf_search_t *s, char *buf, size_t n)
@@ -582,4 +672,5 @@ const hf_engine_ops_t hf_engine_cone = {.create = cone_create,
                                         .prepare = cone_prepare,
                                         .level = cone_level,
                                         .run = cone_run,
+                                        .next_size = cone_next_size,
                                         .describe = cone_describe};

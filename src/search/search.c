@@ -335,6 +335,11 @@ long hf_search_first_size(const hf_search_t *s)
     return s->first;
 }
 
+long hf_search_next_size(const hf_search_t *s, long m)
+{
+    return s->ops->next_size ? s->ops->next_size(s, m) : m;
+}
+
 long hf_search_last_size(const hf_search_t *s)
 {
     return s->last;

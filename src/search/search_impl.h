@@ -103,6 +103,10 @@ typedef struct {
      * canonical check and before the exact test: *ok = 0 rejects it (a face rejection) */
     hf_err_t (*filter)(hf_search_t *s, long m, const uint32_t *idx, int *ok);
     void (*describe)(const hf_search_t *s, char *buf, size_t n);
+    /* the smallest size >= m that may hold a candidate (after prepare): every size between
+     * holds none, by the engine's own argument (docs/search.md, "Sizes without
+     * candidates"); NULL: m */
+    long (*next_size)(const hf_search_t *s, long m);
     /* add the engine's counters, and its sub-searches', to st and *face_tests */
     void (*stats)(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
 } hf_engine_ops_t;
