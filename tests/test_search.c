@@ -590,7 +590,7 @@ static void test_certify_2d(void)
                  {"wdw:d=2", 1, 4},
                  {"multi:d=2,k=2", 1, 4},
                  {"multi:d=2,k=3", 0, -1},
-                 {"wd:d=3", 0, -1},
+                 {"wd:d=1", 0, -1},
                  {"data/two_heads_shared.json", 0, -1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hf_target_t t;

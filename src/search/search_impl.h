@@ -54,6 +54,13 @@ extern long hf_search_layered_unit_target;
 /* HF_SEARCH_ORBIT_BYTES; tests lower it to run orbits over the listed group instead. */
 extern long hf_search_orbit_bytes_max;
 
+/* certify3d.c: *feasible = 1 when supp(Q) of the reduced fraction passes the exact test
+ * (the support of every head whose R is a monomial). */
+hf_err_t hf_search_supp_q_feasible(const hf_fraction_t *f, int *feasible);
+
+/* certify3d.c: hf_search_certify for d = 3 (out zeroed by the caller, m_star and lb -1). */
+hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out);
+
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box
  * {0..S}^dim), grown lazily. Entries are sorted by size, then lexicographically. */
