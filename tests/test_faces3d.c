@@ -314,6 +314,25 @@ static void test_descartes_edges(void)
         CU_ASSERT_EQUAL(A.edges[e].roots, 0);
     hf_faces3d_clear(&A);
     hf_target_clear(&t);
+    /* a double root: one head on 0, e1, 2 e1 with weights 1, 2, 1 and values 0, 1, 3 is
+     * (2y + 3y^2) / (1 + y)^2, reduced: every e1-edge holds three keys */
+    hf_head_t h;
+    int64_t k[3][3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+    fam_die(hf_target_init(&t, "double_root", 3, 1));
+    hf_head_init(&h, 3, 1);
+    fam_atom(&h, k[0], 1, 0);
+    fam_atom(&h, k[1], 2, 1);
+    fam_atom(&h, k[2], 1, 3);
+    fam_die(hf_target_add_head(&t, &h));
+    hf_head_clear(&h);
+    fam_pair3(&t, e2, 1, 1, 1);
+    fam_pair3(&t, e3, 1, 1, 1);
+    account(&t, &A);
+    for (long e = 0; e < A.nedges; e++)
+        CU_ASSERT_EQUAL(A.edges[e].roots, A.edges[e].len == 2 ? 2 : 1);
+    CU_ASSERT_EQUAL(A.base, 12);
+    hf_faces3d_clear(&A);
+    hf_target_clear(&t);
 }
 
 /* Planted wrong face values, caught by the face-by-face check of supp(Q), a support the

@@ -5,9 +5,10 @@
  * Face values: each edge of Z is sigmoid-type or not (its reduced limit target), with its
  * lattice length; each facet F is exact or not (the reduced limit denominator q_F has
  * Newton polygon F) with its inner terms c_F. Combination, for P' not a point:
- *   gains >= gain_min: 3 when every edge of Z has gain 1 (a generic plane through the
- *     origin meets the walls of P''s normal fan at least twice, and a segment's wall, a
- *     great circle, crosses at least three cells of Z's fan, each crossing a gain);
+ *   gains >= gain_min: 3 when every edge of Z has gain 1 (when P' has dimension 2 or 3 a
+ *     generic plane through the origin meets the walls of its normal fan at least three
+ *     times, and a segment's wall, a great circle, crosses at least three cells of Z's
+ *     fan; each crossing is a gain);
  *   gains >= sum over lost facets F of s_F: F lost (P'_F not a point) has at least two
  *     events at distinct faces of F (an edge of F grows, charged gain/m_e, or a vertex of
  *     F splits, charged 1/h_z), where m_e and h_z bound the lost facets sharing a gain;
@@ -115,9 +116,10 @@ static long negative_roots(const fmpz_poly_t q)
 
 /* The edge's root count: negative real roots, with multiplicity, of the reduced limit
  * denominator along it, written as a polynomial in y = x^u (u the edge's primitive
- * direction). Every support of the limit target is supp(q r) for a Laurent polynomial r
- * with positive coefficients on it; Descartes' rule of signs on C(-y) then needs at least
- * roots + 1 terms. 0 when the limit target is out of reach. */
+ * direction). A support of the limit target is supp(C) for C = q r with positive
+ * coefficients, and C(-y) has the roots of q(-y) but at most |supp C| - 1 sign changes:
+ * Descartes' rule of signs needs at least roots + 1 keys. 0 when the limit target is out
+ * of reach. */
 static hf_err_t edge_roots(const hf_target_t *t, const int64_t *w, const int64_t *u, long *roots)
 {
     hf_target_t lim;
