@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     hf_target_clear(&trap);
 
     /* C: one large feasible support (the product head's keys), direct form against
-     * R-space (docs/exact-test.md 6a) */
+     * R-space (docs/exact-test.md §6a) */
     static const char *const large[] = {"chain:d=3", "chain:d=4", "wd:d=6", "wd:d=7"};
     printf("C: the product support, direct form against R-space (one decision each)\n");
     for (size_t i = 0; i < sizeof large / sizeof *large; i++)

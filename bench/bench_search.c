@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "headfuse/search.h"
-#include "search/search_impl.h"
+#include "search/cone_impl.h"
 
 typedef struct {
     long found;
@@ -45,10 +45,7 @@ typedef struct {
  * the first size with a feasible support. */
 static hf_err_t run(const hf_target_t *t, int span, hf_engine_t engine, result_t *r)
 {
-    hf_search_opts_t so = {.span = span,
-                           .prune = engine != HF_ENGINE_PLAIN,
-                           .max_atoms = 0,
-                           .engine = engine == HF_ENGINE_PLAIN ? HF_ENGINE_AUTO : engine};
+    hf_search_opts_t so = {.span = span, .max_atoms = 0, .engine = engine};
     hf_search_t *s = NULL;
     count_t c = {0};
     double t0 = now();

@@ -60,6 +60,8 @@ typedef struct {
 
 typedef struct {
     double prepare;
+    long agrees;      /* the preparation's agreements without an exchange */
+    size_cost_t prep; /* the preparation's rounds (the cone's dealt steps): no units */
     size_cost_t *sizes;
     long nsizes;
     long m_star; /* recorded */
@@ -86,8 +88,8 @@ static int load(const char *path, workload_t *w)
         return -1;
     char line[512];
     long scap = 0, rcap = 0, subcap = 0;
-    size_cost_t *cur = NULL;
-    cost_t *last = NULL; /* where p lines go */
+    size_cost_t *cur = &w->prep; /* rounds before the first size are the preparation's */
+    cost_t *last = NULL;         /* where p lines go */
     w->m_star = -1;
     while (fgets(line, sizeof line, f)) {
         long m, n, u, found;
@@ -119,7 +121,7 @@ static int load(const char *path, workload_t *w)
             cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u, k == 3 ? s : -1};
         } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
                                &cells)) >= 4) {
-            if (!cur || u < 0 || u >= cur->nunits)
+            if (!cur || cur == &w->prep || u < 0 || u >= cur->nunits)
                 goto bad;
             last = cur->units + u;
             *last = (cost_t){.seconds = s,
@@ -141,6 +143,8 @@ static int load(const char *path, workload_t *w)
                 cur->units[i].cells = 1;
         } else if (sscanf(line, "prepare %lf", &s) == 1) {
             w->prepare = s;
+        } else if (sscanf(line, "agree %ld", &n) == 1) {
+            w->agrees = n;
         } else if (sscanf(line, "end %ld %ld %lf", &m, &n, &s) == 3) {
             w->m_star = m;
         }
@@ -233,16 +237,22 @@ static const size_cost_t *size_of(const workload_t *w, long m)
     return NULL;
 }
 
-static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
+/* What of a preparation's time is not in its rounds: every rank runs it (the size's or the
+ * preparation's time less its rounds', as recorded whole, else as the sum of their
+ * sub-units). */
+static double serial_rest(const size_cost_t *sz, double total)
 {
-    replay_t *r = ctx;
-    compute(r, r->w->prepare);
-    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
-}
-
-static void r_set_split(void *ctx, const hf_search_split_t *split)
-{
-    ((replay_t *)ctx)->split = split;
+    double subs = 0;
+    for (long i = 0; i < sz->nrounds; i++) {
+        const round_t *rd = sz->rounds + i;
+        if (rd->seconds >= 0) {
+            subs += rd->seconds;
+            continue;
+        }
+        for (long j = 0; j < rd->nsub; j++)
+            subs += sz->sub[rd->first + j].seconds;
+    }
+    return total > subs ? total - subs : 0;
 }
 
 typedef struct {
@@ -257,13 +267,11 @@ static hf_err_t replay_sub(void *ctx, long unit, int64_t lo, hf_search_range_t *
     return replay_range(g->r, g->sub + unit, lo, range, poll, poll_ctx);
 }
 
-/* One round of the split preparation, with the calls of the layered engine's fs_grow_size:
- * the agreement before the sub-search's size, the deal of its sub-units, the exchange of
- * the recorded bytes (each rank gives its share), the agreement after. */
-static hf_err_t replay_round(const replay_t *r, const size_cost_t *sz, const round_t *rd)
+/* The deal of a round's recorded sub-units, then the exchange of its recorded bytes (each
+ * rank gives its share). */
+static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, const round_t *rd)
 {
     const hf_search_split_t *sp = r->split;
-    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
     int64_t *cells = malloc((size_t)(rd->nsub ? rd->nsub : 1) * sizeof *cells);
     if (!cells)
         return HF_ERR_NOMEM;
@@ -280,6 +288,43 @@ static hf_err_t replay_round(const replay_t *r, const size_cost_t *sz, const rou
     e = sp->allgather(sp->ctx, e, buf, buf ? share : 0, &all, &total);
     free(all);
     free(buf);
+    return e;
+}
+
+/* The one-time preparation. With a split, the calls of the cone engine's double
+ * description (cone_dd.c): an agreement before every step and after the last, and for each
+ * dealt step the deal of its positive rays' cells and the exchange of the new rays; what is
+ * not in a dealt step runs on every rank. */
+static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
+{
+    replay_t *r = ctx;
+    const workload_t *w = r->w;
+    if (!r->split || w->prep.nrounds == 0) {
+        compute(r, w->prepare);
+    } else {
+        const hf_search_split_t *sp = r->split;
+        compute(r, serial_rest(&w->prep, w->prepare));
+        for (long i = 0; i < w->agrees; i++)
+            HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+        for (long i = 0; i < w->prep.nrounds; i++)
+            HF_TRY(replay_deal_exchange(r, &w->prep, w->prep.rounds + i));
+    }
+    return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
+}
+
+static void r_set_split(void *ctx, const hf_search_split_t *split)
+{
+    ((replay_t *)ctx)->split = split;
+}
+
+/* One round of a size's split preparation, with the calls of the layered engine's
+ * fs_grow_size: the agreement before the sub-search's size, the deal of its sub-units, the
+ * exchange of the recorded bytes, the agreement after. */
+static hf_err_t replay_round(const replay_t *r, const size_cost_t *sz, const round_t *rd)
+{
+    const hf_search_split_t *sp = r->split;
+    HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+    hf_err_t e = replay_deal_exchange(r, sz, rd);
     return sp->allgather(sp->ctx, e, NULL, 0, NULL, NULL);
 }
 
@@ -289,23 +334,11 @@ static hf_err_t r_level(void *ctx, long m, hf_search_poll_fn poll, void *poll_ct
     const size_cost_t *sz = size_of(r->w, m);
     if (!sz)
         return hf_error(HF_ERR_INPUT, "size %ld is not in the workload", m);
-    /* what is not in a round runs on every rank: the size's time less its rounds' (as
-     * recorded whole, else as the sum of their sub-units) */
-    double subs = 0;
-    for (long i = 0; i < sz->nrounds; i++) {
-        const round_t *rd = sz->rounds + i;
-        if (rd->seconds >= 0) {
-            subs += rd->seconds;
-            continue;
-        }
-        for (long j = 0; j < rd->nsub; j++)
-            subs += sz->sub[rd->first + j].seconds;
-    }
     if (!r->split || sz->nrounds == 0) {
         /* one rank prepares everything (as do all ranks for a recording without rounds) */
         compute(r, sz->level_seconds);
     } else {
-        compute(r, sz->level_seconds > subs ? sz->level_seconds - subs : 0);
+        compute(r, serial_rest(sz, sz->level_seconds));
         for (long i = 0; i < sz->nrounds; i++)
             HF_TRY(replay_round(r, sz, sz->rounds + i));
     }
@@ -392,6 +425,8 @@ int main(int argc, char **argv)
             free(shared->sizes[i].sub);
         }
         free(shared->sizes);
+        free(shared->prep.rounds);
+        free(shared->prep.sub);
         free(shared->pcell);
         free(shared->ptime);
         free(shared);

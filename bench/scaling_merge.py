@@ -5,7 +5,7 @@
 
 --profile-step S keeps a unit's profile points at least S seconds apart (the recorder
 writes one every 10 ms; the committed workload keeps one every 40 ms, a quarter of the
-lines; 2.957 s against 2.963 s simulated at 1024 ranks: docs/performance.md section 10).
+lines; 2.957 s against 2.963 s simulated at 1024 ranks: docs/performance.md §10).
 
 Keeps the sizes whose units are all recorded (over the parts), so a recording stopped by hand gives the sizes decided so far: the
 replay then decides those sizes only, like --max-atoms. Every part prepared every size, as

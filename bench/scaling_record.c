@@ -11,7 +11,11 @@
  * size, as every rank does); bench/scaling_merge.py joins their outputs.
  * Output (text, one line each):
  *   # comments (target, command, totals)
- *   prepare SECONDS                    one-time preparation (hf_search_prepare)
+ *   prepare SECONDS                    one-time preparation (hf_search_prepare), all of it
+ *   agree N                            its agreements without an exchange (the cone
+ *                                      engine's double description agrees at every step)
+ *   x ... / s ... / p ...              its rounds (the cone engine's large steps: one
+ *                                      sub-unit each, a cell per positive ray), as below
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
  *   x NSUB BYTES SECONDS               one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
@@ -146,6 +150,7 @@ typedef struct {
     long nsub;
     double round_cpu; /* CPU seconds of the rounds since the last exchange */
     text_t out;       /* x, s and p lines of the size being prepared */
+    long agrees;      /* agreements without an exchange (the one-time preparation's) */
     timer_t_ tm;
 } rec_t;
 
@@ -171,6 +176,8 @@ static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_
                               size_t *outlen)
 {
     rec_t *r = ctx;
+    if (!out && status == HF_OK)
+        r->agrees++;
     if (!out || status != HF_OK) {
         if (out)
             *out = NULL;
@@ -210,18 +217,26 @@ int main(int argc, char **argv)
     hf_engine_t engine;
     if (hf_engine_parse(argv[3], "engine", &engine) != HF_OK)
         return 2;
-    hf_search_opts_t so = {.span = atoi(argv[2]),
-                           .prune = engine != HF_ENGINE_PLAIN,
-                           .max_atoms = argc > 4 ? atol(argv[4]) : 0,
-                           .engine = engine == HF_ENGINE_PLAIN ? HF_ENGINE_AUTO : engine};
+    hf_search_opts_t so = {
+        .span = atoi(argv[2]), .max_atoms = argc > 4 ? atol(argv[4]) : 0, .engine = engine};
     long part = 0, nparts = 1;
     if (argc > 5 && (sscanf(argv[5], "%ld/%ld", &part, &nparts) != 2 || nparts < 1 || part < 0 ||
                      part >= nparts))
         return 2;
     hf_search_t *s = NULL;
+    rec_t rec;
+    memset(&rec, 0, sizeof rec);
+    hf_search_split_t split = {0, 1, rec_allgather, rec_deal, &rec};
+    if ((err = hf_search_create(&t, &so, &s)) != HF_OK) {
+        fprintf(stderr, "%s: cannot create the search\n", argv[0]);
+        return 1;
+    }
+    /* the one-time preparation through the split, as the scheduler runs it with several
+     * ranks: the cone engine's double description deals its large steps (x rounds of one
+     * sub-unit whose cells are the step's positive rays) and agrees between steps */
+    hf_search_set_split(s, &split);
     double t0 = cpu();
-    if ((err = hf_search_create(&t, &so, &s)) != HF_OK ||
-        (err = hf_search_prepare(s, NULL, NULL)) != HF_OK) {
+    if ((err = hf_search_prepare(s, NULL, NULL)) != HF_OK) {
         fprintf(stderr, "%s: cannot prepare the search\n", argv[0]);
         return 1;
     }
@@ -232,10 +247,9 @@ int main(int argc, char **argv)
     printf("\n# engine %s, first size %ld, last size %ld\n", hf_engine_name(hf_search_engine(s)),
            hf_search_first_size(s), hf_search_last_size(s));
     printf("prepare %.6f\n", cpu() - t0);
-    rec_t rec;
-    memset(&rec, 0, sizeof rec);
-    hf_search_split_t split = {0, 1, rec_allgather, rec_deal, &rec};
-    hf_search_set_split(s, &split);
+    if (rec.agrees)
+        printf("agree %ld\n", rec.agrees);
+    text_flush(&rec.out, stdout);
     timer_t_ tm;
     memset(&tm, 0, sizeof tm);
     long m_star = -1, units = 0;

@@ -1,6 +1,10 @@
 /* Tests of the algebra module: P/Q of hand-built targets, the unique normal form,
- * cancellation, constants, vector values, limits, and a seeded random property test that
- * checks P/Q against the heads by exact cross-multiplication and by evaluation. */
+ * cancellation, constants, vector values, input errors, a seeded random property test
+ * that checks P/Q against the heads by exact cross-multiplication and by evaluation, the
+ * factor construction against the gcd construction it replaced (identical fractions on
+ * every family, data file and random target, a planted unreduced answer caught) and the
+ * memory estimate against the fractions built. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,7 @@
 #include <stdio.h>
 
 #include "headfuse/algebra.h"
+#include "algebra/algebra_impl.h"
 #include "families.h"
 #include "unit.h"
 
@@ -250,49 +255,51 @@ static void test_normal_form_unique(void)
     hf_target_clear(&a);
 }
 
+/* "bad.json": one head whose second atom has weight 0. */
+static void make_bad_weight(hf_target_t *t)
+{
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long zero = 0;
+    CU_ASSERT_FATAL(hf_target_init(t, "bad.json", 1, 1) == HF_OK);
+    hf_head_init(&h, 1, 1);
+    fam_atom_q(&h, &k0, 1, 1, &zero, 1);
+    fam_atom_q(&h, &k1, 1, 1, &zero, 1);
+    fmpq_zero(h.weights + 1);
+    CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
+    hf_head_clear(&h);
+}
+
 static void test_limits_and_errors(void)
 {
     hf_target_t t;
     hf_fraction_t f;
     hf_head_t h;
-    int64_t k0 = 0, k1 = 1;
+    int64_t k0 = 0;
     long zero = 0;
 
-    make_wd(&t, 21); /* 2^21 > HF_FRACTION_TERMS_MAX */
-    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_LIMIT);
-    CU_ASSERT(strstr(hf_error_msg(), "HF_FRACTION_TERMS_MAX") != NULL);
-    hf_fraction_clear(&f);
-    hf_target_clear(&t);
-
-    /* exactly the limit is accepted: two heads of 1024 atoms (all on one key, cheap) */
-    CU_ASSERT_FATAL(hf_target_init(&t, "atlimit", 1, 1) == HF_OK);
+    /* No ceiling on the product of head sizes any more: two heads of 1024 atoms (all on
+     * one key, so P/Q is tiny) and one of 2 atoms, 2^21, once refused, now build. */
+    CU_ASSERT_FATAL(hf_target_init(&t, "pastlimit", 1, 1) == HF_OK);
     hf_head_init(&h, 1, 1);
     for (int i = 0; i < 1024; i++)
         fam_atom_q(&h, &k0, 1, 1, &zero, 1);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
-    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_OK);
-    CU_ASSERT(f.P->length == 0 && hf_fraction_is_constant(&f));
-    hf_fraction_clear(&f);
-    CU_ASSERT_FATAL(hf_head_resize(&h, 2) == HF_OK); /* one more head of 2 atoms: 2^21 */
+    CU_ASSERT_FATAL(hf_head_resize(&h, 2) == HF_OK);
     h.keys[1] = 1;
     CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
-    CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_LIMIT);
+    CU_ASSERT(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P, "0", f.ctx) && poly_is(f.Q, "1", f.ctx));
     hf_fraction_clear(&f);
     hf_head_clear(&h);
     hf_target_clear(&t);
 
-    CU_ASSERT_FATAL(hf_target_init(&t, "bad.json", 1, 1) == HF_OK);
-    hf_head_init(&h, 1, 1);
-    fam_atom_q(&h, &k0, 1, 1, &zero, 1);
-    fam_atom_q(&h, &k1, 1, 1, &zero, 1);
-    fmpq_zero(h.weights + 1);
-    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    make_bad_weight(&t);
     CU_ASSERT(hf_fraction_from_target(&f, &t) == HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), "bad.json: heads[0]") != NULL);
     CU_ASSERT(strstr(hf_error_msg(), "weight") != NULL);
     hf_fraction_clear(&f);
-    hf_head_clear(&h);
     hf_target_clear(&t);
 
     /* no heads: the zero function */
@@ -513,6 +520,405 @@ static void test_planted_wrong_fraction(void)
     hf_target_clear(&t);
 }
 
+/* ------------------------------------------------------------ factors against gcds */
+
+/* How the factor construction (with or without its reduction) compared with the gcd
+ * construction it replaced, on one target. */
+typedef struct {
+    int factored; /* the factor path was taken (not the gcd fallback) */
+    int same;     /* identical to the gcd construction's fraction */
+    int matches;  /* equal to the heads' sum by exact cross-multiplication */
+} cmp_t;
+
+static cmp_t compare_constructions(const hf_target_t *t, int reduce)
+{
+    cmp_t c = {0, 0, 0};
+    hf_fraction_t a, b;
+    CU_ASSERT_FATAL(hf_fraction_from_factors(&a, t, reduce, &c.factored) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_from_gcds(&b, t) == HF_OK);
+    if (c.factored) {
+        c.same = hf_fraction_equal(&a, &b);
+        c.matches = fraction_matches_heads(&a, t);
+    }
+    hf_fraction_clear(&b);
+    hf_fraction_clear(&a);
+    return c;
+}
+
+/* Bytes the fraction's polynomials need at the least (a coefficient word and an
+ * exponent word a term); the estimate must not be below it. */
+static double fraction_min_bytes(const hf_fraction_t *f)
+{
+    double terms = (double)f->Q->length;
+    for (int j = 0; j < f->dv; j++)
+        terms += (double)f->P[j].length;
+    return 16 * terms;
+}
+
+/* What every target of the suites gets: hf_fraction_from_target takes the factor path
+ * and gives the gcd construction's fraction exactly, equal to the heads' sum, and the
+ * estimate is at least the memory the fraction holds. */
+static void check_same(const hf_target_t *t, const char *what)
+{
+    cmp_t c = compare_constructions(t, 1);
+    hf_fraction_t f, g;
+    double est = 0;
+    CU_ASSERT_FATAL(hf_fraction_from_target(&f, t) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_from_gcds(&g, t) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_estimate(t, &est) == HF_OK);
+    int ok = c.factored && c.same && c.matches && hf_fraction_equal(&f, &g);
+    CU_ASSERT(ok);
+    CU_ASSERT(est >= fraction_min_bytes(&f));
+    if (!ok || est < fraction_min_bytes(&f))
+        fprintf(stderr, "\n  %s: factored %d, identical %d, equal to the heads %d, estimate %g\n",
+                what, c.factored, c.same, c.matches, est);
+    hf_fraction_clear(&g);
+    hf_fraction_clear(&f);
+}
+
+/* The built-in families at small d. */
+static const char *const family_specs[] = {"wd:d=1",        "wd:d=2",        "wd:d=5",
+                                           "wd:d=8",        "chain:d=1",     "chain:d=2",
+                                           "chain:d=4",     "chain:d=7",     "wdw:d=1",
+                                           "wdw:d=3",       "wdw:d=7",       "multi:d=1,k=2",
+                                           "multi:d=2,k=3", "multi:d=3,k=4", "multi:d=4,k=3",
+                                           "multi:d=6,k=3", "multi:d=2,k=7", NULL};
+
+/* The JSON targets the suites use: every file in data/ and tests/fixtures/good/. */
+static const char *const json_dirs[] = {"data", "tests/fixtures/good", NULL};
+
+/* Call fn on every JSON target of json_dirs; returns how many. */
+static int for_each_json(void (*fn)(const hf_target_t *, const char *))
+{
+    int n = 0;
+    for (int k = 0; json_dirs[k]; k++) {
+        DIR *dir = opendir(json_dirs[k]);
+        CU_ASSERT_FATAL(dir != NULL);
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 5, ".json"))
+                continue;
+            char path[512];
+            hf_target_t t;
+            snprintf(path, sizeof path, "%s/%s", json_dirs[k], e->d_name);
+            hf_target_init_empty(&t);
+            CU_ASSERT_FATAL(hf_target_load_json(&t, path) == HF_OK);
+            fn(&t, path);
+            hf_target_clear(&t);
+            n++;
+        }
+        closedir(dir);
+    }
+    return n;
+}
+
+/* A small head whose denominator is one of the factors below, in coordinates a and c
+ * (maybe equal): 1 + w x_a, 1 + x + x^2, 1 + x_a x_c, (1 + x)^2, 1 + x^3 (which is
+ * (1 + x)(1 - x + x^2): a factor with a negative coefficient), 1 + x_a + x_c, a single
+ * atom (D constant). keys[n][d], weights wn/wd. */
+typedef struct {
+    int n;
+    int64_t key[4][3];
+    long wn[4], wd[4];
+} base_head_t;
+
+static void random_base(base_head_t *b, int d)
+{
+    int a = (int)fam_rnd(0, d - 1), c = (int)fam_rnd(0, d - 1);
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < 4; i++)
+        b->wn[i] = b->wd[i] = 1;
+    switch (fam_rnd(0, 6)) {
+    case 0: /* 1 + w x_a */
+        b->n = 2;
+        b->key[1][a] = 1;
+        b->wn[1] = fam_rnd(1, 3);
+        b->wd[1] = fam_rnd(1, 2);
+        break;
+    case 1: /* 1 + x + x^2 */
+    case 3: /* (1 + x)^2 */
+        b->n = 3;
+        b->key[1][a] = 1;
+        b->key[2][a] = 2;
+        break;
+    case 2: /* 1 + x_a x_c */
+        b->n = 2;
+        b->key[1][a] += 1;
+        b->key[1][c] += 1;
+        break;
+    case 4: /* 1 + x^3 */
+        b->n = 2;
+        b->key[1][a] = 3;
+        break;
+    case 5: /* 1 + x_a + x_c */
+        b->n = 3;
+        b->key[1][a] = 1;
+        b->key[2][c] += 1;
+        break;
+    default: /* one atom */
+        b->n = 1;
+        b->wn[0] = fam_rnd(1, 5);
+        break;
+    }
+    if (b->n == 3 && b->key[1][a] == 1 && b->key[2][a] == 2 && fam_rng() % 2)
+        b->wn[1] = 2; /* (1 + x)^2 */
+}
+
+/* A random head: one or two base heads multiplied (keys summed, weights multiplied: the
+ * product head of the two), translated by -2..2 per coordinate, with random rational
+ * values, or one value vector for all atoms (then N = v D: a head not in lowest terms). */
+static void random_head(hf_head_t *h, int d, int dv)
+{
+    base_head_t b1, b2 = {1, {{0}}, {1}, {1}};
+    int64_t shift[3], k[3];
+    long v[3], vd = fam_rnd(1, 3), same[3];
+    int one_value = fam_rnd(0, 4) == 0;
+    random_base(&b1, d);
+    if (fam_rng() % 2)
+        random_base(&b2, d);
+    for (int a = 0; a < d; a++)
+        shift[a] = fam_rnd(-2, 2);
+    for (int j = 0; j < dv; j++)
+        same[j] = fam_rnd(-3, 3);
+    hf_head_init(h, d, dv);
+    for (int i = 0; i < b1.n; i++)
+        for (int l = 0; l < b2.n; l++) {
+            for (int a = 0; a < d; a++)
+                k[a] = b1.key[i][a] + b2.key[l][a] + shift[a];
+            for (int j = 0; j < dv; j++)
+                v[j] = one_value ? same[j] : fam_rnd(-3, 3);
+            fam_atom_q(h, k, b1.wn[i] * b2.wn[l], b1.wd[i] * b2.wd[l], v, one_value ? 1 : vd);
+        }
+}
+
+/* h's complement: the same atoms with values c - v (so that h + complement = c). */
+static void complement_head(hf_head_t *out, const hf_head_t *h, const long *c)
+{
+    fmpq_t cj;
+    fmpq_init(cj);
+    CU_ASSERT_FATAL(hf_head_copy(out, h) == HF_OK);
+    for (long i = 0; i < h->natoms; i++)
+        for (int j = 0; j < h->dv; j++) {
+            fmpq *x = out->values + i * h->dv + j;
+            fmpq_set_si(cj, c[j], 1);
+            fmpq_sub(x, cj, x);
+        }
+    fmpq_clear(cj);
+}
+
+/* A random target: 1..4 heads from random_head in d = 1..3, dv = 1..3, where a head is
+ * sometimes a repeat of an earlier one (same keys and weights, same or new values) or
+ * the complement of the one before (so that the two sum to a constant). */
+static void random_target(hf_target_t *t)
+{
+    int d = (int)fam_rnd(1, 3), dv = (int)fam_rnd(1, 3), nh = (int)fam_rnd(1, 4);
+    CU_ASSERT_FATAL(hf_target_init(t, "random", d, dv) == HF_OK);
+    for (int hh = 0; hh < nh; hh++) {
+        hf_head_t h;
+        long kind = t->nheads ? fam_rnd(0, 5) : 0, c[3];
+        if (kind == 4) { /* a repeat, with the same values half the time */
+            hf_head_init(&h, d, dv);
+            CU_ASSERT_FATAL(hf_head_copy(&h, t->heads + fam_rnd(0, t->nheads - 1)) == HF_OK);
+            if (fam_rng() % 2)
+                for (long i = 0; i < h.natoms * dv; i++)
+                    fmpq_set_si(h.values + i, fam_rnd(-3, 3), 1);
+        } else if (kind == 5) { /* the complement of the last head */
+            for (int j = 0; j < dv; j++)
+                c[j] = fam_rnd(-2, 2);
+            hf_head_init(&h, d, dv);
+            complement_head(&h, t->heads + t->nheads - 1, c);
+        } else {
+            random_head(&h, d, dv);
+        }
+        CU_ASSERT_FATAL(hf_target_add_head(t, &h) == HF_OK);
+        hf_head_clear(&h);
+    }
+}
+
+#define RANDOM_TARGETS 300
+
+static void test_factor_equals_gcd_families(void)
+{
+    for (int i = 0; family_specs[i]; i++) {
+        hf_target_t t;
+        hf_target_init_empty(&t);
+        CU_ASSERT_FATAL(hf_target_from_family(&t, family_specs[i]) == HF_OK);
+        check_same(&t, family_specs[i]);
+        hf_target_clear(&t);
+    }
+    CU_ASSERT(for_each_json(check_same) >= 6);
+}
+
+static void test_factor_equals_gcd_random(void)
+{
+    int cancelled = 0, constant = 0;
+    fam_rng_state = 2207;
+    for (int i = 0; i < RANDOM_TARGETS; i++) {
+        hf_target_t t;
+        hf_fraction_t f;
+        char what[64];
+        random_target(&t);
+        snprintf(what, sizeof what, "random target %d", i);
+        check_same(&t, what);
+        /* how often the reduction had something to do, so that the test below means
+         * something: Q below the lcm's degree shows a cancelled factor */
+        cmp_t c = compare_constructions(&t, 0);
+        cancelled += c.factored && !c.same;
+        CU_ASSERT_FATAL(hf_fraction_from_target(&f, &t) == HF_OK);
+        constant += hf_fraction_is_constant(&f);
+        hf_fraction_clear(&f);
+        hf_target_clear(&t);
+    }
+    /* the generator reaches the cases it is meant to */
+    CU_ASSERT(cancelled >= RANDOM_TARGETS / 10);
+    CU_ASSERT(constant >= 5);
+}
+
+/* The planted wrong answer: the factor construction without its reduction (P/Q over the
+ * lcm, the same function, not in lowest terms). The cross-check must catch it wherever
+ * something cancels: on the hand-made cancelling targets, and on a good share of the
+ * random ones. The exact identity with the heads cannot catch it (same function), which
+ * is why the comparison is with the reference fraction. */
+static void test_planted_unreduced_is_caught(void)
+{
+    hf_target_t t;
+    hf_head_t h;
+    int64_t k0 = 0, k1 = 1;
+    long one = 1, zero = 0, caught = 0;
+    CU_ASSERT_FATAL(hf_target_init(&t, "cancel", 1, 1) == HF_OK); /* sigma(q) + (1 - sigma(q)) */
+    add_sigmoid(&t, 0);
+    hf_head_init(&h, 1, 1);
+    fam_atom_q(&h, &k0, 1, 1, &one, 1);
+    fam_atom_q(&h, &k1, 1, 1, &zero, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    cmp_t c = compare_constructions(&t, 0);
+    CU_ASSERT(c.factored && c.matches && !c.same);
+    CU_ASSERT(compare_constructions(&t, 1).same);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+
+    fam_rng_state = 2207; /* the same targets as the random cross-check */
+    for (int i = 0; i < RANDOM_TARGETS; i++) {
+        random_target(&t);
+        c = compare_constructions(&t, 0);
+        CU_ASSERT(c.factored && c.matches);
+        caught += !c.same;
+        hf_target_clear(&t);
+    }
+    CU_ASSERT(caught >= RANDOM_TARGETS / 10);
+}
+
+/* dv = 2 where a factor held by two heads' denominators divides the first sum but not
+ * the second: A = (1, 0) at key 0 and (0, 0) at x over 1 + x; B over (1 + x)(1 + y) with
+ * values (0, 0), (1, 0), (0, 1), (1, 0) at 1, x, y, xy. Then P_1 = (1 + y) + x (1 + y) is
+ * divisible by 1 + x and P_2 = y is not: the factor stays (the division of P_1 is
+ * undone), and T = (1, y / ((1 + x)(1 + y))). */
+static void test_dv2_factor_divides_one_component(void)
+{
+    hf_target_t t;
+    hf_head_t h;
+    hf_fraction_t f;
+    CU_ASSERT_FATAL(hf_target_init(&t, "dv2split", 2, 2) == HF_OK);
+    hf_head_init(&h, 2, 2);
+    fam_atom_q(&h, (int64_t[]){0, 0}, 1, 1, (long[]){1, 0}, 1);
+    fam_atom_q(&h, (int64_t[]){1, 0}, 1, 1, (long[]){0, 0}, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    hf_head_init(&h, 2, 2);
+    fam_atom_q(&h, (int64_t[]){0, 0}, 1, 1, (long[]){0, 0}, 1);
+    fam_atom_q(&h, (int64_t[]){1, 0}, 1, 1, (long[]){1, 0}, 1);
+    fam_atom_q(&h, (int64_t[]){0, 1}, 1, 1, (long[]){0, 1}, 1);
+    fam_atom_q(&h, (int64_t[]){1, 1}, 1, 1, (long[]){1, 0}, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(poly_is(f.P + 0, "(1+x)*(1+y)", f.ctx));
+    CU_ASSERT(poly_is(f.P + 1, "y", f.ctx));
+    CU_ASSERT(poly_is(f.Q, "(1+x)*(1+y)", f.ctx));
+    check_same(&t, "dv2split");
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* Denominators of too high a degree are not factored (FLINT's factoring of 1 + x^n grows
+ * fast with n): such targets take the gcd construction, with the same result. */
+static void test_high_degree_falls_back(void)
+{
+    hf_target_t t;
+    hf_head_t h;
+    hf_fraction_t f;
+    int64_t k;
+    long v;
+    int factored = 1;
+    CU_ASSERT_FATAL(hf_target_init(&t, "highdeg", 1, 1) == HF_OK);
+    add_sigmoid(&t, 0);
+    hf_head_init(&h, 1, 1);
+    for (k = 0; k <= HF_FRACTION_FACTOR_DEGREE_MAX + 1; k += HF_FRACTION_FACTOR_DEGREE_MAX + 1) {
+        v = k == 0;
+        fam_atom_q(&h, &k, 1, 1, &v, 1); /* 1 + x^257: (1 + x) times a factor of degree 256 */
+    }
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_from_factors(&f, &t, 1, &factored) == HF_OK);
+    CU_ASSERT(!factored);
+    hf_fraction_clear(&f);
+    CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
+    CU_ASSERT(fraction_matches_heads(&f, &t));
+    CU_ASSERT(poly_is(f.Q, "1+x^257", f.ctx)); /* 1 + x divides 1 + x^257 */
+    hf_fraction_clear(&f);
+    hf_head_clear(&h);
+    hf_target_clear(&t);
+}
+
+/* The estimate: exact term counts where the bound is exact, a clear error on bad input,
+ * and no need to build anything (wd:d=64 would have 2^64 terms). */
+/* The estimate of a family equals terms * (dv + 4) * bytes_per_term where the bound on
+ * the terms is exact, and Q has those terms. t is left holding the family. */
+static void check_exact_estimate(hf_target_t *t, const char *spec, long terms, int bytes_per_term,
+                                 double *est)
+{
+    hf_fraction_t f;
+    CU_ASSERT_FATAL(hf_target_from_family(t, spec) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_estimate(t, est) == HF_OK);
+    CU_ASSERT_FATAL(fraction_of(&f, t) == HF_OK);
+    CU_ASSERT(f.Q->length == terms);
+    CU_ASSERT(*est == (double)terms * (t->dv + 4) * bytes_per_term);
+    hf_fraction_clear(&f);
+}
+
+static void test_estimate(void)
+{
+    hf_target_t t;
+    double est;
+    hf_target_init_empty(&t);
+    /* wd:d=10: Q has 2^10 terms, 10 variables of degree 1 pack into 2 words: 24 bytes */
+    check_exact_estimate(&t, "wd:d=10", 1024, 24, &est);
+    /* chain:d=8: one group of 11144 keys, Q has exactly those terms; 1 word a term */
+    check_exact_estimate(&t, "chain:d=8", 11144, 16, &est);
+    /* the same heads twice: the denominators count once */
+    double once = est;
+    for (int h = 0, n = t.nheads; h < n; h++) {
+        hf_head_t copy;
+        hf_head_init(&copy, t.d, t.dv);
+        CU_ASSERT_FATAL(hf_head_copy(&copy, t.heads + h) == HF_OK);
+        CU_ASSERT_FATAL(hf_target_add_head(&t, &copy) == HF_OK);
+        hf_head_clear(&copy);
+    }
+    CU_ASSERT_FATAL(hf_fraction_estimate(&t, &est) == HF_OK);
+    CU_ASSERT(est == once);
+    /* wd:d=64 is estimated without being built: far beyond any memory */
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=64") == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_estimate(&t, &est) == HF_OK);
+    CU_ASSERT(est > 1e20 && isfinite(est));
+    hf_target_clear(&t);
+
+    /* bad input: the same message as the construction */
+    make_bad_weight(&t);
+    CU_ASSERT(hf_fraction_estimate(&t, &est) == HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "bad.json: heads[0]: atoms[1].weight") != NULL);
+    hf_target_clear(&t);
+}
+
 /* Release FLINT's internal caches so that valgrind reports no "possibly lost" blocks. */
 static int suite_cleanup(void)
 {
@@ -534,6 +940,12 @@ int hf_register_tests(void)
         {"limits and input errors", test_limits_and_errors},
         {"random targets: exact identity and evaluation", test_random_targets},
         {"planted wrong fraction is caught", test_planted_wrong_fraction},
+        {"factors = gcds: families and data files", test_factor_equals_gcd_families},
+        {"factors = gcds: random targets", test_factor_equals_gcd_random},
+        {"planted unreduced fraction is caught", test_planted_unreduced_is_caught},
+        {"dv = 2: a factor divides one sum only", test_dv2_factor_divides_one_component},
+        {"high degree: the gcd construction", test_high_degree_falls_back},
+        {"memory estimate", test_estimate},
         {NULL, NULL},
     };
     return hf_unit_suite_with("algebra", suite_cleanup, cases);

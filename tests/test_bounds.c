@@ -1179,7 +1179,7 @@ static void test_packing(void)
         hf_newton_clear(&N);
         hf_target_clear(&t);
     }
-    /* the chain_3 zonotope with the within-span values of MATH 7.3: hexagons worth 7,
+    /* the chain_3 zonotope with the within-span values of docs/math.md §8.3: hexagons worth 7,
      * other faces their vertex counts -> 20 */
     fam_chain(&t, 3);
     hf_newton_t N;
@@ -1283,7 +1283,7 @@ static void test_disjoint_equals_vertices(void)
 }
 
 /* LB <= m* on every row the project has decided (docs/search.md, tests/test_search.c,
- * MATH 7.7), and the checker catches a planted wrong row. */
+ * docs/math.md §7.3), and the checker catches a planted wrong row. */
 static int lb_ok(const hf_target_t *t, long m_star)
 {
     fmpz_t lb;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "headfuse/agree.h"
+#include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "unit.h"
 
@@ -123,7 +124,7 @@ static void test_agree_root_and_message(void)
 /* chain:d=2 at span 3 with the plain engine: 28 units, m* = 7, one minimal support. */
 static hf_search_opts_t chain_opts(void)
 {
-    return (hf_search_opts_t){.span = 3, .prune = 0, .max_atoms = 0, .engine = HF_ENGINE_AUTO};
+    return (hf_search_opts_t){.span = 3, .max_atoms = 0, .engine = HF_ENGINE_PLAIN};
 }
 
 static void test_entry_and_resume(void)
@@ -208,22 +209,111 @@ static void test_certified_shortcut(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
-    hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 3, .engine = HF_ENGINE_AUTO};
-    char lb[HF_BIGINT_LEN], ub[HF_BIGINT_LEN], rule[HF_RULE_LEN];
+    hf_search_opts_t so = {.span = 2, .max_atoms = 3, .engine = HF_ENGINE_AUTO};
+    hf_bounds_t b;
+    hf_bounds_init(&b);
     int shortcut = -1;
-    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, "--max-atoms", &shortcut, lb, ub, sizeof lb,
-                                          rule, sizeof rule),
-                    HF_ERR_INPUT);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
+    CU_ASSERT_EQUAL(fmpz_get_si(b.low.lb), 4);
+    CU_ASSERT_EQUAL(fmpz_get_si(b.ub), 4);
+    CU_ASSERT_STRING_EQUAL(b.low.rule, "newton_vertices");
+    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, &b, "--max-atoms", &shortcut), HF_ERR_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "--max-atoms 3: below the lower bound LB = 4"));
     hf_error_clear();
     so.max_atoms = 0;
-    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, "max_atoms", &shortcut, lb, ub, sizeof lb, rule,
-                                          sizeof rule),
-                    HF_OK);
-    CU_ASSERT_STRING_EQUAL(lb, "4");
-    CU_ASSERT_STRING_EQUAL(ub, "4");
+    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
     CU_ASSERT_EQUAL(shortcut, 0); /* a 3x3 box is small: m* is still enumerated */
+    so.span = 300;                /* a box of 301^2 points: the bounds alone certify the row */
+    CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
+    CU_ASSERT_EQUAL(shortcut, 1);
+    hf_bounds_clear(&b);
     hf_target_clear(&t);
+}
+
+/* The fingerprints of searches are fixed: these were read from shards written by the
+ * version before the engine seam (headfuse search --family ... under mpirun, stopped with
+ * SIGUSR1; h5dump -a fingerprint), so those shards still resume. */
+static void test_fingerprints_pinned(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        hf_engine_t asked, ran;
+        const char *fp;
+    } cases[] = {{"wd:d=3", 2, HF_ENGINE_PLAIN, HF_ENGINE_PLAIN, "ebe463b23198101c"},
+                 {"chain:d=3", 4, HF_ENGINE_LAYERED, HF_ENGINE_LAYERED, "213762e41caa476d"},
+                 /* auto takes the layered engine here: 100 unknowns for the cone */
+                 {"chain:d=3", 6, HF_ENGINE_AUTO, HF_ENGINE_LAYERED, "2d642a1733269927"},
+                 {"chain:d=3", 6, HF_ENGINE_CONE, HF_ENGINE_CONE, "56b7b98ee6b885ca"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        hf_target_init_empty(&t);
+        CU_ASSERT_FATAL(hf_target_from_family(&t, cases[i].spec) == HF_OK);
+        hf_search_opts_t so = {.span = cases[i].span, .engine = cases[i].asked};
+        char fp[40];
+        CU_ASSERT_EQUAL(hf_campaign_fingerprint(&t, &so, cases[i].ran, fp), HF_OK);
+        CU_ASSERT_STRING_EQUAL(fp, cases[i].fp);
+        if (strcmp(fp, cases[i].fp))
+            fprintf(stderr, "\n%s span %d: fingerprint %s, was %s\n", cases[i].spec, cases[i].span,
+                    fp, cases[i].fp);
+        hf_target_clear(&t);
+    }
+}
+
+/* A job entry's options are its engine (prune: false is plain), and a row matches them
+ * only when it ran that engine, or any pruning one for auto: an entry asking for the cone
+ * does not take a layered row as its own. */
+static void test_entry_opts_and_rows(void)
+{
+    scratch_make();
+    char path[128];
+    snprintf(path, sizeof path, "%s/e.yaml", tmpdir);
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("entries:\n  - {family: wd, d: 2, span: 1, engine: cone}\n"
+              "  - {family: wd, d: 2, span: 1}\n  - {family: wd, d: 2, span: 1, prune: false}\n",
+              f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    hf_job_t job;
+    hf_job_init(&job);
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, path, NULL), HF_OK);
+    hf_search_opts_t so[3];
+    static const hf_engine_t want[3] = {HF_ENGINE_CONE, HF_ENGINE_AUTO, HF_ENGINE_PLAIN};
+    for (long i = 0; i < 3; i++) {
+        hf_campaign_entry_opts(&job, i, &so[i]);
+        CU_ASSERT_EQUAL(so[i].engine, want[i]);
+        CU_ASSERT_EQUAL(so[i].span, 1);
+    }
+    hf_target_t t;
+    hf_target_init_empty(&t);
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
+    char *json = hf_target_to_json(&t);
+    hf_result_t r;
+    hf_result_init(&r);
+    hf_row_t row;
+    memset(&row, 0, sizeof row);
+    row.span = 1;
+    hf_supports_t sup;
+    hf_supports_init(&sup, 0, 2, 1);
+    static const char *const engines[3] = {"cone", "layered", "plain"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(row.engine, sizeof row.engine, "%s", engines[k]);
+        CU_ASSERT_EQUAL(hf_result_add_row(&r, &row, &sup, json), HF_OK);
+    }
+    /* rows: cone, layered, plain; entries: cone, auto, plain */
+    static const int match[3][3] = {{1, 0, 0}, {1, 1, 0}, {0, 0, 1}};
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_EQUAL(hf_campaign_row_matches(&r, k, json, &so[e]), match[e][k]);
+    hf_supports_clear(&sup);
+    hf_result_clear(&r);
+    free(json);
+    hf_target_clear(&t);
+    hf_job_clear(&job);
+    scratch_done();
 }
 
 /* A search into its own RESULT.h5; with --resume the finished file is kept. */
@@ -233,7 +323,7 @@ static void test_search_file(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
-    hf_search_opts_t so = {.span = 1, .prune = 1, .engine = HF_ENGINE_AUTO};
+    hf_search_opts_t so = {.span = 1, .engine = HF_ENGINE_AUTO};
     char out[128];
     snprintf(out, sizeof out, "%s/r.h5", tmpdir);
     hf_campaign_search_opts_t o = {
@@ -469,6 +559,8 @@ int hf_register_tests(void)
                                            {NULL, NULL}};
     static const hf_unit_case_t campaign[] = {{"entry and resume", test_entry_and_resume},
                                               {"certified shortcut", test_certified_shortcut},
+                                              {"fingerprints pinned", test_fingerprints_pinned},
+                                              {"entry options and rows", test_entry_opts_and_rows},
                                               {"search to a file", test_search_file},
                                               {"job run and resume", test_job},
                                               {NULL, NULL}};

@@ -1,6 +1,7 @@
-/* Unit tests of core's toolbox (core.h): hash, generator, growth, sort, integer-vector
- * set, integer parser. */
+/* Unit tests of core's toolbox (core.h): hash, generator, growth (one array, parallel
+ * arrays), sort, hash index, integer-vector set, integer parser. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,86 @@ static void test_grow(void)
     CU_ASSERT_EQUAL(HF_GROW(&a, &cap, 10), HF_OK); /* never shrinks */
     CU_ASSERT_EQUAL(cap, before);
     free(a);
+}
+
+static void test_grow_arrays(void)
+{
+    long *a = NULL;
+    char *b = NULL;
+    long cap = 0;
+    for (long n = 1; n <= 1000; n++) {
+        CU_ASSERT_EQUAL_FATAL(HF_GROW2(&a, &b, &cap, n), HF_OK);
+        CU_ASSERT(cap >= n);
+        a[n - 1] = n;
+        b[n - 1] = (char)(n % 100);
+    }
+    CU_ASSERT(cap < 2048); /* doubling, not one element a call */
+    int same = 1;
+    for (long i = 0; i < 1000; i++)
+        same &= a[i] == i + 1 && b[i] == (char)((i + 1) % 100);
+    CU_ASSERT(same);
+    /* the second array's failure leaves the capacity as it was, both arrays valid */
+    long before = cap;
+    hf_fail_after(2);
+    CU_ASSERT_EQUAL(HF_GROW2(&a, &b, &cap, before + 1), HF_ERR_NOMEM);
+    hf_fail_after(0);
+    CU_ASSERT_EQUAL(cap, before);
+    CU_ASSERT_EQUAL(a[999], 1000);
+    CU_ASSERT_EQUAL(HF_GROW2(&a, &b, &cap, before + 1), HF_OK);
+    CU_ASSERT_EQUAL(b[999], 0);
+    free(a);
+    free(b);
+}
+
+/* Items for the index test: strings compared in full. */
+typedef struct {
+    const char *const *items;
+    const char *key;
+} str_key_t;
+
+static int str_eq(const void *ctx, long item)
+{
+    const str_key_t *k = ctx;
+    return !strcmp(k->items[item], k->key);
+}
+
+static void test_index(void)
+{
+    static char buf[600][8];
+    const char *items[600];
+    hf_index_t x;
+    hf_index_init(&x);
+    str_key_t k = {items, "absent"};
+    CU_ASSERT_EQUAL(hf_index_find(&x, 1, str_eq, &k), -1); /* empty: no slots yet */
+    for (long i = 0; i < 600; i++) {
+        snprintf(buf[i], sizeof buf[i], "s%ld", i);
+        items[i] = buf[i];
+        /* a bad hash (eight values): items collide, only eq tells them apart */
+        CU_ASSERT_EQUAL_FATAL(hf_index_add(&x, hf_hash_str(HF_HASH_INIT, "") + i % 8, i), HF_OK);
+    }
+    CU_ASSERT_EQUAL(x.n, 600);
+    int found = 1;
+    for (long i = 0; i < 600; i++) {
+        k.key = items[i];
+        found &= hf_index_find(&x, hf_hash_str(HF_HASH_INIT, "") + i % 8, str_eq, &k) == i;
+    }
+    CU_ASSERT(found);
+    k.key = "s3";
+    CU_ASSERT_EQUAL(hf_index_find(&x, hf_hash_str(HF_HASH_INIT, "") + 4, str_eq, &k), -1);
+    hf_index_reset(&x);
+    CU_ASSERT_EQUAL(x.n, 0);
+    CU_ASSERT_EQUAL(hf_index_find(&x, hf_hash_str(HF_HASH_INIT, "") + 3, str_eq, &k), -1);
+    /* a failed growth leaves the index as it was (64 slots hold 32 items) */
+    hf_index_clear(&x);
+    for (long i = 0; i < 32; i++)
+        CU_ASSERT_EQUAL(hf_index_add(&x, (uint64_t)i, i), HF_OK);
+    hf_fail_after(1);
+    CU_ASSERT_EQUAL(hf_index_add(&x, 32, 32), HF_ERR_NOMEM);
+    hf_fail_after(0);
+    CU_ASSERT_EQUAL(x.n, 32);
+    k.key = items[31];
+    CU_ASSERT_EQUAL(hf_index_find(&x, 31, str_eq, &k), 31);
+    hf_index_clear(&x);
 }
 
 static int cmp_mod10(const void *ctx, long a, long b)
@@ -130,6 +211,8 @@ int hf_register_tests(void)
         {"hash_fnv1a", test_hash_fnv1a},
         {"rng_sequence", test_rng_sequence},
         {"grow", test_grow},
+        {"grow_arrays", test_grow_arrays},
+        {"index", test_index},
         {"sort_stable_with_context", test_sort_stable_with_context},
         {"ivset", test_ivset},
         {"parse_long", test_parse_long},

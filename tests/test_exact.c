@@ -706,7 +706,7 @@ static void test_trap_all(void)
     hf_target_clear(&t);
 }
 
-/* The specific supports of the trap named in MATH.md. */
+/* The specific supports of the trap of docs/math.md §2.6. */
 static void test_trap_named(void)
 {
     hf_target_t t;

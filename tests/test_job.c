@@ -20,7 +20,7 @@ typedef struct {
     const char *label;
     int span;
     long max_atoms;
-    int prune;
+    int prune; /* 0: the plain engine */
     int is_file;
 } want_t;
 
@@ -28,8 +28,8 @@ static int entry_is(const hf_job_t *job, long i, const want_t *w)
 {
     const hf_job_entry_t *e = job->entries + i;
     return !strcmp(e->label, w->label) && e->span == w->span && e->max_atoms == w->max_atoms &&
-           e->prune == w->prune && (e->target_path != NULL) == w->is_file &&
-           (e->family != NULL) == !w->is_file;
+           hf_engine_prunes((hf_engine_t)e->engine) == w->prune &&
+           (e->target_path != NULL) == w->is_file && (e->family != NULL) == !w->is_file;
 }
 
 /* ---------------------------------------------------------------- good files */
@@ -59,8 +59,9 @@ static void test_sweeps_expand(void)
     for (long i = 0; i < n; i++) {
         CU_ASSERT(entry_is(&job, i, want + i));
         if (!entry_is(&job, i, want + i))
-            fprintf(stderr, "entry %ld: %s span %d max %ld prune %d\n", i, job.entries[i].label,
-                    job.entries[i].span, job.entries[i].max_atoms, job.entries[i].prune);
+            fprintf(stderr, "entry %ld: %s span %d max %ld engine %s\n", i, job.entries[i].label,
+                    job.entries[i].span, job.entries[i].max_atoms,
+                    hf_engine_name((hf_engine_t)job.entries[i].engine));
     }
     /* the lines and indices point back into the file */
     CU_ASSERT_EQUAL(job.entries[0].line, 10);
@@ -119,7 +120,7 @@ static void test_engines(void)
     CU_ASSERT_EQUAL_FATAL(job.nentries, 5);
     for (long i = 0; i < 5; i++) {
         CU_ASSERT_EQUAL(job.entries[i].engine, want[i]);
-        CU_ASSERT_EQUAL(job.entries[i].prune, prune[i]);
+        CU_ASSERT_EQUAL(hf_engine_prunes((hf_engine_t)job.entries[i].engine), prune[i]);
     }
     char *s = hf_job_entry_describe(&job, 1);
     CU_ASSERT_STRING_EQUAL(s, "chain:d=2 span 2 engine cone");

@@ -13,8 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "families.h"
 #include "headfuse/sched.h"
-#include "search/search_impl.h"
+#include "search/cone_impl.h"
+#include "search/layered_impl.h"
 #include "unit.h"
 
 static int rank, nranks;
@@ -25,7 +27,7 @@ enum { SPAN = 3, SIZES = 3 };
 
 static hf_search_t *make(hf_target_t *t)
 {
-    hf_search_opts_t so = {.span = SPAN, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = SPAN, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     CU_ASSERT_EQUAL(hf_search_create(t, &so, &s), HF_OK);
     return s;
@@ -34,10 +36,11 @@ static hf_search_t *make(hf_target_t *t)
 /* 1 when every face table of a and b lists the same entries in the same order, by size. */
 static int same_tables(const hf_search_t *a, const hf_search_t *b)
 {
-    if (a->reg->n != b->reg->n)
+    const hf_fs_registry_t *ra = hf_layered(a)->reg, *rb = hf_layered(b)->reg;
+    if (ra->n != rb->n)
         return 0;
-    for (long i = 0; i < a->reg->n; i++) {
-        const hf_fs_t *x = a->reg->fs[i], *y = b->reg->fs[i];
+    for (long i = 0; i < ra->n; i++) {
+        const hf_fs_t *x = ra->fs[i], *y = rb->fs[i];
         if (x->dim != y->dim || x->done != y->done || x->n != y->n)
             return 0;
         for (long sz = 1; sz <= x->done + 1 && x->done > 0; sz++)
@@ -391,6 +394,159 @@ static void test_deal_small_rounds(void)
     CU_ASSERT_EQUAL(sp.stats.rounds, 3);
 }
 
+/* ---------------------------------------------------------------- the cone across ranks */
+
+/* The cone engine's rays for target t at span: prepared by this process alone, or with
+ * the split (collective: every step dealt across the ranks). Returns the search (NULL when
+ * the cone does not apply: a span below an extent of Newt(Q)). */
+static hf_search_t *cone_rays_of(const hf_target_t *t, int span, const hf_sched_split_t *sp)
+{
+    hf_search_opts_t so = {.span = span, .engine = HF_ENGINE_CONE};
+    hf_search_t *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, &s), HF_OK);
+    if (sp)
+        hf_search_set_split(s, &sp->split);
+    hf_err_t e = hf_search_prepare(s, NULL, NULL);
+    CU_ASSERT_EQUAL(e, HF_OK);
+    if (sp)
+        hf_search_set_split(s, NULL);
+    return s;
+}
+
+/* 1 when both searches hold the same rays (count, supports, sizes, order). */
+static int same_rays(const hf_search_t *a, const hf_search_t *b)
+{
+    long na, nb, wa, wb;
+    const uint64_t *sa, *sb;
+    const long *za, *zb;
+    hf_search_cone_rays(a, &na, &wa, &sa, &za);
+    hf_search_cone_rays(b, &nb, &wb, &sb, &zb);
+    if (na != nb || wa != wb)
+        return 0;
+    return na == 0 || (!memcmp(sa, sb, (size_t)(na * wa) * sizeof *sa) &&
+                       !memcmp(za, zb, (size_t)na * sizeof *za));
+}
+
+/* A small random target in d = 2 or 3: sums of 1..3 heads of 2..3 atoms with keys in
+ * {0..2}^d, small weights and values (the same on every rank: seeded). */
+static void random_target(hf_target_t *t, int trial)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cone_random%d", trial);
+    int d = 2 + (int)(fam_rng() % 2), nh = 1 + (int)(fam_rng() % 3);
+    fam_die(hf_target_init(t, name, d, 1));
+    for (int k = 0; k < nh; k++) {
+        hf_head_t h;
+        hf_head_init(&h, d, 1);
+        int na = 2 + (int)(fam_rng() % 2);
+        int64_t keys[9];
+        for (int a = 0; a < na; a++) {
+            int dup = 1;
+            while (dup) {
+                for (int j = 0; j < d; j++)
+                    keys[a * d + j] = (int64_t)(fam_rng() % 3);
+                dup = 0;
+                for (int b = 0; b < a; b++)
+                    dup |= !memcmp(keys + a * d, keys + b * d, (size_t)d * sizeof *keys);
+            }
+            fam_atom(&h, keys + a * d, fam_rnd(1, 3), fam_rnd(-2, 2));
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
+/* chain:d=2's heads with weights of 2^70 and more, so that the rays' integers exceed a
+ * word and travel as limbs. */
+static void big_weights_target(hf_target_t *t)
+{
+    fam_die(hf_target_init(t, "cone_big_weights", 2, 1));
+    static const int64_t keys[3][2][2] = {{{0, 0}, {1, 0}}, {{0, 0}, {0, 1}}, {{0, 0}, {1, 1}}};
+    for (int k = 0; k < 3; k++) {
+        hf_head_t h;
+        hf_head_init(&h, 2, 1);
+        for (int a = 0; a < 2; a++) {
+            fmpq_t w, v;
+            fmpq_init(w);
+            fmpq_init(v);
+            fmpz_set_ui(fmpq_numref(w), 1);
+            fmpz_mul_2exp(fmpq_numref(w), fmpq_numref(w), 70 + 3 * (ulong)(k + a));
+            fmpz_add_ui(fmpq_numref(w), fmpq_numref(w), (ulong)(7 * k + a + 1));
+            fmpq_set_si(v, a, 1);
+            fam_die(hf_head_push(&h, keys[k][a], w, v));
+            fmpq_clear(v);
+            fmpq_clear(w);
+        }
+        fam_die(hf_target_add_head(t, &h));
+        hf_head_clear(&h);
+    }
+}
+
+/* The families at small d and 40 random targets, each at the span where its cone has a
+ * few dozen unknowns: the dealt double description (every step dealt, hf_cone_split_pairs_min
+ * 0) gives one process's rays on every rank (and on a target whose rays' integers exceed
+ * a word); with one positive ray's records dropped in
+ * every dealt step (a planted bug) it does not, on some target. */
+static void test_cone_split_rays(void)
+{
+    hf_sched_split_t split;
+    hf_sched_split_init(&split, MPI_COMM_WORLD);
+    long saved = hf_cone_split_pairs_min;
+    hf_cone_split_pairs_min = 0;
+    fam_rng_state = 20261202;
+    long compared = 0, caught = 0;
+    for (int trial = 0; trial < 55; trial++) {
+        hf_target_t t;
+        int span = 3;
+        if (trial == 54) {
+            big_weights_target(&t);
+            span = 4;
+        } else if (trial < 14) {
+            static const struct {
+                int kind, d, k, span;
+            } fam[] = {{0, 1, 0, 3}, {0, 2, 0, 3}, {0, 3, 0, 2}, {1, 2, 0, 4}, {1, 3, 0, 3},
+                       {1, 3, 0, 4}, {1, 4, 0, 3}, {2, 2, 0, 3}, {2, 3, 0, 2}, {3, 2, 3, 3},
+                       {3, 3, 3, 3}, {3, 2, 2, 2}, {1, 5, 0, 3}, {0, 4, 0, 2}};
+            hf_target_init_empty(&t);
+            switch (fam[trial].kind) {
+            case 0:
+                fam_wd(&t, fam[trial].d);
+                break;
+            case 1:
+                fam_chain(&t, fam[trial].d);
+                break;
+            case 2:
+                fam_wdw(&t, fam[trial].d);
+                break;
+            default:
+                fam_multi(&t, fam[trial].d, fam[trial].k);
+                break;
+            }
+            span = fam[trial].span;
+        } else {
+            random_target(&t, trial);
+        }
+        hf_search_t *alone = cone_rays_of(&t, span, NULL);
+        hf_search_t *dealt = cone_rays_of(&t, span, &split);
+        CU_ASSERT(all(same_rays(alone, dealt)));
+        hf_search_destroy(&dealt);
+        hf_cone_test_drop_cell = 0;
+        dealt = cone_rays_of(&t, span, &split);
+        hf_cone_test_drop_cell = -1;
+        caught += !all(same_rays(alone, dealt));
+        compared++;
+        hf_search_destroy(&dealt);
+        hf_search_destroy(&alone);
+        hf_target_clear(&t);
+    }
+    hf_cone_split_pairs_min = saved;
+    CU_ASSERT_EQUAL(compared, 55);
+    CU_ASSERT(caught > 0);
+    if (rank == 0)
+        fprintf(stderr, "\n  cone split: %ld targets, planted bug caught on %ld\n", compared,
+                caught);
+}
+
 static int ranks_cleanup(void)
 {
     return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
@@ -408,6 +564,7 @@ int hf_register_tests(void)
          test_split_stop_on_one_rank},
         {"split preparation: an allocation failure on one rank fails all",
          test_split_nomem_on_one_rank},
+        {"cone: the dealt double description gives one process's rays", test_cone_split_rays},
         {NULL, NULL},
     };
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)

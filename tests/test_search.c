@@ -1,7 +1,7 @@
 /* Tests of the search module: the pruned search against the plain reference enumerator on
  * small targets (minimal supports, and every feasible support of small sizes), witnesses
  * checked by the independent verifier, known values, unit determinism, a planted dropped
- * unit that the comparison must catch, the symmetry group and orbit representatives, and
+ * unit that the comparison must catch (the symmetry group: test_symmetry.c), and
  * bad options. Run from the source directory (CTest does). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +11,10 @@
 #include "headfuse/bounds.h"
 #include "headfuse/faces3d.h"
 #include "headfuse/search.h"
+#include "headfuse/symmetry.h"
 #include "headfuse/verify.h"
-#include "search/search_impl.h"
+#include "search/cone_impl.h"
+#include "search/layered_impl.h"
 #include "unit.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -269,14 +271,14 @@ static hf_err_t run_in_ranges(hf_search_t *s, long m, long u, uint64_t *st, foun
 static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
 {
     hf_search_opts_t so = {
-        .span = o->span, .prune = o->prune, .max_atoms = 0, .engine = o->prune ? o->engine : 0};
+        .span = o->span, .max_atoms = 0, .engine = o->prune ? o->engine : HF_ENGINE_PLAIN};
     hf_search_t *s = NULL;
     hf_err_t err = hf_search_create(t, &so, &s);
     memset(out, 0, sizeof *out);
     out->m_star = -1;
     if (err != HF_OK)
         return err;
-    out->group = hf_search_group_order(s);
+    out->group = hf_group_order(hf_search_group(s));
     long last = o->all_sizes ? o->max_m : hf_search_last_size(s);
     for (long m = hf_search_first_size(s); m <= last && err == HF_OK; m++) {
         long nu = 0, before = f->n;
@@ -546,7 +548,7 @@ static void test_cone_ray_counts(void)
         hf_target_t t;
         hf_target_init_empty(&t);
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
-        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_CONE};
+        hf_search_opts_t so = {.span = cases[i].span, .engine = HF_ENGINE_CONE};
         hf_search_t *s = NULL;
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
         CU_ASSERT_EQUAL(hf_search_prepare(s, NULL, NULL), HF_OK);
@@ -947,7 +949,7 @@ static void test_vector_values(void)
     for (int same = 0; same < 2; same++) {
         hf_target_t t;
         hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
+        hf_search_opts_t so = {.span = 2, .max_atoms = 0};
         fmpq_t w;
         fmpq v[2];
         int64_t key[2];
@@ -973,7 +975,7 @@ static void test_vector_values(void)
             hf_head_clear(&h);
         }
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        CU_ASSERT_EQUAL(hf_search_group_order(s), same ? 4 : 2);
+        CU_ASSERT_EQUAL(hf_group_order(hf_search_group(s)), same ? 4 : 2);
         hf_search_destroy(&s);
         CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 4);
         CU_ASSERT_EQUAL(n, 1);
@@ -1055,243 +1057,6 @@ static void test_known_values(void)
     hf_target_clear(&t);
 }
 
-/* Group orders: W_d has the d! coordinate permutations, each also composed with negating
- * every coordinate (W_d(-q) = d - W_d(q)), so 2 d!; negating some coordinates only is not
- * affine in W_d. From nauty for every d where P/Q fits the graph (the brute force stops
- * at d = 7). */
-static void test_group_orders(void)
-{
-    long want = 1;
-    for (int d = 1; d <= 12; d++) {
-        char spec[32];
-        hf_target_t t;
-        hf_target_init_empty(&t);
-        hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 1, .prune = d <= 5, .max_atoms = 0};
-        want *= d;
-        snprintf(spec, sizeof spec, "wd:d=%d", d);
-        CU_ASSERT_FATAL(load(spec, &t));
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        if (hf_search_group_order(s) != 2 * want)
-            fprintf(stderr, "\n%s: group order %ld\n", spec, hf_search_group_order(s));
-        CU_ASSERT_EQUAL(hf_search_group_order(s), 2 * want);
-        if (d == 8) {
-            /* above the brute force's d = 7: orbits by closure under the generators */
-            int64_t k[8] = {1, 0, 0, 0, 0, 0, 0, 0}, rep[8];
-            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 1, k, rep), HF_OK);
-            CU_ASSERT(rep[0] == 0 && rep[7] == 0);
-            int64_t two[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, r2[16];
-            static const int64_t want2[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0};
-            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
-            CU_ASSERT(!memcmp(r2, want2, sizeof r2));
-            hf_search_orbit_bytes_max = 1; /* the same over the 80 640 listed elements */
-            memset(r2, 0x7f, sizeof r2);
-            CU_ASSERT_EQUAL(hf_search_orbit_rep(s, 2, two, r2), HF_OK);
-            hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
-            CU_ASSERT(!memcmp(r2, want2, sizeof r2));
-        }
-        hf_search_destroy(&s);
-        hf_target_clear(&t);
-    }
-    /* chain d = 2: swap and negate-all, 4; wdw d = 2: weights 1, 2 break the swap */
-    static const struct {
-        const char *spec;
-        long order;
-    } more[] = {{"chain:d=2", 4},     {"chain:d=3", 4}, {"wdw:d=2", 2},
-                {"multi:d=2,k=3", 4}, {"chain:d=9", 4}, {"multi:d=9,k=2", 2 * 362880L}};
-    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
-        hf_target_t t;
-        hf_target_init_empty(&t);
-        hf_search_t *s = NULL;
-        hf_search_opts_t so = {.span = 1, .prune = 0, .max_atoms = 0};
-        CU_ASSERT_FATAL(load(more[i].spec, &t));
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-        if (hf_search_group_order(s) != more[i].order)
-            fprintf(stderr, "\n%s: group order %ld\n", more[i].spec, hf_search_group_order(s));
-        CU_ASSERT_EQUAL(hf_search_group_order(s), more[i].order);
-        hf_search_destroy(&s);
-        hf_target_clear(&t);
-    }
-}
-
-/* nauty against the brute force (the test oracle): the same group order, and the same
- * orbit representative for random supports, on one target. */
-static void oracle_compare(const hf_target_t *t, uint64_t *st)
-{
-    hf_search_t *s = NULL;
-    hf_search_opts_t so = {.span = 2, .prune = 0, .max_atoms = 0};
-    long order = 0, ng = 0;
-    int8_t *gp = NULL, *gs = NULL, *el = NULL;
-    int d = t->d;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, &s), HF_OK);
-    CU_ASSERT_EQUAL_FATAL(hf_search_group_brute(s, &order, &ng, &gp, &gs, &el), HF_OK);
-    if (hf_search_group_order(s) != order)
-        fprintf(stderr, "\n%s: nauty %ld, brute force %ld\n", t->name, hf_search_group_order(s),
-                order);
-    CU_ASSERT_EQUAL(hf_search_group_order(s), order);
-    /* the normal-form check agrees with the brute force's test: on the symmetries and on
-     * random signed permutations */
-    for (int trial = 0; trial < 16; trial++) {
-        int8_t p[HF_D_MAX], sg[HF_D_MAX];
-        int a = -1, b = -1;
-        if (trial < 4 && trial < order) {
-            memcpy(p, el + trial * 2 * d, (size_t)d);
-            memcpy(sg, el + trial * 2 * d + d, (size_t)d);
-        } else {
-            for (int j = 0; j < d; j++)
-                p[j] = (int8_t)j;
-            for (int j = d - 1; j > 0; j--) {
-                int r = (int)(rng_next(st) % (uint64_t)(j + 1));
-                int8_t x = p[j];
-                p[j] = p[r];
-                p[r] = x;
-            }
-            for (int j = 0; j < d; j++)
-                sg[j] = rng_next(st) % 2 ? -1 : 1;
-        }
-        CU_ASSERT_EQUAL(hf_search_group_check(s, p, sg, &a), HF_OK);
-        CU_ASSERT_EQUAL(hf_search_group_exact_test(s, p, sg, &b), HF_OK);
-        CU_ASSERT_EQUAL(a, b);
-        if (trial < 4 && trial < order)
-            CU_ASSERT_EQUAL(a, 1);
-    }
-    for (int trial = 0; trial < 8; trial++) {
-        long m = 1 + (long)(rng_next(st) % 5);
-        int64_t k[5 * HF_D_MAX], a[5 * HF_D_MAX], b[5 * HF_D_MAX];
-        for (long i = 0; i < m * d; i++)
-            k[i] = (int64_t)(rng_next(st) % 3);
-        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
-        hf_search_orbit_rep_list(d, order, el, m, k, b);
-        CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
-        /* an orbit too large to hold: the same over the group's listed elements */
-        hf_search_orbit_bytes_max = 1;
-        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, a), HF_OK);
-        hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
-        CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
-    }
-    free(el);
-    free(gs);
-    free(gp);
-    hf_search_destroy(&s);
-}
-
-static void test_group_oracle_families(void)
-{
-    static const char *const fams[] = {"wd", "chain", "wdw", "multi:k=2", "multi:k=3"};
-    uint64_t st = 611;
-    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++)
-        for (int d = 1; d <= 6; d++) {
-            char spec[48];
-            hf_target_t t;
-            const char *colon = strchr(fams[i], ':');
-            if (colon)
-                snprintf(spec, sizeof spec, "%.*s:d=%d,%s", (int)(colon - fams[i]), fams[i], d,
-                         colon + 1);
-            else
-                snprintf(spec, sizeof spec, "%s:d=%d", fams[i], d);
-            if (!load(spec, &t)) {
-                CU_FAIL("target did not load");
-                continue;
-            }
-            oracle_compare(&t, &st);
-            hf_target_clear(&t);
-        }
-    static const char *const files[] = {"data/cubic_factor.json",
-                                        "data/two_heads_shared.json",
-                                        "tests/fixtures/good/duplicate_keys.json",
-                                        "tests/fixtures/good/dv2.json",
-                                        "tests/fixtures/good/rational_weights.json",
-                                        "tests/fixtures/good/value_array_dv1.json"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        hf_target_t t;
-        if (!load(files[i], &t)) {
-            CU_FAIL("target did not load");
-            continue;
-        }
-        oracle_compare(&t, &st);
-        hf_target_clear(&t);
-    }
-}
-
-/* Random small targets, d = 1..4: sums of heads whose keys are drawn from a few
- * symmetric patterns (so that groups larger than 1 occur) or at random. */
-static void test_group_oracle_random(void)
-{
-    uint64_t st = 20261202;
-    for (int trial = 0; trial < 60; trial++) {
-        int d = 1 + (int)(rng_next(&st) % 4), nh = 1 + (int)(rng_next(&st) % 3);
-        hf_target_t t;
-        hf_head_t h;
-        char name[32];
-        snprintf(name, sizeof name, "grandom%d", trial);
-        CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, name, d, 1), HF_OK);
-        for (int k = 0; k < nh; k++) {
-            int na = 2 + (int)(rng_next(&st) % 2);
-            int64_t keys[3 * HF_D_MAX];
-            long w[3], v[3];
-            int sym = (int)(rng_next(&st) % 2); /* 0/1 keys, weight 1, values 0..1 */
-            for (int a = 0; a < na; a++) {
-                for (int j = 0; j < d; j++)
-                    keys[a * d + j] = (int64_t)(rng_next(&st) % (sym ? 2 : 3));
-                w[a] = sym ? 1 : 1 + (long)(rng_next(&st) % 3);
-                v[a] = sym ? (long)(rng_next(&st) % 2) : (long)(rng_next(&st) % 5) - 2;
-            }
-            int dup = 0;
-            for (int a = 0; a < na; a++)
-                for (int b = 0; b < a; b++)
-                    dup |= !memcmp(keys + a * d, keys + b * d, (size_t)d * sizeof *keys);
-            if (!dup)
-                one_head(&t, &h, d, na, keys, w, v);
-        }
-        if (t.nheads > 0)
-            oracle_compare(&t, &st);
-        hf_target_clear(&t);
-    }
-}
-
-/* Orbit representatives: invariant on the orbit, never larger than the support, and the
- * identity's image is the canonical sorted support. */
-static void test_orbit_rep(void)
-{
-    hf_target_t t;
-    hf_target_init_empty(&t);
-    hf_search_t *s = NULL;
-    hf_search_opts_t so = {.span = 2, .prune = 1, .max_atoms = 0};
-    CU_ASSERT_FATAL(load("wd:d=3", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-    /* an asymmetric support, not in canonical position, unsorted */
-    static const int64_t k[] = {3, 1, 1, 1, 1, 1, 1, 2, 1, 4, 1, 3};
-    long m = 4;
-    int64_t rep[12], rep2[12], img[12];
-    long order = 0, ng = 0;
-    int8_t *gp = NULL, *gs = NULL, *el = NULL;
-    CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, k, rep), HF_OK);
-    CU_ASSERT_EQUAL_FATAL(hf_search_group_brute(s, &order, &ng, &gp, &gs, &el), HF_OK);
-    CU_ASSERT_EQUAL(order, 12);
-    for (long g = 0; g < order; g++) {
-        const int8_t *p = el + g * 6, *sg = p + 3;
-        for (long i = 0; i < m; i++)
-            for (int j = 0; j < 3; j++)
-                img[i * 3 + j] = sg[j] * k[i * 3 + p[j]] + 5; /* a translate of g K */
-        CU_ASSERT_EQUAL(hf_search_orbit_rep(s, m, img, rep2), HF_OK);
-        CU_ASSERT(!memcmp(rep, rep2, sizeof rep));
-    }
-    /* the identity's image (K translated to canonical position, sorted) bounds it */
-    static const int64_t canon[] = {0, 0, 0, 0, 1, 0, 2, 0, 0, 3, 0, 2};
-    int le = 1;
-    for (int i = 0; i < 12; i++)
-        if (rep[i] != canon[i]) {
-            le = rep[i] < canon[i];
-            break;
-        }
-    CU_ASSERT(le);
-    free(el);
-    free(gs);
-    free(gp);
-    hf_search_destroy(&s);
-    hf_target_clear(&t);
-}
-
 /* Units run in a shuffled order give the same supports and node count. */
 static void test_unit_determinism(void)
 {
@@ -1354,7 +1119,7 @@ static void test_cells_partition(void)
         }
         found_clear(&a);
         /* how many layered units are more than one cell */
-        hf_search_opts_t so = {.span = cases[i].span, .prune = 1, .engine = HF_ENGINE_LAYERED};
+        hf_search_opts_t so = {.span = cases[i].span, .engine = HF_ENGINE_LAYERED};
         hf_search_t *s = NULL;
         long nu = 0;
         if (!plain && cases[i].engine == HF_ENGINE_LAYERED &&
@@ -1376,7 +1141,7 @@ static void test_cells_bad_calls(void)
 {
     hf_target_t t;
     CU_ASSERT_FATAL(load("chain:d=2", &t));
-    hf_search_opts_t so = {.span = 2, .prune = 1, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = 2, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     long nu = 0;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
@@ -1439,7 +1204,7 @@ static void test_poll_and_bad_calls(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_search_t *s = NULL;
-    hf_search_opts_t so = {.span = 3, .prune = 0, .max_atoms = 0};
+    hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_PLAIN};
     long nu = 0, calls = 0, nodes = 0;
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
@@ -1470,7 +1235,7 @@ static void test_poll_and_bad_calls(void)
     hf_search_destroy(&s);
     hf_search_destroy(&s); /* accepts NULL */
 
-    so.prune = 1;
+    so.engine = HF_ENGINE_AUTO;
     so.max_atoms = 6;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_first_size(s), 4);
@@ -1483,9 +1248,9 @@ static void test_poll_and_bad_calls(void)
     so.span = HF_SPAN_MAX + 1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     so.span = 1;
-    so.prune = 2;
+    so.engine = (hf_engine_t)99;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
-    so.prune = 1;
+    so.engine = HF_ENGINE_AUTO;
     so.max_atoms = -1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     hf_target_clear(&t);
@@ -1512,7 +1277,7 @@ static void run_level(hf_search_t *s, long m, long nu, found_t *f)
 static void test_level_polled(void)
 {
     hf_target_t t;
-    hf_search_opts_t so = {.span = 3, .prune = 1, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
+    hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *ref = NULL, *s = NULL;
     CU_ASSERT_FATAL(load("chain:d=3", &t));
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &ref), HF_OK);
@@ -1565,41 +1330,6 @@ static void test_level_polled(void)
     hf_target_clear(&t);
 }
 
-/* Affine equivalence of fractions: T, 2 T + 1 and T / 3 agree; T and T + sigma(q_2) do not. */
-static void test_affine_equal(void)
-{
-    hf_target_t a, b;
-    hf_target_init_empty(&a);
-    hf_target_init_empty(&b);
-    hf_fraction_t fa, fb;
-    CU_ASSERT_FATAL(load("wd:d=2", &a));
-    CU_ASSERT_FATAL(load("wdw:d=2", &b));
-    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fa, &a), HF_OK);
-    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fb, &b), HF_OK);
-    CU_ASSERT(hf_search_fraction_affine_equal(&fa, &fa));
-    CU_ASSERT(!hf_search_fraction_affine_equal(&fa, &fb));
-    hf_fraction_clear(&fb);
-    /* scale every value by -2/3 and add 5: same function class */
-    fmpq_t c;
-    fmpq_init(c);
-    for (int h = 0; h < a.nheads; h++)
-        for (long i = 0; i < a.heads[h].natoms; i++) {
-            fmpq *v = a.heads[h].values + i;
-            fmpq_set_si(c, -2, 3);
-            fmpq_mul(v, v, c);
-            if (h == 0)
-                fmpq_add_si(v, v, 5);
-        }
-    CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fb, &a), HF_OK);
-    CU_ASSERT(hf_search_fraction_affine_equal(&fa, &fb));
-    CU_ASSERT(hf_search_fraction_affine_equal(&fb, &fa));
-    fmpq_clear(c);
-    hf_fraction_clear(&fb);
-    hf_fraction_clear(&fa);
-    hf_target_clear(&b);
-    hf_target_clear(&a);
-}
-
 /* The face memo: many entries (the table grows and rehashes), exact key comparison. */
 static void test_facememo(void)
 {
@@ -1634,7 +1364,8 @@ static void test_facememo(void)
         bad += found;
     }
     CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT(mm.nslots >= 8192);
+    CU_ASSERT_EQUAL(mm.n, 5000);
+    CU_ASSERT(mm.index.mask + 1 >= 8192);
     hf_facememo_clear(&mm);
 }
 
@@ -1688,15 +1419,10 @@ int hf_register_tests(void)
         {"small units: splitting by first and second points", test_small_units},
         {"vector values: one alpha for all components", test_vector_values},
         {"known values W_2, W_3, chain", test_known_values},
-        {"symmetry group orders", test_group_orders},
-        {"symmetry group: nauty against the brute force, families", test_group_oracle_families},
-        {"symmetry group: nauty against the brute force, random", test_group_oracle_random},
-        {"orbit representatives", test_orbit_rep},
         {"unit order does not matter", test_unit_determinism},
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
         {"preparing a size: stopped and prepared again", test_level_polled},
-        {"affine equivalence of fractions", test_affine_equal},
         {"face memo", test_facememo},
         {"allocation failures", test_allocation_failures},
         {NULL, NULL}};

@@ -24,8 +24,11 @@ import time
 
 FAMILY_SPEC = {"chain": "chain:d={d}", "multi": "multi:d={d},k=3", "wdw": "wdw:d={d}",
                "wd": "wd:d={d}"}
+# The rule names and their short forms: a copy of HF_RULE_TABLE in include/headfuse/bounds.h
+# (tests/python/test_rule_table.py checks that the two agree).
 RULE_WORDS = {"trivial": "trivial", "face_rule": "face rule",
-              "newton_vertices": "Newton vertices", "disjoint_faces": "disjoint faces"}
+              "newton_vertices": "Newton vertices", "disjoint_faces": "disjoint faces",
+              "newton_2d": "2-D Newton argument", "newton_3d": "3-D Newton argument"}
 
 
 def find_headfuse(given):

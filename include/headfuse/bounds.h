@@ -1,4 +1,4 @@
-/* Bounds on m*(T), the fewest atoms of one head equal to T (MATH.md sections 4, 5, 7).
+/* Bounds on m*(T), the fewest atoms of one head equal to T (docs/math.md §4, §5, §6).
  *
  * Lower bound, the best of three proven rules (docs/bounds.md):
  *   face rule: along a direction w a head tends to the head made of its atoms
@@ -6,12 +6,13 @@
  *     the limit targets T_w, T_-w, disjoint when T is not invariant along w. Hence
  *     LB(T) >= LB(T_w) + LB(T_-w) over proven-non-invariant w (proof: two points where
  *     T differs, exact arithmetic modulo a prime), memoised on a canonical form;
- *   Newton vertices: |K| >= |vert Newt(Q)| for the reduced denominator Q (7.2), counted
+ *   Newton vertices: |K| >= |vert Newt(Q)| for the reduced denominator Q (Theorem 5.2), counted
  *     without P/Q when the heads' keys lie on lines (a zonotope: regions of a
  *     hyperplane arrangement), else through cddlib on small targets (newton.h);
- *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q) (7.3).
- * The face rule and the disjoint faces never exceed the vertex count (proof in
- * docs/bounds.md), so they matter where the vertex count is out of reach; there the
+ *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q)
+ *     (Theorem 5.3).
+ * The face rule and the disjoint faces never exceed the vertex count (docs/math.md
+ * §5.5), so they matter where the vertex count is out of reach; there the
  * face rule runs with the vertex counts of the limit targets below it.
  *
  * Upper bound: the product construction: one head with keys the Minkowski sum of the
@@ -40,11 +41,37 @@ hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb);
  * give). A bound from the vertex count is complete. */
 hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete);
 
+/* The rules that give a lower bound, one name each: bounds' own (hf_lower_t.rule) and the
+ * minima certified over all integer keys (search.h, hf_certificate_t.rule), as a row's
+ * lb_rule records them; a short form for plots and the words the command line prints.
+ * tools/hf_bounds.py keeps a copy of the names and short forms (tests/python checks it). */
+#define HF_RULE_TABLE(X)                                                                           \
+    X(HF_RULE_TRIVIAL, "trivial", "trivial", "trivial: at least one atom")                         \
+    X(HF_RULE_FACE, "face_rule", "face rule", "face rule")                                         \
+    X(HF_RULE_NEWTON_VERTICES, "newton_vertices", "Newton vertices",                               \
+      "vertices of the Newton polytope of the reduced denominator")                                \
+    X(HF_RULE_DISJOINT_FACES, "disjoint_faces", "disjoint faces",                                  \
+      "disjoint faces of the Newton polytope of the reduced denominator")                          \
+    X(HF_RULE_NEWTON_2D, "newton_2d", "2-D Newton argument", "two-dimensional Newton argument")    \
+    X(HF_RULE_NEWTON_3D, "newton_3d", "3-D Newton argument", "three-dimensional Newton argument")
+
+typedef enum {
+#define HF_RULE_ENUM(code, name, brief, words) code,
+    HF_RULE_TABLE(HF_RULE_ENUM)
+#undef HF_RULE_ENUM
+} hf_rule_t;
+
+const char *hf_rule_name(hf_rule_t r); /* "face_rule": static */
+/* The rule of a name: 1 and *out when it is one of the table's, else 0. */
+int hf_rule_parse(const char *name, hf_rule_t *out);
+/* The words of a rule name ("face rule"), or NULL when it is not one of the table's. */
+const char *hf_rule_words(const char *name);
+
 /* LB(T) with the rule that gave it. */
 typedef struct {
     fmpz_t lb;
-    const char *rule;       /* static string: "trivial" (LB = 1), "face_rule",
-                             * "newton_vertices" or "disjoint_faces" */
+    const char *rule;       /* a name of HF_RULE_TABLE (static): trivial (LB = 1),
+                             * face_rule, newton_vertices or disjoint_faces */
     fmpz_t newton_vertices; /* |vert Newt(Q)| when newton_known, else 0 */
     int newton_known;       /* 0 when the vertex count was out of reach */
     int complete;           /* as hf_bounds_lower_ex */
@@ -59,6 +86,19 @@ void hf_lower_clear(hf_lower_t *L);
  * (which the proof in docs/bounds.md rules out: it equals the vertex count). out must
  * be initialised (hf_lower_init) and is filled in. */
 hf_err_t hf_bounds_lower_info(const hf_target_t *t, hf_lower_t *out);
+
+/* The bounds of one target, computed once for its search and its table row: LB with its
+ * rule (hf_bounds_lower_info) and UB (hf_bounds_upper). */
+typedef struct hf_bounds_s {
+    hf_lower_t low;
+    fmpz_t ub;
+    int ub_exact; /* as hf_bounds_upper's *exact */
+} hf_bounds_t;
+
+void hf_bounds_init(hf_bounds_t *b); /* LB 1 (trivial), UB 0; cannot fail */
+void hf_bounds_clear(hf_bounds_t *b);
+/* Fill b (initialised; replaced) with t's bounds. Not collective. */
+hf_err_t hf_bounds_compute(const hf_target_t *t, hf_bounds_t *b);
 
 /* Size of the product construction's head: |A_1 + ... + A_H| with coincident keys
  * merged (exact; blocks of heads on disjoint coordinates multiply; each block counted

@@ -17,6 +17,7 @@
 
 #include "headfuse/approx.h"
 #include "headfuse/approx_store.h"
+#include "headfuse/bounds.h"
 #include "headfuse/job.h"
 #include "headfuse/search.h"
 #include "headfuse/store.h"
@@ -31,6 +32,9 @@ typedef struct {
     int row;                  /* row index in the result (unit log) */
     const char *command_line; /* provenance */
     const char *max_name;     /* how the user gave max_atoms, for messages ("--max-atoms") */
+    /* the target's bounds when computed already (a job's preflight), else NULL: the entry
+     * computes them, once, for the certified shortcut, the search's sizes and the row */
+    const hf_bounds_t *bounds;
 } hf_campaign_cfg_t;
 
 /* Collective. On rank 0, fills row, supports (initialised by the call on every rank)
@@ -39,10 +43,6 @@ typedef struct {
 hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
                            const hf_campaign_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                            hf_unit_record_t **units, long *nunits);
-
-/* The name of the search engine that options select, as a row records it
- * (hf_row_t.engine): the engine, or "plain" without pruning. */
-const char *hf_campaign_engine(const hf_search_opts_t *o);
 
 /* Whether row i of a result is the search of the target whose JSON is t_json with
  * options o: the same target, span, max_atoms and engine (a row of a format-1 file,
@@ -57,13 +57,12 @@ int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
 #define HF_CERTIFIED_ENUM_POINTS 65536
 #define HF_CERTIFIED_ENUM_ATOMS 4096
 
-/* Whether a row is certified by the bounds alone (see above). Writes LB and UB as
- * decimal strings (n bytes) and the rule that gives LB (rn bytes). A max_atoms below LB
- * is HF_ERR_INPUT naming it as max_name: no head of fewer atoms than LB equals the
- * target, for any keys, so nothing would be searched. Not collective. */
+/* Whether a row is certified by its bounds b alone (LB = UB, the product's exact size;
+ * see above). A max_atoms below LB is HF_ERR_INPUT naming it as max_name: no head of
+ * fewer atoms than LB equals the target, for any keys, so nothing would be searched. Not
+ * collective. */
 hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
-                               const char *max_name, int *shortcut, char *lb_out, char *ub_out,
-                               size_t n, char *rule_out, size_t rn);
+                               const hf_bounds_t *b, const char *max_name, int *shortcut);
 
 /* What a one-row search writes (`headfuse search`). */
 typedef struct {
@@ -153,7 +152,7 @@ hf_err_t hf_campaign_check_ranks(int size);
  * ", or KEEP" when keep is not NULL). Not collective. */
 hf_err_t hf_campaign_check_output(const char *opt, const char *path, int force, const char *keep);
 
-/* Testing hooks (src/campaign/faults.c, docs/reliability.md "Fault injection"), read
+/* Testing hooks (src/campaign/faults.c, docs/reliability.md, "Fault injection"), read
  * from the environment once at start, before MPI: HEADFUSE_FAIL_H5_WRITE=N and
  * HEADFUSE_FAIL_ALLOC=N make the Nth store write call / allocation fail
  * (HEADFUSE_FAULT_RANK=R: on rank R only); HEADFUSE_FAULT_COUNT=1 prints how many of

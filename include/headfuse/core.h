@@ -1,6 +1,6 @@
 /* The small tools every module shares, each written once: a hash, a seeded generator,
- * growable arrays, a sort with a context, a set of integer vectors and a strict integer
- * parser. */
+ * growable arrays, a sort with a context, a hash index, a set of integer vectors and a
+ * strict integer parser. */
 #ifndef HEADFUSE_CORE_H
 #define HEADFUSE_CORE_H
 
@@ -11,8 +11,9 @@
 
 /* ---------------------------------------------------------------- hash */
 
-/* 64-bit FNV-1a. Start from HF_HASH_INIT and fold bytes, strings or whole words in;
- * the values are part of fingerprints kept in files (cli), so they never change. */
+/* 64-bit FNV-1a. Start from HF_HASH_INIT and fold bytes, strings or whole words in. The
+ * values never change: the campaign's fingerprints of searches and job entries, kept in
+ * shard and state files, are FNV-1a (from a start of their own, campaign_impl.h). */
 #define HF_HASH_INIT UINT64_C(0xcbf29ce484222325)
 
 uint64_t hf_hash_bytes(uint64_t h, const void *p, size_t n);
@@ -61,6 +62,17 @@ hf_err_t hf_grow(void **p, long *cap, long need, size_t elem);
 /* hf_grow for a typed array pointer: HF_GROW(&a, &cap, n). */
 #define HF_GROW(pp, capp, need) hf_grow((void **)(pp), (capp), (need), sizeof **(pp))
 
+/* hf_grow for n parallel arrays that share one capacity (element i of each belongs to
+ * item i): *arrays[k] is array k, of elements of elem[k] bytes; each is made to hold at
+ * least need elements, with one new capacity for all. On HF_ERR_NOMEM *cap is unchanged
+ * and every array is still valid (some may already have been enlarged). */
+hf_err_t hf_grow_arrays(long *cap, long need, int n, void **const *arrays, const size_t *elem);
+
+/* hf_grow_arrays for two typed arrays: HF_GROW2(&a, &b, &cap, n). */
+#define HF_GROW2(pa, pb, capp, need)                                                               \
+    hf_grow_arrays((capp), (need), 2, (void **const[]){(void **)(pa), (void **)(pb)},              \
+                   (const size_t[]){sizeof **(pa), sizeof **(pb)})
+
 /* Stable merge sort of idx[0..n) by cmp(ctx, a, b) (<0, 0, >0): the qsort_r that C11
  * lacks, the same on every libc. HF_ERR_NOMEM (idx unchanged) without scratch memory. */
 typedef int (*hf_cmp_fn)(const void *ctx, long a, long b);
@@ -75,20 +87,47 @@ typedef struct {
 
 int hf_cmp_rows(const void *ctx, long a, long b);
 
+/* ---------------------------------------------------------------- hash index */
+
+/* The one hash table of the toolbox: an index from 64-bit hashes to items that the caller
+ * stores and numbers 0, 1, ... (open addressing, linear probing, at most half full). The
+ * caller says which stored item equals its key (eq); the index keeps each item's hash, so
+ * it grows without looking at the items, and eq runs only on an equal hash. Users: the
+ * integer-vector set below, the search's face memo, the cone engine's hyperplanes, the
+ * symmetry group's elements and orbits. */
+typedef int (*hf_index_eq_fn)(const void *ctx, long item); /* 1: item is the key in ctx */
+
+typedef struct {
+    uint64_t *hash; /* per slot: the item's hash */
+    long *item;     /* per slot: the item, -1 when empty */
+    uint64_t mask;  /* slots - 1 (a power of two); no slots before the first add */
+    long n;         /* items indexed */
+} hf_index_t;
+
+void hf_index_init(hf_index_t *x); /* empty; allocates nothing, cannot fail */
+void hf_index_clear(hf_index_t *x);
+void hf_index_reset(hf_index_t *x); /* forget every item, keep the slots */
+
+/* The item with hash h that eq(ctx, item) accepts, or -1. */
+long hf_index_find(const hf_index_t *x, uint64_t h, hf_index_eq_fn eq, const void *ctx);
+
+/* Index item (not indexed yet: find it first) under hash h. HF_ERR_NOMEM leaves x as it
+ * was. */
+hf_err_t hf_index_add(hf_index_t *x, uint64_t h, long item);
+
 /* ---------------------------------------------------------------- integer-vector set */
 
-/* Distinct integer vectors of length b, numbered 0, 1, ... in insertion order
- * (open addressing, linear probing, at most half full). */
+/* Distinct integer vectors of length b, numbered 0, 1, ... in insertion order (an
+ * hf_index_t over the vectors). */
 typedef struct {
     int b;
-    long n;        /* vectors stored */
-    long cap;      /* room in keys (vectors) */
-    int64_t *keys; /* n*b, row-major: vector i at keys + i*b */
-    long *slots;   /* indices into keys, -1 when empty */
-    uint64_t mask; /* table size - 1 (a power of two) */
+    long n;           /* vectors stored */
+    long cap;         /* room in keys (vectors) */
+    int64_t *keys;    /* n*b, row-major: vector i at keys + i*b */
+    hf_index_t index; /* hash of a vector -> its number */
 } hf_ivset_t;
 
-/* Empty set of vectors of length b (b >= 1). Clear it even when init fails. */
+/* Empty set of vectors of length b (b >= 1); allocates nothing (returns HF_OK). */
 hf_err_t hf_ivset_init(hf_ivset_t *s, int b);
 void hf_ivset_clear(hf_ivset_t *s);
 

@@ -1,4 +1,4 @@
-/* The exact support test (MATH.md section 2).
+/* The exact support test (docs/math.md §2; how it is computed: docs/exact-test.md).
  *
  * A key set K represents T = P/Q iff there are c in Q^K, every c_k > 0, and u_k in
  * Q^dv with (sum u_k x^k) Q == P (sum c_k x^k). For fixed K this is a homogeneous
@@ -55,8 +55,8 @@ hf_err_t hf_exact_check(hf_exact_t *e, long m, const int64_t *keys, int *feasibl
                         hf_reason_t *reason, hf_head_t *witness);
 
 /* The same decision by one formulation only (references for tests and benchmarks):
- * direct = the linear system M in (u, c) of MATH.md section 2; rspace = the unknowns of R
- * with C = Q R (MATH.md 7.7); *applicable = 0 when R-space cannot be used for these keys
+ * direct = the linear system M in (u, c) of docs/math.md §2.2; rspace = the unknowns of R
+ * with C = Q R (docs/math.md §7.1); *applicable = 0 when R-space cannot be used for these keys
  * (then nothing is decided). hf_exact_check picks one of them by the size of the keys. */
 hf_err_t hf_exact_check_direct(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
                                hf_reason_t *reason, hf_head_t *witness);

@@ -1,8 +1,8 @@
-/* Span-free face accounting in three dimensions (docs/math.md, "Span-free minima in three
- * dimensions"; docs/search.md, "Certified over all keys").
+/* Span-free face accounting in three dimensions (docs/math.md §11; docs/search.md, "In
+ * three dimensions").
  *
  * Let T = P/Q be reduced in d = 3 variables with Z = Newt(Q) full-dimensional, and let K
- * represent T: conv(K) = X = Z + P' for a lattice polytope P' (MATH 7.1). Every face of X
+ * represent T: conv(K) = X = Z + P' for a lattice polytope P' (Theorem 5.1). Every face of X
  * is X_w = Z_w + P'_w and K meets it in a support of the limit target T_w, which depends
  * on the face Z_w only. Counting the keys that this forces into the relative interiors of
  * the faces of X (disjoint sets, so the counts add):
@@ -18,7 +18,7 @@
  * not a point, L(X) >= bound = base + delta, where delta bounds gains minus losses:
  * vertices of Z split, edges grow, and the inner keys of exact facets are lost when P'_F
  * is not a point; a lost facet forces gains around it, shared with at most as many lost
- * facets as the counts h (per vertex) and m (per edge) say. The proof is in docs/math.md.
+ * facets as the counts h (per vertex) and m (per edge) say. The proof is docs/math.md §11.
  *
  * Everything is exact (integers, FLINT rationals, cddlib with GMP through newton.h). Not
  * collective; no state between calls. */

@@ -25,8 +25,8 @@ typedef struct {
     char *label;       /* the target's name ("wd:d=3" or the JSON file's name) */
     int span;          /* 1..HF_SPAN_MAX */
     long max_atoms;    /* 0: no limit */
-    int prune;         /* 1: proven pruning rules (default); 0: plain enumerator */
-    int engine;        /* hf_engine_t (search.h): auto (default), cone, layered or plain */
+    int engine;        /* hf_engine_t (search.h): auto (default), cone, layered or plain
+                        * (the keys prune: false and engine: plain) */
     int line;          /* line of the entry in the job file (1-based) */
     int index;         /* position in the file's entries list (before expansion) */
 } hf_job_entry_t;

@@ -1,4 +1,4 @@
-/* Newton polytopes of the reduced denominator (MATH.md section 7).
+/* Newton polytopes of the reduced denominator (docs/math.md §5).
  *
  * Let T = P/Q be reduced (algebra.h). Every support K of a head representing T has
  * conv(K) = Newt(Q) + Newt(R) for some Laurent polynomial R (7.1), so
@@ -73,7 +73,7 @@ hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newt
  * larger coordinate; otherwise as hf_newton_from_fraction. */
 hf_err_t hf_newton_from_points(const int64_t *pts, long n, int d, long max_faces, hf_newton_t *N);
 
-/* Best total over families of pairwise disjoint faces (MATH 7.3). value[i] (one per
+/* Best total over families of pairwise disjoint faces (docs/math.md §5.3). value[i] (one per
  * N->faces[i], each at least 1) is a proven lower bound on |F_w(K)| for the face's
  * direction w; *bound is then a proven lower bound on |K| for every K representing T
  * (or for every K inside a span, when the values are within-span values: the faces of

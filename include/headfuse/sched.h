@@ -5,14 +5,15 @@
  * coordinates and also works (it serves requests from inside its own ranges through the
  * search's poll hook), and a rank that runs out of work gets half of the rest of the
  * longest-running range (work stealing), so no core idles while another holds a long
- * unit. The face tables of each size's preparation are dealt out the same way
- * (hf_sched_split_t). When a size has a feasible support, that size is finished (so
+ * unit. The engine's preparations (the one-time one and each size's: the layered engine's
+ * face tables) are dealt out the same way (hf_sched_split_t, set on the search before the
+ * one-time preparation). When a size has a feasible support, that size is finished (so
  * every minimal support is found) and the search stops. Cell ranges finished in an
  * earlier run are skipped (resume). SIGTERM/SIGUSR1 make every rank abandon its range in
  * flight and stop; the caller then exits with HF_ERR_INTERRUPTED's status.
  *
  * This module does not store anything: it hands each found support and each finished
- * unit to hooks (the command line wires them to the HDF5 shard of the rank). */
+ * unit to hooks (the campaign wires them to the HDF5 shard of the rank). */
 #ifndef HEADFUSE_SCHED_H
 #define HEADFUSE_SCHED_H
 
@@ -99,7 +100,8 @@ typedef struct {
  * docs/architecture.md): its deal hands the sub-units' cells out dynamically, with
  * stealing, as hf_sched_run deals a size's units; its exchange agrees on errors by the
  * rule of headfuse/agree.h, then on stop requests, then gathers the bytes. hf_sched_run
- * sets one on the search (or the runner) when comm has several ranks. Initialised by the
+ * sets one on the search (or the runner) when comm has several ranks, before the search's
+ * one-time preparation (hf_search_prepare), and takes it off at the end. Initialised by the
  * call (nothing to free); `split` is what hf_search_set_split takes. */
 typedef struct {
     hf_search_split_t split;

@@ -7,14 +7,14 @@
  * dynamically, logged, and skipped on resume. This module is pure computation: no
  * MPI, no files (the scheduler and the store do those).
  *
- * With pruning on, only proven rules cut the space (docs/search.md):
+ * Every engine but plain prunes, and only by proven rules (docs/search.md):
  *  - sizes below the face-rule lower bound LB(T) hold no feasible support;
  *  - layered generation along one coordinate: the bottom and top layers of K are faces
  *    of K, so they must be feasible supports of the limit targets (found recursively);
  *  - every other coordinate face of a candidate must be feasible for its limit target;
  *  - the exact test (with its modular-rank rejection) decides each survivor.
- * With pruning off, every m-subset of the box in canonical position is tested: the
- * plain reference enumerator. */
+ * The plain engine tests every m-subset of the box in canonical position: the reference
+ * enumerator. */
 #ifndef HEADFUSE_SEARCH_H
 #define HEADFUSE_SEARCH_H
 
@@ -23,29 +23,52 @@
 
 #include "headfuse/target.h" /* HF_SPAN_MAX */
 
-/* How candidates are generated (docs/search.md). Every engine decides each candidate with
- * the same exact test and reports the same supports with the same witnesses. */
+/* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
+ * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */
+typedef struct hf_group_s hf_group_t;
+
+/* The engines: how candidates are generated (docs/search.md). Every engine decides each
+ * candidate with the same exact test and reports the same supports with the same
+ * witnesses. One row per engine: its code, its name (options, job files, rows, shard
+ * fingerprints), whether it prunes (plain is the reference enumerator without pruning), the
+ * table of its operations (src/search/search_impl.h, defined in the engine's own file) and
+ * a line for people. Adding an engine is one file and one row (docs/architecture.md). auto
+ * is no engine of its own: it picks one when the search is created. */
 #define HF_ENGINE_TABLE(X)                                                                         \
-    X(HF_ENGINE_AUTO, "auto", "cone when its unknowns are few, else layered")                      \
-    X(HF_ENGINE_LAYERED, "layered", "faces of the candidates, layer by layer (rules 1-4)")         \
-    X(HF_ENGINE_CONE, "cone", "faces of the cone {R : Q R >= 0} (MATH 7.7)")                       \
-    X(HF_ENGINE_PLAIN, "plain", "every subset of the box (the reference)")
+    X(HF_ENGINE_AUTO, "auto", 1, hf_engine_auto, "cone when its unknowns are few, else layered")   \
+    X(HF_ENGINE_CONE, "cone", 1, hf_engine_cone, "faces of the cone {R : Q R >= 0} (MATH 7.7)")    \
+    X(HF_ENGINE_LAYERED, "layered", 1, hf_engine_layered,                                          \
+      "faces of the candidates, layer by layer (rules 1-4)")                                       \
+    X(HF_ENGINE_PLAIN, "plain", 0, hf_engine_plain, "every subset of the box (the reference)")
 
 typedef enum {
-#define HF_ENGINE_ENUM(code, name, text) code,
+#define HF_ENGINE_ENUM(code, name, prunes, ops, text) code,
     HF_ENGINE_TABLE(HF_ENGINE_ENUM)
 #undef HF_ENGINE_ENUM
 } hf_engine_t;
 
 const char *hf_engine_name(hf_engine_t e); /* "cone" */
-/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown. */
+int hf_engine_prunes(hf_engine_t e);       /* 0 for plain: every subset, no rule */
+/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown ("ORIGIN: 'x': must be
+ * auto, cone, layered or plain"). */
 hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out);
+/* The engines' names in table order, separated by sep and the last two by last
+ * ("auto, cone, layered or plain"), into buf (n bytes). */
+void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
+/* Whether a search that ran engine `used` (a row's engine: auto resolved) is what
+ * `requested` asks for: the same engine, or any pruning engine for auto. */
+int hf_engine_satisfies(hf_engine_t requested, const char *used);
+
+/* The bounds of a target computed once (headfuse/bounds.h, hf_bounds_compute). */
+typedef struct hf_bounds_s hf_bounds_t;
 
 typedef struct {
-    int span;       /* S >= 1: keys in {0..S}^d */
-    int prune;      /* 1: proven pruning rules; 0: plain enumerator (reference, = engine plain) */
-    long max_atoms; /* largest size tried; 0 = no limit (up to the upper bound) */
-    hf_engine_t engine; /* with prune = 1: auto (default), layered or cone */
+    int span;           /* S >= 1: keys in {0..S}^d */
+    long max_atoms;     /* largest size tried; 0 = no limit (up to the upper bound) */
+    hf_engine_t engine; /* auto (0, the default), cone, layered, or plain: no pruning */
+    /* The target's bounds when the caller computed them already (its row needs them too),
+     * else NULL: the search computes LB and UB itself. Read at creation only. */
+    const hf_bounds_t *bounds;
 } hf_search_opts_t;
 
 /* Called every few thousand candidates; return nonzero to abandon the unit
@@ -63,6 +86,10 @@ typedef struct hf_search_s hf_search_t;
 /* Prepare a search: fraction, exact tester, bounds, limit targets, symmetry group.
  * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
 hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
+
+/* The checks hf_search_create makes before any work (options, target dimensions, the box's
+ * size), without building anything: what a job's preflight needs. */
+hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts);
 void hf_search_destroy(hf_search_t **s);
 
 /* The engine in use (auto resolved at creation). */
@@ -82,7 +109,7 @@ const char *hf_search_lb(const hf_search_t *s);
 const char *hf_search_ub(const hf_search_t *s);
 
 /* Smallest size worth enumerating: every smaller support is infeasible by a proven
- * rule (the face-rule LB when pruning; 1 otherwise). */
+ * rule (LB, raised by the within-span bound, for a pruning engine; 1 for plain). */
 long hf_search_first_size(const hf_search_t *s);
 
 /* Largest size the search will try: max_atoms if set, else min(UB, box points). */
@@ -167,18 +194,9 @@ void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
 hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
-/* Order of the symmetry group: signed coordinate permutations g (|group| <= 2^d d!)
- * with T(g q) = alpha T(q) + beta, from nauty's automorphisms of a graph built from P/Q,
- * each generator checked exactly (docs/search.md, "Symmetry"). -1 when it is not known
- * (P and Q over 2^18 terms with d > 7, or an order too large to test or to hold);
- * orbit representatives then use the checked generators, a subgroup. */
-long hf_search_group_order(const hf_search_t *s);
-
-/* Orbit representative of a support under the group: the lexicographically smallest
- * image (canonical position, keys sorted), over the orbit's closure under the
- * generators, or over the group's elements for an orbit too large to hold
- * (HF_ERR_LIMIT when the group is too large to list as well). out[m*d]. */
-hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out);
+/* The target's symmetry group (headfuse/symmetry.h), made when the search was created:
+ * its order for the row, and the orbits of the minimal supports. Owned by the search. */
+const hf_group_t *hf_search_group(const hf_search_t *s);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,
  * "Certified over all keys"). Two dimensions: when the Newton polygon has only

@@ -215,7 +215,7 @@ hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w);
  * APPROX.h5 writer has written, and the system calls that put RESULT.h5/APPROX.h5
  * on disk (create PATH.tmp, write, fsync, close, rename) or create and reserve a
  * shard. The failing call records an error naming the file and the step, as a real
- * failure would. The list is in docs/reliability.md ("Fault injection"). */
+ * failure would. The list is in docs/reliability.md, "Fault injection". */
 void hf_h5_fail_after(long n);
 /* Store write calls made by this process so far (to size a sweep over N). */
 long hf_h5_write_calls(void);

@@ -1,15 +1,32 @@
-/* A target as one rational function P/Q in lowest terms (algebra.h).
+/* A target as one rational function P/Q in lowest terms (algebra.h): the pieces both
+ * constructions share (a head as N/D, the unique normal form), the choice between them,
+ * and comparisons of fractions.
  *
- * With x_j = exp(q_j) a head is N/D (D = sum c_i x^k_i, N = sum c_i v_i x^k_i). The heads
- * are added one at a time, P/Q + N/D = (P D' + N Q') / (Q D') with D' = D/g, Q' = Q/g,
- * g = gcd(Q, D), and after each step the multivariate gcd of all numerators and the
- * denominator is divided out, so intermediate sizes stay those of the reduced form. */
+ * With x_j = exp(q_j) a head is N/D (D = sum c_i x^k_i, N = sum c_i v_i x^k_i). P/Q is
+ * built from the irreducible factors of the heads' denominators (fraction_factor.c); a
+ * target with a denominator too large to factor cheaply is built by gcds instead
+ * (fraction_gcd.c). Both give the same unique form (docs/exact-test.md section 1). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <flint/fmpz_vec.h>
 
-#include "headfuse/algebra.h"
+#include "algebra/algebra_impl.h"
+
+fmpz_mpoly_struct *hf_fraction_polys_new(int n, const fmpz_mpoly_ctx_t ctx)
+{
+    fmpz_mpoly_struct *p = hf_malloc((size_t)n * sizeof *p);
+    for (int j = 0; p && j < n; j++)
+        fmpz_mpoly_init(p + j, ctx);
+    return p;
+}
+
+void hf_fraction_polys_free(fmpz_mpoly_struct *p, int n, const fmpz_mpoly_ctx_t ctx)
+{
+    for (int j = 0; p && j < n; j++)
+        fmpz_mpoly_clear(p + j, ctx);
+    free(p);
+}
 
 /* Allocate the polynomials of a fraction: P = 0 (dv of them), Q = 1. */
 static hf_err_t fraction_init(hf_fraction_t *f, int d, int dv)
@@ -19,13 +36,11 @@ static hf_err_t fraction_init(hf_fraction_t *f, int d, int dv)
     fmpz_mpoly_ctx_init(f->ctx, d, ORD_LEX);
     fmpz_mpoly_init(f->Q, f->ctx);
     fmpz_mpoly_one(f->Q, f->ctx);
-    f->P = hf_malloc((size_t)dv * sizeof *f->P);
+    f->P = hf_fraction_polys_new(dv, f->ctx);
     if (!f->P) {
         f->dv = 0;
         return HF_ERR_NOMEM;
     }
-    for (int j = 0; j < dv; j++)
-        fmpz_mpoly_init(f->P + j, f->ctx);
     return HF_OK;
 }
 
@@ -33,12 +48,8 @@ void hf_fraction_clear(hf_fraction_t *f)
 {
     if (!f)
         return;
-    if (f->P) {
-        for (int j = 0; j < f->dv; j++)
-            fmpz_mpoly_clear(f->P + j, f->ctx);
-        free(f->P);
-        f->P = NULL;
-    }
+    hf_fraction_polys_free(f->P, f->dv, f->ctx);
+    f->P = NULL;
     fmpz_mpoly_clear(f->Q, f->ctx);
     fmpz_mpoly_ctx_clear(f->ctx);
     f->dv = 0;
@@ -46,9 +57,9 @@ void hf_fraction_clear(hf_fraction_t *f)
 
 /* N_j = sum c_i v_ij x^(k_i - min), D = sum c_i x^(k_i - min), both multiplied by the
  * least common denominator of all c_i and c_i v_ij so that they have integer
- * coefficients. N (dv polys) and D must be initialised. */
-static void head_fraction(fmpz_mpoly_struct *N, fmpz_mpoly_t D, const hf_head_t *h,
-                          const fmpz_mpoly_ctx_t ctx)
+ * coefficients. */
+void hf_fraction_head_nd(fmpz_mpoly_struct *N, fmpz_mpoly_t D, const hf_head_t *h,
+                         const fmpz_mpoly_ctx_t ctx)
 {
     int d = h->d, dv = h->dv;
     int64_t kmin[HF_D_MAX];
@@ -104,77 +115,37 @@ static void head_fraction(fmpz_mpoly_struct *N, fmpz_mpoly_t D, const hf_head_t 
     fmpz_clear(L);
 }
 
-/* Divide P_1..P_dv and Q by their common gcd. */
-static hf_err_t fraction_reduce_gcd(hf_fraction_t *f, const char *name)
+/* emin = the coordinatewise minimum of its old value (unless *any is 0) and A's
+ * exponents; A scanned from its last term. 1 as soon as emin is all zero (nothing more
+ * can change it). */
+static int exponent_min_update(ulong *emin, int *any, const fmpz_mpoly_t A,
+                               const fmpz_mpoly_ctx_t ctx, int d)
 {
-    hf_err_t err = HF_OK;
-    fmpz_mpoly_t G, T;
-    fmpz_mpoly_init(G, f->ctx);
-    fmpz_mpoly_init(T, f->ctx);
-    fmpz_mpoly_set(G, f->Q, f->ctx);
-    for (int j = 0; j < f->dv && !fmpz_mpoly_is_one(G, f->ctx); j++) {
-        if (!fmpz_mpoly_gcd(G, G, f->P + j, f->ctx)) {
-            err = hf_error(HF_ERR_LIMIT, "%s: multivariate gcd failed (exponents too large)", name);
-            goto cleanup;
+    ulong e[HF_D_MAX];
+    for (slong i = A->length - 1; i >= 0; i--) {
+        fmpz_mpoly_get_term_exp_ui(e, A, i, ctx);
+        int zeros = 0;
+        for (int a = 0; a < d; a++) {
+            if (!*any || e[a] < emin[a])
+                emin[a] = e[a];
+            zeros += emin[a] == 0;
         }
+        *any = 1;
+        if (zeros == d)
+            return 1;
     }
-    if (fmpz_mpoly_is_one(G, f->ctx))
-        goto cleanup;
-    for (int j = 0; j <= f->dv; j++) {
-        fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
-        if (!fmpz_mpoly_divides(T, A, G, f->ctx)) {
-            err = hf_error(HF_ERR_INTERNAL, "%s: gcd does not divide the fraction", name);
-            goto cleanup;
-        }
-        fmpz_mpoly_swap(A, T, f->ctx);
-    }
-cleanup:
-    fmpz_mpoly_clear(T, f->ctx);
-    fmpz_mpoly_clear(G, f->ctx);
-    return err;
+    return 0;
 }
 
-/* P/Q += N/D, then cancel the common gcd. */
-static hf_err_t fraction_add(hf_fraction_t *f, const fmpz_mpoly_struct *N, const fmpz_mpoly_t D,
-                             const char *name)
-{
-    hf_err_t err = HF_OK;
-    fmpz_mpoly_t g, Qg, Dg, T;
-    fmpz_mpoly_init(g, f->ctx);
-    fmpz_mpoly_init(Qg, f->ctx);
-    fmpz_mpoly_init(Dg, f->ctx);
-    fmpz_mpoly_init(T, f->ctx);
-    if (!fmpz_mpoly_gcd(g, f->Q, D, f->ctx)) {
-        err = hf_error(HF_ERR_LIMIT, "%s: multivariate gcd failed (exponents too large)", name);
-        goto cleanup;
-    }
-    if (!fmpz_mpoly_divides(Qg, f->Q, g, f->ctx) || !fmpz_mpoly_divides(Dg, D, g, f->ctx)) {
-        err = hf_error(HF_ERR_INTERNAL, "%s: gcd does not divide the denominators", name);
-        goto cleanup;
-    }
-    for (int j = 0; j < f->dv; j++) {
-        fmpz_mpoly_mul(f->P + j, f->P + j, Dg, f->ctx);
-        fmpz_mpoly_mul(T, N + j, Qg, f->ctx);
-        fmpz_mpoly_add(f->P + j, f->P + j, T, f->ctx);
-    }
-    fmpz_mpoly_mul(f->Q, f->Q, Dg, f->ctx);
-    err = fraction_reduce_gcd(f, name);
-cleanup:
-    fmpz_mpoly_clear(T, f->ctx);
-    fmpz_mpoly_clear(Dg, f->ctx);
-    fmpz_mpoly_clear(Qg, f->ctx);
-    fmpz_mpoly_clear(g, f->ctx);
-    return err;
-}
-
-/* The unique form: no common monomial factor, jointly primitive, Q(1,...,1) > 0. After
- * the gcd step the first two hold already; they are enforced here so that the form does
- * not depend on how the gcd normalises. */
-static hf_err_t fraction_normalise(hf_fraction_t *f, const char *name)
+/* The unique form: no common monomial factor, jointly primitive, Q(1,...,1) > 0. Both
+ * constructions leave Q without a monomial factor (it divides the product of the heads'
+ * shifted denominators), and the gcd one leaves the content 1 too; all three are
+ * enforced here so that the form depends on neither construction. */
+hf_err_t hf_fraction_normalise(hf_fraction_t *f, const char *name)
 {
     hf_err_t err = HF_OK;
     int d = f->d;
-    ulong emin[HF_D_MAX], e[HF_D_MAX];
+    ulong emin[HF_D_MAX];
     fmpz_mpoly_t mono, T;
     fmpz_t content, s;
     fmpz_mpoly_init(mono, f->ctx);
@@ -182,16 +153,14 @@ static hf_err_t fraction_normalise(hf_fraction_t *f, const char *name)
     fmpz_init(content);
     fmpz_init(s);
 
+    /* Q first, from its last term: Q has no monomial factor in practice (it divides the
+     * product of the shifted denominators) and its lex-last terms show it at once, so
+     * the scan usually stops before it reaches the numerators */
     int any = 0;
-    for (int j = 0; j <= f->dv; j++) {
+    for (int j = f->dv; j >= 0; j--) {
         const fmpz_mpoly_struct *A = j < f->dv ? f->P + j : f->Q;
-        for (slong i = 0; i < A->length; i++) {
-            fmpz_mpoly_get_term_exp_ui(e, A, i, f->ctx);
-            for (int a = 0; a < d; a++)
-                if (!any || e[a] < emin[a])
-                    emin[a] = e[a];
-            any = 1;
-        }
+        if (exponent_min_update(emin, &any, A, f->ctx, d))
+            break;
     }
     int shift = 0;
     for (int a = 0; a < d; a++)
@@ -236,62 +205,44 @@ cleanup:
     return err;
 }
 
-hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t)
+hf_err_t hf_fraction_check_target(const hf_target_t *t, const char **name)
 {
-    hf_err_t err = HF_OK;
-    const char *name = t->name ? t->name : "target";
     int d = t->d, dv = t->dv;
-    int ok_dims = d >= 1 && d <= HF_D_MAX && dv >= 1 && dv <= HF_DV_MAX;
-    fmpz_mpoly_struct *N = NULL;
-    fmpz_mpoly_t D;
-    int have_nd = 0;
-
-    /* always leave f initialised so that the caller can clear it */
-    err = fraction_init(f, ok_dims ? d : 1, ok_dims ? dv : 1);
-    if (err != HF_OK)
-        return err;
-    if (!ok_dims)
-        return hf_error(HF_ERR_INPUT, "%s: d=%d, dv=%d: need 1 <= d <= %d and 1 <= dv <= %d", name,
+    *name = t->name ? t->name : "target";
+    if (d < 1 || d > HF_D_MAX || dv < 1 || dv > HF_DV_MAX)
+        return hf_error(HF_ERR_INPUT, "%s: d=%d, dv=%d: need 1 <= d <= %d and 1 <= dv <= %d", *name,
                         d, dv, HF_D_MAX, HF_DV_MAX);
-
-    double terms = 1;
     for (int h = 0; h < t->nheads; h++) {
         char where[320];
-        snprintf(where, sizeof where, "%s: heads[%d]", name, h);
+        snprintf(where, sizeof where, "%s: heads[%d]", *name, h);
         if (t->heads[h].d != d || t->heads[h].dv != dv)
             return hf_error(HF_ERR_INPUT, "%s: d=%d, dv=%d differ from the target's %d, %d", where,
                             t->heads[h].d, t->heads[h].dv, d, dv);
         HF_TRY(hf_head_validate(t->heads + h, where));
-        terms *= (double)t->heads[h].natoms;
     }
-    if (terms > (double)HF_FRACTION_TERMS_MAX)
-        return hf_error(HF_ERR_LIMIT,
-                        "%s: the product of the head sizes (%.0f) exceeds %ld "
-                        "(HF_FRACTION_TERMS_MAX): P/Q would be too large to expand",
-                        name, terms, (long)HF_FRACTION_TERMS_MAX);
+    return HF_OK;
+}
 
-    N = hf_malloc((size_t)dv * sizeof *N);
-    if (!N)
-        return HF_ERR_NOMEM;
-    for (int j = 0; j < dv; j++)
-        fmpz_mpoly_init(N + j, f->ctx);
-    fmpz_mpoly_init(D, f->ctx);
-    have_nd = 1;
-
-    for (int h = 0; h < t->nheads; h++) {
-        head_fraction(N, D, t->heads + h, f->ctx);
-        HF_CHECK(err, fraction_add(f, N, D, name), cleanup);
+hf_err_t hf_fraction_begin(hf_fraction_t *f, const hf_target_t *t, const char **name)
+{
+    int ok_dims = t->d >= 1 && t->d <= HF_D_MAX && t->dv >= 1 && t->dv <= HF_DV_MAX;
+    /* always leave f initialised so that the caller can clear it */
+    hf_err_t err = fraction_init(f, ok_dims ? t->d : 1, ok_dims ? t->dv : 1);
+    if (err != HF_OK) {
+        *name = t->name ? t->name : "target";
+        return err;
     }
-    HF_CHECK(err, fraction_normalise(f, name), cleanup);
+    return hf_fraction_check_target(t, name);
+}
 
-cleanup:
-    if (have_nd) {
-        fmpz_mpoly_clear(D, f->ctx);
-        for (int j = 0; j < dv; j++)
-            fmpz_mpoly_clear(N + j, f->ctx);
-    }
-    free(N);
-    return err;
+hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t)
+{
+    int factored = 0;
+    hf_err_t err = hf_fraction_from_factors(f, t, 1, &factored);
+    if (err != HF_OK || factored)
+        return err;
+    hf_fraction_clear(f);
+    return hf_fraction_from_gcds(f, t);
 }
 
 /* Term-by-term comparison; works across the two fractions' own contexts. */

@@ -74,7 +74,7 @@ void hf_bounds_arr_clear(hf_bounds_arr_t *A);
 hf_err_t hf_bounds_arr_regions(hf_bounds_arr_t *A, const int64_t *vecs, long m, int n, fmpz_t count,
                                int *known);
 
-/* The line decomposition of MATH 7.6 (zonotope.c). When every non-constant head of t
+/* The line decomposition of docs/math.md §5.7 (zonotope.c). When every non-constant head of t
  * has its keys on a line, *all_lines = 1 and the reduced denominator of t is
  * prod_u q_u(x^u) over primitive directions u (first nonzero coordinate positive):
  * gens[m][d] are the u with deg q_u >= 1 and lens[m] those degrees, so Newt(Q) is a
@@ -117,7 +117,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
 hf_err_t hf_bounds_upper_enum(const hf_target_t *t, const int *heads, int nh, const int *coords,
                               int nc, fmpz_t n, int *ok);
 
-/* The face rule alone (MATH 4), without Newton polytopes anywhere in the recursion: the
+/* The face rule alone (docs/math.md §4.3), without Newton polytopes anywhere in the recursion: the
  * bound hf_bounds_lower gave before the Newton rules (tests compare the two). */
 hf_err_t hf_bounds_lower_face_rule(const hf_target_t *t, fmpz_t lb, int *complete);
 

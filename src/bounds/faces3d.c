@@ -1,6 +1,6 @@
 /* Span-free face accounting in three dimensions: the face values of Z = Newt(Q) and their
  * combination into a bound on every support whose hull is not a translate of Z
- * (faces3d.h; the proof is in docs/math.md, "Span-free minima in three dimensions").
+ * (faces3d.h; the proof is docs/math.md §11).
  *
  * Face values: each edge of Z is sigmoid-type or not (its reduced limit target), with its
  * lattice length; each facet F is exact or not (the reduced limit denominator q_F has

@@ -1,4 +1,4 @@
-/* Limit targets along a direction (MATH.md section 4), and checks and blocks of heads
+/* Limit targets along a direction (docs/math.md §4.1), and checks and blocks of heads
  * shared by the bounds. */
 #include <stdio.h>
 #include <string.h>

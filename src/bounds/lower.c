@@ -1,17 +1,18 @@
-/* Lower bound on m*(T): the face rule (MATH.md section 4) and the Newton polytope of the
- * reduced denominator (section 7), memoised on a canonical form.
+/* Lower bound on m*(T): the face rule (docs/math.md §4.3) and the Newton polytope of the
+ * reduced denominator (docs/math.md §5.2, §5.3), memoised on a canonical form.
  *
  * Rules, each proven (docs/bounds.md):
  *   (a) face rule: LB(T_w) + LB(T_-w) for a direction w along which T is proven not
  *       invariant;
- *   (b) Newton vertices: |vert Newt(Q)| (7.2), counted by hf_bounds_newton_count;
- *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q) (7.3).
+ *   (b) Newton vertices: |vert Newt(Q)| (Theorem 5.2), counted by hf_bounds_newton_count;
+ *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q)
+ *       (Theorem 5.3).
  * By induction over the recursion every value of (a) and (c) is at most (b) (a limit
  * target's reduced denominator divides the initial form of Q, whose polytope is the
  * face; a Minkowski summand has no more vertices than the sum). So where (b) is known
  * it is the answer and the directions are not explored; (a) runs where (b) is out of
  * reach, with (b) at the limit targets below. hf_bounds_lower_info evaluates (c) too on
- * small targets (it then equals (b)).
+ * small targets (it then equals (b)). Proof: docs/math.md §5.5.
  *
  * The face rule: LB(T) = max(1, max over directions w where T is PROVEN not invariant
  * along w of LB(T_w) + LB(T_-w)). Soundness: if K represents T then F_w(K) represents T_w and
@@ -262,7 +263,7 @@ cleanup:
 
 /* One head of T restricted to the selected atoms, in canonical form, appended to tmp
  * (or nothing when it is constant). Steps, each keeping the head's function up to an
- * added constant (which does not change m*, MATH.md section 3):
+ * added constant (which does not change m*, docs/math.md §3.2):
  *   shift keys to per-coordinate minimum 0 (N and D gain the same monomial factor);
  *   sort atoms by key and merge repeated keys (weights add, values average by weight);
  *   divide weights by the first weight (N and D scale alike);
@@ -874,7 +875,7 @@ void hf_lower_init(hf_lower_t *L)
     fmpz_init(L->lb);
     fmpz_init(L->newton_vertices);
     fmpz_one(L->lb);
-    L->rule = "trivial";
+    L->rule = hf_rule_name(HF_RULE_TRIVIAL);
     L->newton_known = 0;
     L->complete = 0;
 }
@@ -891,7 +892,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
 {
     hf_err_t err = HF_OK;
     lb_ctx_t cx;
-    const char *rule = "trivial";
+    const char *rule = hf_rule_name(HF_RULE_TRIVIAL);
     int known = 0, done = 0;
     fmpz_t v, c;
     fmpz_init(v);
@@ -904,7 +905,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
     if (known) {
         /* (b); (a) and (c) cannot exceed it, so the directions are not explored */
         fmpz_set(lb, v);
-        rule = fmpz_cmp_si(v, 1) > 0 ? "newton_vertices" : "trivial";
+        rule = hf_rule_name(fmpz_cmp_si(v, 1) > 0 ? HF_RULE_NEWTON_VERTICES : HF_RULE_TRIVIAL);
         *complete = 1;
         if (disjoint) {
             err = lb_disjoint_faces(&cx, t, c, &done);
@@ -917,12 +918,12 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
                 goto cleanup;
             if (done && fmpz_cmp(c, lb) > 0) {
                 fmpz_set(lb, c);
-                rule = "disjoint_faces";
+                rule = hf_rule_name(HF_RULE_DISJOINT_FACES);
             }
         }
     } else {
         HF_CHECK(err, lb_of_target(&cx, t, 0, lb), cleanup);
-        rule = fmpz_cmp_si(lb, 1) > 0 ? "face_rule" : "trivial";
+        rule = hf_rule_name(fmpz_cmp_si(lb, 1) > 0 ? HF_RULE_FACE : HF_RULE_TRIVIAL);
         *complete = !cx.truncated;
     }
     if (info) {

@@ -1,4 +1,4 @@
-/* Best total value over pairwise disjoint faces of Newt(Q) (MATH 7.3; newton.h).
+/* Best total value over pairwise disjoint faces of Newt(Q) (docs/math.md §5.3, §8.3; newton.h).
  *
  * Branch and bound over the vertices in index order: at the first undecided vertex v,
  * either some listed face through v that meets no decided vertex is taken (its vertices

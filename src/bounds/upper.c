@@ -1,4 +1,4 @@
-/* Upper bound: the product construction (MATH.md section 5).
+/* Upper bound: the product construction (docs/math.md §6.1, §6.2).
  *
  * Heads A and B fuse into one head with keys a + b, weights c_a c_b and values
  * v_a + v_b: (sum c_a v_a x^a)/(sum c_a x^a) + (sum c_b v_b x^b)/(sum c_b x^b) has

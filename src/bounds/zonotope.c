@@ -1,4 +1,4 @@
-/* Newton polytopes of targets whose heads have their keys on lines (MATH 7.6) and
+/* Newton polytopes of targets whose heads have their keys on lines (docs/math.md §5.7) and
  * regions of central hyperplane arrangements (docs/bounds.md, "Counting at large d").
  *
  * Line decomposition. A head whose keys are k_0 + t_i u (u primitive) is, up to the
@@ -6,7 +6,7 @@
  * by the line (u and -u are one line: u is taken with its first nonzero coordinate
  * positive) and each group is summed and reduced as a univariate fraction a_u/q_u over
  * Q (FLINT fmpq_poly). The reduced denominator of the target is then prod_u q_u(x^u)
- * (proof in docs/bounds.md), so Newt(Q) is the zonotope sum_u [0, deg q_u] u.
+ * (proof in docs/math.md §5.7), so Newt(Q) is the zonotope sum_u [0, deg q_u] u.
  *
  * Regions. The vertices of a zonotope with generators g_i correspond to the regions of
  * the arrangement {x : g_i.x = 0}. Deletion-contraction: r(A) = r(A - v) + r(A / v)

@@ -1,12 +1,91 @@
-/* Internal to the campaign module. */
+/* Internal to the campaign module: fingerprints, and what the files of a job run share
+ * (job_run.c, the run loop; job_state.c, the state directory and rows; job_migrate.c, the
+ * journalled move of an edited job's state; job_preflight.c, the checks before any work). */
 #ifndef HF_CAMPAIGN_IMPL_H
 #define HF_CAMPAIGN_IMPL_H
 
+#include <mpi.h>
+
+#include "headfuse/bounds.h"
+#include "headfuse/campaign.h"
 #include "headfuse/core.h"
 
 /* Fingerprints of searches (shard files) and of job entries (job.txt) are FNV-1a hashes
  * started from this value, not from FNV's offset basis HF_HASH_INIT: files written by
  * earlier versions hold them, and they must keep matching (--resume). */
 #define HF_CAMPAIGN_HASH_INIT UINT64_C(1469598103934665603)
+
+/* The fingerprint of a search of t with options o run by `engine` (auto resolved): shards
+ * of another search are never merged with its own. Its text is fixed (old shards resume):
+ * a test pins values written by earlier versions. out: 16 hex digits. */
+hf_err_t hf_campaign_fingerprint(const hf_target_t *t, const hf_search_opts_t *o,
+                                 hf_engine_t engine, char out[40]);
+
+/* ------------------------------------------------------------------ job runs */
+
+/* The state directory of a job run. */
+typedef struct {
+    const hf_job_t *job;
+    char dir[4096];       /* RESULT.h5.shards */
+    char file[4096 + 32]; /* scratch for path building */
+} hf_campaign_state_t;
+
+/* Paths in the state (into st->file: valid until the next call). */
+const char *hf_campaign_entry_dir(hf_campaign_state_t *st, long i); /* entry-<i>/ */
+const char *hf_campaign_entry_row(hf_campaign_state_t *st, long i); /* entry-<i>.h5 */
+const char *hf_campaign_state_path(hf_campaign_state_t *st, const char *name);
+int hf_campaign_path_exists(const char *p);
+/* The whole file as a string (hf_malloc'd), or NULL (errno says why, or no memory). */
+char *hf_campaign_read_file(const char *path);
+
+/* Entry i's search options: the one place a job entry becomes hf_search_opts_t. */
+void hf_campaign_entry_opts(const hf_job_t *job, long i, hf_search_opts_t *so);
+
+/* Rank 0, before any work: make the state directory and check it against the job.
+ * Without --resume, state of the selected entries is refused (never mixed silently);
+ * done[first..last] says which entries have their finished row. */
+hf_err_t hf_campaign_prepare_state(hf_campaign_state_t *st, long first, long last, int resume,
+                                   int whole, int *done);
+/* Remove the state directory once RESULT.h5 holds everything. */
+void hf_campaign_remove_state(hf_campaign_state_t *st);
+/* Rank 0: keep entry i's finished row (atomically) and drop its shards. */
+hf_err_t hf_campaign_save_row(hf_campaign_state_t *st, long i, const hf_target_t *t,
+                              const hf_row_t *row, const hf_supports_t *sup,
+                              hf_unit_record_t *units, long nunits, const char *cmdline,
+                              const char *start, int ranks);
+/* Rank 0: RESULT.h5 from every entry's finished row, in entry order. */
+hf_err_t hf_campaign_assemble(hf_campaign_state_t *st, const char *out, const char *cmdline,
+                              const char *start, int ranks, hf_result_t *res);
+
+/* Rows of an existing RESULT.h5 that a --resume run keeps (a job extended after its
+ * result was written): row_of[i] is entry i's row in res, or -1. */
+typedef struct {
+    hf_result_t res;
+    long *row_of;
+} hf_campaign_seed_t;
+void hf_campaign_seed_clear(hf_campaign_seed_t *sd);
+/* Rank 0, before any state is touched: match every row of the output to an entry with
+ * the same definition; a row that matches none is refused unless force. */
+hf_err_t hf_campaign_plan_seed(hf_campaign_state_t *st, const char *out, int force,
+                               hf_campaign_seed_t *sd);
+/* Rank 0, once the state matches the job: every kept row not finished in the state yet
+ * becomes its entry's finished row. */
+hf_err_t hf_campaign_apply_seed(hf_campaign_state_t *st, hf_campaign_seed_t *sd, int *done);
+/* A finished RESULT.h5 that matches the job (rows in order): nothing left to do. */
+int hf_campaign_result_complete(hf_campaign_state_t *st, const char *out);
+
+/* A migration cut short (its journal is there): finish it (job_migrate.c). */
+hf_err_t hf_campaign_finish_migration(hf_campaign_state_t *st);
+/* The job changed since job.txt was written (old -> text): carry the state of every entry
+ * with an unchanged definition over to its new index, or refuse naming the first entry
+ * whose finished work would be dropped. */
+hf_err_t hf_campaign_migrate_state(hf_campaign_state_t *st, char *old, const char *text);
+
+/* Collective, before any work: every entry first..last can be searched, and its bounds
+ * (bounds[i], initialised by the caller) computed once, on one rank, and shared with all.
+ * The error of the first failing entry wins, whichever rank checked it (hf_agree_first);
+ * its message names the job file, line and entry. */
+hf_err_t hf_campaign_preflight(MPI_Comm comm, const hf_job_t *job, long first, long last,
+                               hf_bounds_t *bounds);
 
 #endif

@@ -15,21 +15,23 @@
 #include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
+#include "headfuse/symmetry.h"
 
 /* ------------------------------------------------------------------ helpers */
 
 /* FNV-1a: a fingerprint of the job, so shards of another job are never merged. Out of
  * memory is an error: a fingerprint of no target would match other jobs' shards. */
-static hf_err_t fingerprint(const hf_target_t *t, const hf_search_opts_t *o, hf_engine_t engine,
-                            char out[40])
+hf_err_t hf_campaign_fingerprint(const hf_target_t *t, const hf_search_opts_t *o,
+                                 hf_engine_t engine, char out[40])
 {
     char *json = hf_target_to_json(t);
     if (!json)
         return HF_ERR_NOMEM;
     char opts[160];
-    /* the engine in use (auto resolved): units of different engines are different units */
-    snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|engine=%s|fmt=2", o->span, o->prune,
-             o->max_atoms, hf_engine_name(engine));
+    /* the engine in use (auto resolved): units of different engines are different units;
+     * prune=0 is the plain engine, as the options said before the engine said it alone */
+    snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|engine=%s|fmt=2", o->span,
+             hf_engine_prunes(engine), o->max_atoms, hf_engine_name(engine));
     uint64_t h = hf_hash_str(hf_hash_str(HF_CAMPAIGN_HASH_INIT, json), opts);
     snprintf(out, 40, "%016llx", (unsigned long long)h);
     free(json);
@@ -84,13 +86,7 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_
 
 /* ------------------------------------------------------------------ reduction */
 
-/* A decoded found support: its witness (keys m*d inside) and orbit representative. */
-typedef struct {
-    hf_head_t w;
-    int64_t *rep;
-} found_t;
-
-/* Compare two key lists of m*d entries (qsort_r-free: the length is in the items). */
+/* Compare two key lists of len entries. */
 static int cmp_keys(const int64_t *a, const int64_t *b, long len)
 {
     for (long i = 0; i < len; i++)
@@ -99,17 +95,25 @@ static int cmp_keys(const int64_t *a, const int64_t *b, long len)
     return 0;
 }
 
-static int cmp_found(const void *a, const void *b)
+/* Key lists of one length, for hf_sort. */
+typedef struct {
+    int64_t *const *keys;
+    long len;
+} keylists_t;
+
+static int cmp_keylists(const void *ctx, long a, long b)
 {
-    const hf_head_t *x = &((const found_t *)a)->w, *y = &((const found_t *)b)->w;
-    return cmp_keys(x->keys, y->keys, x->natoms * x->d);
+    const keylists_t *k = ctx;
+    return cmp_keys(k->keys[a], k->keys[b], k->len);
 }
 
-static long g_rep_len; /* m*d for cmp_rep */
-
-static int cmp_rep(const void *a, const void *b)
+/* The n key lists in order: idx[0..n) sorted by them. */
+static hf_err_t sort_keylists(int64_t *const *keys, long n, long len, long *idx)
 {
-    return cmp_keys(*(int64_t *const *)a, *(int64_t *const *)b, g_rep_len);
+    keylists_t k = {keys, len};
+    for (long i = 0; i < n; i++)
+        idx[i] = i;
+    return hf_sort(idx, n, cmp_keylists, &k);
 }
 
 /* The supports of size m_star (sorted canonically, each decoded once from its record)
@@ -118,46 +122,54 @@ static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t,
                                 const hf_shards_merged_t *g, long m_star, hf_supports_t *sup,
                                 long *n_sym)
 {
-    long n = 0, len = m_star * t->d;
-    found_t *f = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *f);
-    int64_t **reps = hf_calloc((size_t)(g->nfound ? g->nfound : 1), sizeof *reps);
-    hf_err_t e = f && reps ? HF_OK : HF_ERR_NOMEM;
+    long n = 0, len = m_star * t->d, cap = g->nfound ? g->nfound : 1;
+    hf_head_t *w = hf_calloc((size_t)cap, sizeof *w);
+    int64_t **keys = hf_calloc((size_t)cap, sizeof *keys);
+    int64_t **reps = hf_calloc((size_t)cap, sizeof *reps);
+    long *idx = hf_malloc((size_t)cap * sizeof *idx);
+    hf_err_t e = w && keys && reps && idx ? HF_OK : HF_ERR_NOMEM;
     for (long i = 0; e == HF_OK && i < g->nfound; i++) {
         if (g->found_m[i] != m_star)
             continue;
-        hf_head_init(&f[n].w, t->d, t->dv);
+        hf_head_init(&w[n], t->d, t->dv);
         n++;
-        e = hf_found_decode(g->found_record[i], m_star, &f[n - 1].w);
+        e = hf_found_decode(g->found_record[i], m_star, &w[n - 1]);
+        keys[n - 1] = w[n - 1].keys;
     }
     if (e == HF_OK)
-        qsort(f, (size_t)n, sizeof *f, cmp_found);
+        e = sort_keylists(keys, n, len, idx);
     for (long i = 0; e == HF_OK && i < n; i++) {
-        if (i > 0 && !cmp_keys(f[i - 1].w.keys, f[i].w.keys, len)) {
+        if (i > 0 && !cmp_keys(keys[idx[i - 1]], keys[idx[i]], len)) {
             e = hf_error(HF_ERR_CORRUPT, "the same support was recorded twice");
             break;
         }
-        HF_CHECK(e, hf_supports_push_head(sup, &f[i].w), done);
-        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps))) {
-            e = HF_ERR_NOMEM;
-            break;
-        }
-        HF_CHECK(e, hf_search_orbit_rep(s, m_star, f[i].w.keys, reps[i]), done);
+        e = hf_supports_push_head(sup, &w[idx[i]]);
     }
-    if (e == HF_OK) {
-        g_rep_len = len;
-        qsort(reps, (size_t)n, sizeof *reps, cmp_rep);
+    /* one support is one orbit: its image is not computed (for a support of 10^5 keys it
+     * is the whole cost of the row) */
+    *n_sym = n;
+    for (long i = 0; e == HF_OK && n > 1 && i < n; i++) {
+        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps)))
+            e = HF_ERR_NOMEM;
+        else
+            e = hf_group_orbit_rep(hf_search_group(s), m_star, keys[i], reps[i]);
+    }
+    if (e == HF_OK && n > 1)
+        e = sort_keylists(reps, n, len, idx);
+    if (e == HF_OK && n > 1) {
         *n_sym = 0;
         for (long i = 0; i < n; i++)
-            if (i == 0 || cmp_keys(reps[i - 1], reps[i], len))
+            if (i == 0 || cmp_keys(reps[idx[i - 1]], reps[idx[i]], len))
                 (*n_sym)++;
     }
-done:
-    for (long i = 0; f && i < n; i++)
-        hf_head_clear(&f[i].w);
+    for (long i = 0; w && i < n; i++)
+        hf_head_clear(&w[i]);
     for (long i = 0; reps && i < n; i++)
         free(reps[i]);
-    free(f);
+    free(idx);
     free(reps);
+    free(keys);
+    free(w);
     return e;
 }
 
@@ -183,28 +195,13 @@ static hf_err_t product_support(const hf_target_t *t, hf_supports_t *sup)
 
 /* ------------------------------------------------------------------ the entry */
 
-const char *hf_campaign_engine(const hf_search_opts_t *o)
-{
-    return hf_engine_name(o->prune ? o->engine : HF_ENGINE_PLAIN);
-}
-
-/* A row records the engine that ran (auto resolved). It matches the options when both
- * are plain, or the options name that engine, or they say auto and a pruning engine ran
- * (auto resolves the same way for the same target and span). */
-static int engine_matches(const char *recorded, const hf_search_opts_t *o)
-{
-    const char *want = hf_campaign_engine(o);
-    if (!strcmp(recorded, want))
-        return 1;
-    return o->prune && o->engine == HF_ENGINE_AUTO && strcmp(recorded, "plain") != 0;
-}
-
 int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
                             const hf_search_opts_t *o)
 {
+    /* a row records the engine that ran (auto resolved) */
     const hf_row_t *w = r->rows + i;
-    return w->span == o->span && w->max_atoms == o->max_atoms && engine_matches(w->engine, o) &&
-           !strcmp(r->target_json[i], t_json);
+    return w->span == o->span && w->max_atoms == o->max_atoms &&
+           hf_engine_satisfies(o->engine, w->engine) && !strcmp(r->target_json[i], t_json);
 }
 
 static long box_points(int d, int span)
@@ -248,8 +245,8 @@ static void search_about(const hf_target_t *t, const hf_search_opts_t *o, char *
     char max[32] = "none";
     if (o->max_atoms > 0)
         snprintf(max, sizeof max, "%ld", o->max_atoms);
-    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span, hf_campaign_engine(o),
-             max);
+    snprintf(buf, n, "%s span %d, engine %s, max_atoms %s", t->name, o->span,
+             hf_engine_name(o->engine), max);
 }
 
 /* The shards in the directory belong to another search (hf_shard_read's HF_ERR_INPUT):
@@ -318,43 +315,63 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
 }
 
 hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
-                               const char *max_name, int *shortcut, char *lb_out, char *ub_out,
-                               size_t n, char *rule_out, size_t rn)
+                               const hf_bounds_t *b, const char *max_name, int *shortcut)
 {
-    int span = o->span;
-    hf_lower_t low;
-    fmpz_t ub;
-    hf_lower_init(&low);
-    fmpz_init(ub);
-    int exact = 0;
+    const fmpz *lb = b->low.lb;
     *shortcut = 0;
-    hf_err_t e = hf_bounds_lower_info(t, &low);
-    fmpz *lb = low.lb;
-    if (e == HF_OK) {
-        snprintf(rule_out, rn, "%s", low.rule);
-        e = hf_bounds_upper(t, ub, &exact);
-    }
-    if (e == HF_OK) {
-        char *ls = fmpz_get_str(NULL, 10, lb), *us = fmpz_get_str(NULL, 10, ub);
-        snprintf(lb_out, n, "%s", ls);
-        snprintf(ub_out, n, "%s", us);
+    if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0) {
+        char *ls = fmpz_get_str(NULL, 10, lb);
+        hf_err_t e =
+            hf_error(HF_ERR_INPUT,
+                     "%s %ld: below the lower bound LB = %s of %s (%s, valid for any "
+                     "keys): no head of at most %ld atoms equals it, so nothing can be "
+                     "searched; give %s %s or more, or no limit",
+                     max_name, o->max_atoms, ls, t->name, b->low.rule, o->max_atoms, max_name, ls);
         flint_free(ls);
-        flint_free(us);
-        if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0)
-            e = hf_error(HF_ERR_INPUT,
-                         "%s %ld: below the lower bound LB = %s of %s (%s, valid for any "
-                         "keys): no head of at most %ld atoms equals it, so nothing can be "
-                         "searched; give %s %s or more, or no limit",
-                         max_name, o->max_atoms, lb_out, t->name, low.rule, o->max_atoms, max_name,
-                         lb_out);
-        long points = box_points(t->d, span);
-        *shortcut = exact && fmpz_equal(lb, ub) &&
-                    (points < 0 || points > HF_CERTIFIED_ENUM_POINTS ||
-                     fmpz_cmp_si(lb, HF_CERTIFIED_ENUM_ATOMS) > 0);
+        return e;
     }
-    fmpz_clear(ub);
-    hf_lower_clear(&low);
-    return e;
+    long points = box_points(t->d, o->span);
+    *shortcut = b->ub_exact && fmpz_equal(lb, b->ub) &&
+                (points < 0 || points > HF_CERTIFIED_ENUM_POINTS ||
+                 fmpz_cmp_si(lb, HF_CERTIFIED_ENUM_ATOMS) > 0);
+    return HF_OK;
+}
+
+/* What decided a row: assembled into it in one place (row_settle). */
+typedef struct {
+    const hf_bounds_t *bounds;
+    const char *engine;           /* the engine that ran (auto resolved), else the options' */
+    long m_star;                  /* -1: no support found (or too large to hold) */
+    int none;                     /* every size up to UB decided without a support */
+    const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
+} row_outcome_t;
+
+/* The row's LB, UB, rule, engine, m* and status from its outcome. The status is
+ * certified when LB = UB (as numbers), or when a minimum proven over all keys is the m*
+ * found (then LB is m* and the rule the certificate's); else exhaustive (m* found),
+ * infeasible (no support up to UB) or open (stopped at max_atoms). */
+static void row_settle(hf_row_t *row, const row_outcome_t *o)
+{
+    const hf_bounds_t *b = o->bounds;
+    char *ls = fmpz_get_str(NULL, 10, b->low.lb), *us = fmpz_get_str(NULL, 10, b->ub);
+    snprintf(row->lb, sizeof row->lb, "%s", ls);
+    snprintf(row->ub, sizeof row->ub, "%s", us);
+    flint_free(us);
+    flint_free(ls);
+    snprintf(row->lb_rule, sizeof row->lb_rule, "%s", b->low.rule);
+    snprintf(row->engine, sizeof row->engine, "%s", o->engine);
+    row->m_star = o->m_star;
+    int certified = fmpz_equal(b->low.lb, b->ub);
+    if (!certified && o->cert && o->cert->certified && o->m_star == o->cert->m_star) {
+        certified = 1;
+        snprintf(row->lb, sizeof row->lb, "%ld", o->cert->m_star);
+        snprintf(row->lb_rule, sizeof row->lb_rule, "%s", o->cert->rule);
+    }
+    snprintf(row->status, sizeof row->status, "%s",
+             certified        ? "certified"
+             : o->m_star >= 0 ? "exhaustive"
+             : o->none        ? "infeasible"
+                              : "open");
 }
 
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
@@ -394,32 +411,32 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     hf_shards_merged_t g;
     memset(&g, 0, sizeof g);
     char fp[40] = "";
-    hf_err_t fe = HF_OK;
+    hf_bounds_t own; /* the bounds, when the caller has none */
+    hf_bounds_init(&own);
+    const hf_bounds_t *b = cfg->bounds ? cfg->bounds : &own;
     hf_supports_init(sup, 0, t->d, t->dv);
     memset(row, 0, sizeof *row);
-
     snprintf(row->name, sizeof row->name, "%s", t->name);
     row->d = t->d;
     row->span = sopts->span;
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
     row->max_atoms = sopts->max_atoms;
-    snprintf(row->engine, sizeof row->engine, "%s", hf_campaign_engine(sopts));
+    row_outcome_t ro = {.bounds = b, .engine = hf_engine_name(sopts->engine), .m_star = -1};
 
+    /* the bounds, once: for the shortcut, the search's sizes and the row */
     int shortcut = 0;
+    hf_err_t fe = cfg->bounds ? HF_OK : hf_bounds_compute(t, &own);
     if (fe == HF_OK)
-        fe = hf_campaign_certified(t, sopts, cfg->max_name ? cfg->max_name : "max_atoms", &shortcut,
-                                   row->lb, row->ub, HF_BIGINT_LEN, row->lb_rule,
-                                   sizeof row->lb_rule);
+        fe = hf_campaign_certified(t, sopts, b, cfg->max_name ? cfg->max_name : "max_atoms",
+                                   &shortcut);
     hf_err_t e = hf_agree_all(comm, fe);
     if (e != HF_OK)
         goto out;
     if (shortcut) {
-        /* LB = UB: certified without building a search; keep the product head. */
-        /* m* as a number below 2^63; a larger LB keeps only its decimal string */
-        long lb = -1;
-        hf_parse_long(row->lb, -1, 0, LONG_MAX, &lb);
-        row->m_star = lb;
-        snprintf(row->status, sizeof row->status, "certified");
+        /* LB = UB: certified without building a search; keep the product head. m* as a
+         * number below 2^63; a larger LB keeps only its decimal string */
+        ro.m_star = fmpz_fits_si(b->low.lb) ? fmpz_get_si(b->low.lb) : -1;
+        row_settle(row, &ro);
         if (rank == 0)
             e = product_support(t, sup);
         e = hf_agree_root(comm, e);
@@ -427,18 +444,17 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     }
 
-    e = hf_search_create(t, sopts, &s);
+    hf_search_opts_t sbo = *sopts;
+    sbo.bounds = b;
+    e = hf_search_create(t, &sbo, &s);
     if (e == HF_OK) {
-        e = fingerprint(t, sopts, hf_search_engine(s), fp);
-        snprintf(row->engine, sizeof row->engine, "%s", hf_engine_name(hf_search_engine(s)));
+        e = hf_campaign_fingerprint(t, sopts, hf_search_engine(s), fp);
+        ro.engine = hf_engine_name(hf_search_engine(s));
     }
     e = hf_agree_all(comm, e);
     if (e != HF_OK)
         goto out;
-    int certified = !strcmp(hf_search_lb(s), hf_search_ub(s));
-    snprintf(row->lb, sizeof row->lb, "%s", hf_search_lb(s));
-    snprintf(row->ub, sizeof row->ub, "%s", hf_search_ub(s));
-    row->group_order = hf_search_group_order(s);
+    row->group_order = hf_group_order(hf_search_group(s));
 
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
@@ -488,28 +504,20 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     }
 
-    row->m_star = oc.m_star;
     row->nodes = oc.nodes;
     row->units = oc.units;
+    ro.m_star = oc.m_star;
     /* every size up to UB decided without a support: no head with keys in the span
      * represents the target (a result, with its own status: there is no m* here) */
-    int none = oc.m_star < 0 && oc.last_m >= so.last_m && sopts->max_atoms == 0;
+    ro.none = oc.m_star < 0 && oc.last_m >= so.last_m && sopts->max_atoms == 0;
     /* a minimum proven over all integer keys (two dimensions, search.h) certifies the row
      * when the span holds it: then LB is m* itself */
     hf_certificate_t cert;
     e = hf_agree_all(comm, hf_search_certify(t, &cert));
     if (e != HF_OK)
         goto out;
-    if (!certified && cert.certified && oc.m_star == cert.m_star) {
-        certified = 1;
-        snprintf(row->lb, sizeof row->lb, "%ld", cert.m_star);
-        snprintf(row->lb_rule, sizeof row->lb_rule, "%s", cert.rule);
-    }
-    snprintf(row->status, sizeof row->status, "%s",
-             certified        ? "certified"
-             : oc.m_star >= 0 ? "exhaustive"
-             : none           ? "infeasible"
-                              : "open");
+    ro.cert = &cert;
+    row_settle(row, &ro);
     if (rank == 0) {
         e = hf_shards_merge(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
@@ -549,6 +557,7 @@ out:
     hf_shards_merged_clear(&g);
     free(done);
     hf_search_destroy(&s);
+    hf_bounds_clear(&own);
     return e;
 }
 

@@ -53,7 +53,8 @@ static int list_job(const char *path, const char *out, int json)
             json_object_set_new(o, "target", json_string(en->label));
             json_object_set_new(o, "span", json_integer(en->span));
             json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
-            json_object_set_new(o, "prune", json_boolean(en->prune));
+            json_object_set_new(o, "prune",
+                                json_boolean(hf_engine_prunes((hf_engine_t)en->engine)));
             json_object_set_new(o, "engine", json_string(hf_engine_name((hf_engine_t)en->engine)));
             json_object_set_new(o, "line", json_integer(en->line));
             json_array_append_new(arr, o);

@@ -12,9 +12,10 @@
 #include "headfuse/agree.h"
 #include "headfuse/campaign.h"
 
-static const char *usage_text =
+/* %s: the engines (HF_ENGINE_TABLE), "auto|cone|layered|plain" */
+static const char *usage_format =
     "usage: mpirun -n N headfuse search (FILE.json | --family NAME:d=N[,k=K]) --span S\n"
-    "                --out RESULT.h5 [--max-atoms M] [--engine auto|cone|layered|plain]\n"
+    "                --out RESULT.h5 [--max-atoms M] [--engine %s]\n"
     "                [--resume] [--force] [--no-prune] [--quiet] [--json]\n"
     "  Finds every minimal key set in {0..S}^d (canonical position) that carries one head\n"
     "  equal to the target, each with an exact witness. Shards go to RESULT.h5.shards/;\n"
@@ -45,7 +46,9 @@ int cli_cmd_search(int argc, char **argv)
     if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
-        fputs(usage_text, stdout);
+        char names[128];
+        hf_engine_names(names, sizeof names, "|", "|");
+        printf(usage_format, names);
         return 0;
     }
     hf_engine_t engine = HF_ENGINE_AUTO;
@@ -53,14 +56,15 @@ int cli_cmd_search(int argc, char **argv)
         fprintf(stderr, "headfuse search: %s\n", hf_error_msg());
         return 2;
     }
+    /* the engine is the one setting: --no-prune is another way to ask for plain */
     if (no_prune && engine_s && engine != HF_ENGINE_PLAIN) {
         fprintf(stderr,
                 "headfuse search: --no-prune is the plain engine; it contradicts --engine %s\n",
                 engine_s);
         return 2;
     }
-    if (engine == HF_ENGINE_PLAIN)
-        no_prune = 1;
+    if (no_prune)
+        engine = HF_ENGINE_PLAIN;
 
     int rank, size;
     char start[32];
@@ -80,10 +84,7 @@ int cli_cmd_search(int argc, char **argv)
         e = HF_ERR_NOMEM;
     if ((e = hf_agree_all(MPI_COMM_WORLD, e)) != HF_OK)
         goto fail;
-    hf_search_opts_t so = {.span = (int)span,
-                           .prune = !no_prune,
-                           .max_atoms = max_atoms,
-                           .engine = no_prune ? HF_ENGINE_AUTO : engine};
+    hf_search_opts_t so = {.span = (int)span, .max_atoms = max_atoms, .engine = engine};
     hf_campaign_search_opts_t co = {.out = out,
                                     .force = force,
                                     .resume = resume,

@@ -35,16 +35,11 @@ static const char *usage_text =
     "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies);\n"
     "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
-/* The rule behind LB, in words (hf_lower_t.rule). */
+/* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
 {
-    if (!strcmp(rule, "face_rule"))
-        return "face rule";
-    if (!strcmp(rule, "newton_vertices"))
-        return "vertices of the Newton polytope of the reduced denominator";
-    if (!strcmp(rule, "disjoint_faces"))
-        return "disjoint faces of the Newton polytope of the reduced denominator";
-    return "trivial: at least one atom";
+    const char *w = hf_rule_words(rule);
+    return w ? w : rule;
 }
 
 /* The counts of the 2-D or 3-D span-free argument (search.h), or null when none ran. */
@@ -55,7 +50,8 @@ static json_t *span_free_json(const hf_certificate_t *c)
     json_t *o = json_object();
     json_object_set_new(o, "dim", json_integer(c->dim));
     json_object_set_new(o, "lb", json_integer(c->lb));
-    json_object_set_new(o, "rule", json_string(c->dim == 3 ? "newton_3d" : "newton_2d"));
+    json_object_set_new(
+        o, "rule", json_string(hf_rule_name(c->dim == 3 ? HF_RULE_NEWTON_3D : HF_RULE_NEWTON_2D)));
     json_object_set_new(o, "supp_q", json_integer(c->supp_q));
     json_object_set_new(o, "supp_q_feasible", json_boolean(c->supp_q_feasible));
     json_object_set_new(o, "boundary", json_integer(c->boundary));

@@ -1,4 +1,5 @@
-/* The hash, array growth, sort with a context and integer parser of core.h. */
+/* The hash, array growth (one array or parallel ones), sort with a context and integer
+ * parser of core.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +29,22 @@ hf_err_t hf_grow(void **p, long *cap, long need, size_t elem)
     if (!q)
         return HF_ERR_NOMEM;
     *p = q;
+    *cap = c;
+    return HF_OK;
+}
+
+hf_err_t hf_grow_arrays(long *cap, long need, int n, void **const *arrays, const size_t *elem)
+{
+    if (need <= *cap)
+        return HF_OK;
+    long c = 2 * *cap > need ? 2 * *cap : need;
+    for (int k = 0; k < n; k++) {
+        /* an array enlarged before a later one fails stays valid: *cap only says less */
+        void *q = hf_realloc(*arrays[k], (size_t)c * elem[k]);
+        if (!q)
+            return HF_ERR_NOMEM;
+        *arrays[k] = q;
+    }
     *cap = c;
     return HF_OK;
 }

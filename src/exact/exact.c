@@ -1,4 +1,4 @@
-/* The exact support test (exact.h, MATH.md section 2).
+/* The exact support test (exact.h; docs/math.md §2.2, §2.4, §2.5).
  *
  * For a key set K (m keys) the unknowns are u_{k,j} (column k*dv + j) and c_k (column
  * m*dv + k). Row (j, mu) of M is the coefficient of the monomial x^mu in

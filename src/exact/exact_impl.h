@@ -70,7 +70,7 @@ struct hf_exact_s {
     long *rmap; /* rcap entries: row of M -> row of the pivot-row submatrix, or -1 */
 };
 
-/* The decision in R-space (rspace.c, MATH.md 7.7 applied to one support): K represents
+/* The decision in R-space (rspace.c, docs/math.md §7.1): K represents
  * T iff some R with Newt(R) + Newt(Q) = conv(K) makes Q.R positive on K and zero off K
  * and P.R zero off K. Unknowns: R's coefficients on the box of widths (K's widths minus
  * Q's extents), far fewer than the (dv + 1) m of M when K is large. Same answers as

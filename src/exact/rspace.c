@@ -1,8 +1,8 @@
-/* The exact support test in R-space (MATH.md 7.1 and 7.7, docs/exact-test.md).
+/* The exact support test in R-space (docs/math.md §7.1, docs/exact-test.md §6a).
  *
  * If a head on K represents T = P/Q (reduced), its weights give C = sum c_k x^k = Q R and
- * its weighted values U = P R for one Laurent polynomial R (section 2: gcd(P, Q) = 1 forces
- * Q | C). With K shifted to minimum 0 and Q shifted by its own minimum exponent q0,
+ * its weighted values U = P R for one Laurent polynomial R (docs/math.md §2.3: gcd(P, Q) = 1
+ * forces Q | C). With K shifted to minimum 0 and Q shifted by its own minimum exponent q0,
  * Newt(C) = Newt(Q) + Newt(R) puts R in the box B = prod_j [0, W_j - e_j] (W: K's widths,
  * e: Q's extents). Conversely, for R on B:
  *     (Q R)_k = 0 for k outside K,  (P_j R)_k = 0 for k outside K  (equalities),

@@ -345,8 +345,11 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
         const char *name;
         snprintf(key, sizeof key, "%s.engine", where);
         HF_TRY(get_string(c, n, key, &name));
-        if (hf_engine_parse(name, key, &s->engine) != HF_OK)
-            return bad(c, n, key, "'%s': must be auto, cone, layered or plain", name);
+        if (hf_engine_parse(name, key, &s->engine) != HF_OK) {
+            char names[128];
+            hf_engine_names(names, sizeof names, ", ", " or ");
+            return bad(c, n, key, "'%s': must be %s", name, names);
+        }
         s->has_engine = 1;
         /* prune: false is the plain engine; another engine beside it is a contradiction */
         if (s->has_prune && !s->prune && s->engine != HF_ENGINE_AUTO &&
@@ -357,8 +360,9 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
     return HF_OK;
 }
 
-/* The engine of an entry: its own engine or prune key first, then the defaults'. prune:
- * true keeps a pruning engine from the defaults; prune: false is the plain engine. */
+/* The engine of an entry, the one setting that the keys engine and prune both give: its
+ * own engine or prune key first, then the defaults'. prune: true keeps a pruning engine
+ * from the defaults; prune: false is the plain engine. */
 static hf_engine_t resolve_engine(const settings_t *entry, const settings_t *defaults)
 {
     const settings_t *lv[2] = {entry, defaults};
@@ -472,7 +476,6 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
     }
     hf_engine_t engine = resolve_engine(&s, defaults);
     hf_job_entry_t proto = {.max_atoms = s.has_max ? s.max_atoms : 0,
-                            .prune = engine != HF_ENGINE_PLAIN,
                             .engine = engine,
                             .line = (int)n->start_mark.line + 1,
                             .index = index};
@@ -791,10 +794,14 @@ char *hf_job_entry_describe(const hf_job_t *job, long i)
     char buf[512], more[64] = "";
     if (e->max_atoms)
         snprintf(more, sizeof more, " max_atoms %ld", e->max_atoms);
-    snprintf(buf, sizeof buf, "%s span %d%s%s%s", e->label, e->span, more,
-             e->prune ? "" : " no-prune",
-             e->prune && e->engine != HF_ENGINE_AUTO
-                 ? (e->engine == HF_ENGINE_CONE ? " engine cone" : " engine layered")
-                 : "");
+    /* as job.txt keeps it (a changed text would make the state of a job another job's):
+     * plain is " no-prune", the default engine is not named, any other is */
+    hf_engine_t engine = (hf_engine_t)e->engine;
+    if (!hf_engine_prunes(engine))
+        snprintf(more + strlen(more), sizeof more - strlen(more), " no-prune");
+    else if (engine != HF_ENGINE_AUTO)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " engine %s",
+                 hf_engine_name(engine));
+    snprintf(buf, sizeof buf, "%s span %d%s", e->label, e->span, more);
     return hf_strdup(buf);
 }

@@ -18,6 +18,7 @@
  * the end of a round no message is left in flight. A steal takes the upper half of the
  * batch's ranges not started yet, or, on the batch's last range, the upper half of its
  * cells not started yet. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,17 @@ static int split_own(deal_t *D, work_t *out)
     return 1;
 }
 
+#ifndef NDEBUG
+/* The steals in flight, counted from the workers: D->pending must always be this. */
+static long pending_count(const deal_t *D)
+{
+    long n = 0;
+    for (int r = 0; r < D->size; r++)
+        n += D->w[r].steal_pending;
+    return n;
+}
+#endif
+
 /* One steal in flight for each parked rank, from the longest-running work. */
 static void try_steals(deal_t *D)
 {
@@ -248,10 +260,12 @@ static void try_steals(deal_t *D)
             give(D, unpark(D), &wk);
             continue;
         }
+        assert(v != 0 && !D->w[v].steal_pending); /* one STEAL in flight per victim */
         send_kind(D, v, TAG_ASSIGN, FROM_STEAL, -1);
         D->sp->stats.coord_messages++;
         D->w[v].steal_pending = 1;
         D->pending++;
+        assert(D->pending == pending_count(D));
     }
 }
 
@@ -330,6 +344,8 @@ static void handle(deal_t *D, const int64_t *msg, int r)
         assign(D, r);
         break;
     case TO_STOLEN:
+        /* an answer comes only to a STEAL sent, and each STEAL is answered once */
+        assert(w->steal_pending && D->pending > 0);
         w->steal_pending = 0;
         D->pending--;
         w->start = MPI_Wtime();
@@ -349,6 +365,7 @@ static void handle(deal_t *D, const int64_t *msg, int r)
         try_steals(D);
         break;
     case TO_NOSTEAL:
+        assert(w->steal_pending && D->pending > 0);
         w->steal_pending = 0;
         D->pending--;
         if (msg[1] >= 0 && w->state == W_BUSY) /* its work has nothing left to give */
@@ -356,6 +373,7 @@ static void handle(deal_t *D, const int64_t *msg, int r)
         try_steals(D);
         break;
     }
+    assert(D->pending == pending_count(D));
     finish_if_over(D);
 }
 
@@ -435,6 +453,7 @@ static void run_self(deal_t *D, const work_t *wk)
     } else {
         report(D, &fin, nodes, found);
     }
+    assert(D->pending == pending_count(D));
     finish_if_over(D);
 }
 
@@ -459,8 +478,11 @@ static void coordinate(deal_t *D)
             finish_if_over(D);
             continue;
         }
-        if (D->gone == D->size - 1 && D->pending == 0)
+        if (D->gone == D->size - 1 && D->pending == 0) {
+            /* the round is over: no STEAL is left unanswered, no rank is still parked */
+            assert(pending_count(D) == 0 && D->npark == 0);
             return;
+        }
         serve(D, 1);
     }
 }

@@ -1,5 +1,8 @@
-/* The MPI scheduler: dynamic hand-out of search units, with rank 0 both coordinating
- * and working, resume from finished units, stop signals and progress lines. */
+/* The MPI scheduler (sched.h): one search across the ranks. The engine's one-time
+ * preparation and each size's (the split of the preparation across the ranks, the search's
+ * hf_search_split_t), then sizes in order, each dealt as ranges of its units' cells by the
+ * deal (deal.c); the ranges finished in an earlier run are left out (resume); stop signals,
+ * and progress lines on rank 0. */
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,10 +12,6 @@
 
 #include "headfuse/agree.h"
 #include "headfuse/sched.h"
-
-enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
-/* Request kinds a worker sends to rank 0. */
-enum { REQ_FIRST = 0, REQ_DONE = 1, REQ_ABANDONED = 2 };
 
 static volatile sig_atomic_t stop_flag;
 /* Said once on SIGTERM, which may be the last thing this rank does: mpirun sends it
@@ -478,10 +477,15 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     L.run_start = L.last_progress = MPI_Wtime();
     hf_err_t err = HF_OK;
 
+    /* every preparation, the one-time one too, may be dealt across the ranks */
+    if (L.size > 1)
+        do_set_split(&L, &L.split.split);
     if (opts->first_m <= opts->last_m) {
         int any_stop = 0;
         err = agree_step(comm, do_prepare(&L, poll_prepare, &L), &any_stop);
         if (err != HF_OK || any_stop) {
+            if (L.size > 1)
+                do_set_split(&L, NULL);
             out->interrupted = err == HF_OK;
             out->seconds = MPI_Wtime() - L.run_start;
             return err;
@@ -494,9 +498,6 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
         }
     }
 
-    /* each size's preparation dealt across the ranks (the search's own tables) */
-    if (L.size > 1)
-        do_set_split(&L, &L.split.split);
     for (long m = opts->first_m; m <= opts->last_m; m++) {
         int decided = 0;
         long found = 0;

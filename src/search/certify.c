@@ -94,7 +94,7 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
         out->certified = 1;
         out->m_star = m;
         out->unique = m <= b0 + 1;
-        out->rule = "newton_2d";
+        out->rule = hf_rule_name(HF_RULE_NEWTON_2D);
     }
 done:
     hf_newton_clear(&N);

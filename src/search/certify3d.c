@@ -1,5 +1,5 @@
-/* Minima proven over all integer keys in three dimensions (docs/search.md, "Certified over
- * all keys"; the proof is in docs/math.md, "Span-free minima in three dimensions").
+/* Minima proven over all integer keys in three dimensions (docs/search.md, "In three
+ * dimensions"; the proof is docs/math.md §11, Theorem 11.6).
  *
  * The face accounting (faces3d.h) bounds every support whose hull is not a translate of
  * Z = Newt(Q) by `bound` keys; a support whose hull is a translate of Z is supp(Q)
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/bounds.h"
 #include "headfuse/faces3d.h"
 #include "search/search_impl.h"
 
@@ -64,7 +65,7 @@ hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out)
         out->certified = 1;
         out->m_star = m;
         out->unique = m < A.bound;
-        out->rule = "newton_3d";
+        out->rule = hf_rule_name(HF_RULE_NEWTON_3D);
     }
 done:
     if (have_f)

@@ -1,4 +1,4 @@
-/* The cone engine (MATH.md 7.7; docs/search.md, "The cone engine").
+/* The cone engine (engine cone; MATH.md 7.7; docs/search.md, "The cone engine").
  *
  * A support K in canonical position inside the span box is supp(Q R) for an R on the
  * small box B_R = prod_j [0, S - e_j] (e = Newt(Q)'s extents, Q shifted to minimum 0),
@@ -35,62 +35,23 @@
 #include <flint/nmod_mat.h>
 #include <flint/ulong_extras.h>
 
-#include "search/search_impl.h"
+#include "search/cone_impl.h"
 
 /* Dense row storage limit (entries of the n x rows matrix). */
 #define CONE_CELLS_MAX (INT64_C(1) << 26)
 
-struct hf_cone_s {
-    long n;         /* unknowns: points of B_R */
-    long nh;        /* hyperplanes (rows up to a positive factor) */
-    long words;     /* 64-bit words of a hyperplane bitset */
-    fmpz *A;        /* nh x n rows, primitive */
-    long *weight;   /* box points on each hyperplane */
-    long *pstart;   /* points of hyperplane h: pts[pstart[h] .. pstart[h + 1]) */
-    uint32_t *pts;  /* box point indices, increasing per hyperplane */
-    long nrays;     /* extreme rays of support <= bound */
-    uint64_t *supp; /* nrays x words: hyperplanes where the ray's row value is > 0 */
-    long *ssize;    /* support sizes (box points) */
-    long bound;     /* the M the rays were computed for */
-    hf_cone_info_t info;
-};
+/* The engine's state (s->data). */
+typedef struct {
+    hf_cone_t *cone; /* rays and hyperplanes, made by the preparation */
+    int per_size;    /* the rays are computed for each size's own bound (no look-ahead) */
+} cone_state_t;
 
-/* ------------------------------------------------------------------ bitsets */
-
-static inline int bit_get(const uint64_t *b, long i)
+static cone_state_t *cone_state(const hf_search_t *s)
 {
-    return (int)(b[i >> 6] >> (i & 63) & 1);
-}
-
-static inline void bit_set(uint64_t *b, long i)
-{
-    b[i >> 6] |= (uint64_t)1 << (i & 63);
-}
-
-static inline int bits_subset(const uint64_t *a, const uint64_t *b, long words)
-{
-    for (long w = 0; w < words; w++)
-        if (a[w] & ~b[w])
-            return 0;
-    return 1;
+    return s->data;
 }
 
 /* ------------------------------------------------------------------ rows */
-
-/* Sum of the weights of the set bits. */
-static long bits_weight(const uint64_t *b, long words, const long *weight)
-{
-    long total = 0;
-    for (long w = 0; w < words; w++) {
-        uint64_t x = b[w];
-        while (x) {
-            int i = __builtin_ctzll(x);
-            total += weight[w * 64 + i];
-            x &= x - 1;
-        }
-    }
-    return total;
-}
 
 static uint64_t row_hash(const fmpz *a, long n)
 {
@@ -100,41 +61,49 @@ static uint64_t row_hash(const fmpz *a, long n)
     return hf_hash_mix(h);
 }
 
+/* A row looked up among the hyperplanes found so far (rep[h]: hyperplane h's first row).
+ * The rows are FLINT integers of any size, compared in full, so the hyperplanes are core's
+ * hash index over them rather than its integer-vector set (64-bit entries). */
+typedef struct {
+    const fmpz *rows;
+    const long *rep;
+    long n;
+    const fmpz *row;
+} row_key_t;
+
+static int row_eq(const void *ctx, long h)
+{
+    const row_key_t *k = ctx;
+    return _fmpz_vec_equal(k->rows + k->rep[h] * k->n, k->row, k->n);
+}
+
 /* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)
  * into hyperplanes: equal rows are one hyperplane whose points are theirs. Fills c->A,
  * c->weight, c->pstart, c->pts. */
 static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const long *rowpt)
 {
-    long n = c->n, cap = 64, nh = 0;
-    while (cap < 2 * nrows)
-        cap *= 2;
+    long n = c->n, nh = 0;
     hf_err_t err = HF_OK;
-    uint64_t *hash = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hash);
     long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp); /* row -> hyperplane */
     long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
-    long *tab = hf_malloc((size_t)cap * sizeof *tab); /* open addressing: hash -> row */
     long *fill = NULL;
-    if (!hash || !hyp || !rep || !tab) {
+    hf_index_t index; /* hash of a row -> its hyperplane (core's hash index) */
+    hf_index_init(&index);
+    if (!hyp || !rep) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    for (long i = 0; i < cap; i++)
-        tab[i] = -1;
     for (long i = 0; i < nrows; i++) {
-        hash[i] = row_hash(rows + i * n, n);
-        for (long sl = (long)(hash[i] & (uint64_t)(cap - 1));; sl = (sl + 1) & (cap - 1)) {
-            long j = tab[sl];
-            if (j < 0) {
-                tab[sl] = i;
-                hyp[i] = nh;
-                rep[nh++] = i;
-                break;
-            }
-            if (hash[j] == hash[i] && _fmpz_vec_equal(rows + j * n, rows + i * n, n)) {
-                hyp[i] = hyp[j];
-                break;
-            }
+        row_key_t key = {rows, rep, n, rows + i * n};
+        uint64_t h = row_hash(rows + i * n, n);
+        long j = hf_index_find(&index, h, row_eq, &key);
+        if (j >= 0) {
+            hyp[i] = j;
+            continue;
         }
+        HF_CHECK(err, hf_index_add(&index, h, nh), done);
+        hyp[i] = nh;
+        rep[nh++] = i;
     }
     c->nh = nh;
     c->words = (nh + 63) / 64;
@@ -157,10 +126,9 @@ static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const lon
         c->pts[c->pstart[hyp[i]] + fill[hyp[i]]++] = (uint32_t)rowpt[i];
 done:
     free(fill);
-    free(tab);
+    hf_index_clear(&index);
     free(rep);
     free(hyp);
-    free(hash);
     return err;
 }
 
@@ -277,492 +245,6 @@ done:
     return err;
 }
 
-/* ------------------------------------------------------------------ double description */
-
-/* The rays of one stage: vectors (n each), zero sets over processed positions, partial
- * support sizes. */
-typedef struct {
-    long n, words, count, cap;
-    fmpz *v;
-    uint64_t *zero;
-    long *size;
-} rayset_t;
-
-static void rayset_clear(rayset_t *R)
-{
-    if (R->v)
-        _fmpz_vec_clear(R->v, R->cap * R->n);
-    free(R->zero);
-    free(R->size);
-    memset(R, 0, sizeof *R);
-}
-
-static hf_err_t rayset_reserve(rayset_t *R, long need)
-{
-    if (need <= R->cap)
-        return HF_OK;
-    long cap = R->cap ? R->cap : 64;
-    while (cap < need)
-        cap *= 2;
-    fmpz *v = _fmpz_vec_init(cap * R->n);
-    for (long i = 0; i < R->count * R->n; i++)
-        fmpz_swap(v + i, R->v + i);
-    if (R->v)
-        _fmpz_vec_clear(R->v, R->cap * R->n);
-    R->v = v;
-    uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->words * sizeof *z);
-    long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
-    if (!z || !sz) {
-        if (z)
-            R->zero = z;
-        if (sz)
-            R->size = sz;
-        return HF_ERR_NOMEM;
-    }
-    R->zero = z;
-    R->size = sz;
-    R->cap = cap;
-    return HF_OK;
-}
-
-/* Append a ray (copies v; zero bitset; size). */
-static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
-{
-    HF_TRY(rayset_reserve(R, R->count + 1));
-    _fmpz_vec_set(R->v + R->count * R->n, v, R->n);
-    memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
-    R->size[R->count] = size;
-    R->count++;
-    return HF_OK;
-}
-
-static void vec_primitive(fmpz *v, long n, fmpz_t g)
-{
-    _fmpz_vec_content(g, v, n);
-    if (!fmpz_is_zero(g) && !fmpz_is_one(g))
-        _fmpz_vec_scalar_divexact_fmpz(v, v, n, g);
-}
-
-/* Processing order: first n independent rows (in the order below) form the starting
- * simplicial cone; then the others by increasing number of nonzero entries (rows of few
- * unknowns cut early and keep the intermediate cones small), ties by hyperplane number. */
-static hf_err_t dd_order(hf_cone_t *c, long *order, nmod_t mod)
-{
-    long n = c->n, nh = c->nh;
-    long *nnz = hf_malloc((size_t)nh * sizeof *nnz);
-    long *byn = hf_malloc((size_t)nh * sizeof *byn);
-    char *used = hf_calloc((size_t)nh, 1);
-    if (!nnz || !byn || !used) {
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long h = 0; h < nh; h++) {
-        nnz[h] = 0;
-        for (long j = 0; j < n; j++)
-            nnz[h] += !fmpz_is_zero(c->A + h * n + j);
-    }
-    /* counting sort by nnz (stable: keeps hyperplane order inside a class) */
-    long *cnt = hf_calloc((size_t)n + 2, sizeof *cnt);
-    if (!cnt) {
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long h = 0; h < nh; h++)
-        cnt[nnz[h] + 1]++;
-    for (long k = 1; k <= n + 1; k++)
-        cnt[k] += cnt[k - 1];
-    for (long h = 0; h < nh; h++)
-        byn[cnt[nnz[h]]++] = h;
-    free(cnt);
-    /* basis: greedy elimination mod p in that order */
-    nmod_mat_t E;
-    nmod_mat_init(E, n, n, mod.n);
-    long rank = 0, k = 0;
-    mp_limb_t *row = hf_malloc((size_t)n * sizeof *row);
-    long *pivcol = hf_malloc((size_t)n * sizeof *pivcol);
-    if (!row || !pivcol) {
-        free(row);
-        free(pivcol);
-        nmod_mat_clear(E);
-        free(nnz);
-        free(byn);
-        free(used);
-        return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < nh && rank < n; i++) {
-        long h = byn[i];
-        for (long j = 0; j < n; j++)
-            row[j] = fmpz_fdiv_ui(c->A + h * n + j, mod.n);
-        for (long r = 0; r < rank; r++) {
-            mp_limb_t f = row[pivcol[r]];
-            if (!f)
-                continue;
-            for (long j = 0; j < n; j++)
-                row[j] = nmod_sub(row[j], nmod_mul(f, nmod_mat_entry(E, r, j), mod), mod);
-        }
-        long pc = -1;
-        for (long j = 0; j < n; j++)
-            if (row[j]) {
-                pc = j;
-                break;
-            }
-        if (pc < 0)
-            continue;
-        mp_limb_t inv = n_invmod(row[pc], mod.n);
-        for (long j = 0; j < n; j++)
-            nmod_mat_entry(E, rank, j) = nmod_mul(row[j], inv, mod);
-        pivcol[rank++] = pc;
-        order[k++] = h;
-        used[h] = 1;
-    }
-    free(row);
-    free(pivcol);
-    nmod_mat_clear(E);
-    hf_err_t err = HF_OK;
-    if (rank < n)
-        err = hf_error(HF_ERR_INTERNAL,
-                       "cone engine: the rows have rank %ld < %ld modulo p (the cone of Q R >= 0 "
-                       "is pointed)",
-                       rank, n);
-    for (long i = 0; i < nh; i++)
-        if (!used[byn[i]])
-            order[k++] = byn[i];
-    free(nnz);
-    free(byn);
-    free(used);
-    return err;
-}
-
-/* Positions < p as a mask of word w. */
-static inline uint64_t below_mask(long w, long p)
-{
-    long lo = w * 64;
-    if (p <= lo)
-        return 0;
-    return p - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (p - lo)) - 1;
-}
-
-/* The rays of a stage bucketed by the first and last position of their support (every
- * support is nonempty once the start rows are processed): a ray whose support lies in a
- * set U sits in a bucket (a, b) with a <= b both in U. */
-#define ENDS_INDEX_POSITIONS_MAX 2048 /* the table has positions^2 buckets */
-typedef struct {
-    long p;      /* positions processed (0: no index) */
-    long *start; /* p * p + 1 bucket offsets (key a * p + b) */
-    long *ray;   /* ray numbers, bucket by bucket */
-    long *key;   /* per ray */
-    long start_cap, ray_cap, key_cap;
-} ends_index_t;
-
-static void ends_index_clear(ends_index_t *ix)
-{
-    free(ix->start);
-    free(ix->ray);
-    free(ix->key);
-    memset(ix, 0, sizeof *ix);
-}
-
-static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
-{
-    long R = cur->count, words = cur->words, nk = p * p;
-    ix->p = 0; /* no index: ends_blocked scans every ray */
-    if (p > ENDS_INDEX_POSITIONS_MAX)
-        return HF_OK;
-    HF_TRY(HF_GROW(&ix->start, &ix->start_cap, nk + 1));
-    HF_TRY(HF_GROW(&ix->ray, &ix->ray_cap, R ? R : 1));
-    HF_TRY(HF_GROW(&ix->key, &ix->key_cap, R ? R : 1));
-    ix->p = p;
-    memset(ix->start, 0, (size_t)(nk + 1) * sizeof *ix->start);
-    for (long k = 0; k < R; k++) {
-        const uint64_t *z = cur->zero + k * words;
-        long a = -1, b = -1;
-        for (long w = 0; w < words && a < 0; w++) {
-            uint64_t x = ~z[w] & below_mask(w, p);
-            if (x)
-                a = w * 64 + __builtin_ctzll(x);
-        }
-        for (long w = words - 1; w >= 0 && b < 0; w--) {
-            uint64_t x = ~z[w] & below_mask(w, p);
-            if (x)
-                b = w * 64 + 63 - __builtin_clzll(x);
-        }
-        assert(a >= 0 && b >= a);
-        ix->key[k] = a * p + b;
-        ix->start[ix->key[k] + 1]++;
-    }
-    for (long t = 0; t < nk; t++)
-        ix->start[t + 1] += ix->start[t];
-    /* counting sort; start[] is shifted back afterwards */
-    for (long k = 0; k < R; k++)
-        ix->ray[ix->start[ix->key[k]]++] = k;
-    for (long t = nk; t > 0; t--)
-        ix->start[t] = ix->start[t - 1];
-    ix->start[0] = 0;
-    return HF_OK;
-}
-
-/* Is there a ray other than i and j whose zero set contains Z (support inside U)? The
- * buckets when there are fewer pairs in U than rays, else every ray. */
-static int ends_blocked(const ends_index_t *ix, const rayset_t *cur, const uint64_t *Z,
-                        const long *ulist, long nu, long i, long j)
-{
-    long words = cur->words, p = ix->p;
-    if (!ix->p || nu * (nu + 1) / 2 >= cur->count) {
-        for (long k = 0; k < cur->count; k++)
-            if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
-                return 1;
-        return 0;
-    }
-    for (long x = 0; x < nu; x++)
-        for (long y = x; y < nu; y++) {
-            long key = ulist[x] * p + ulist[y];
-            for (long t = ix->start[key]; t < ix->start[key + 1]; t++) {
-                long k = ix->ray[t];
-                if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
-                    return 1;
-            }
-        }
-    return 0;
-}
-
-/* The pruned double description: every extreme ray of C with at most `bound` box points in
- * its support, into c->supp / c->ssize (sorted canonically). poll may stop it. */
-static hf_err_t cone_rays(hf_cone_t *c, long bound, hf_search_poll_fn poll, void *poll_ctx)
-{
-    long n = c->n, nh = c->nh, words = c->words;
-    hf_err_t err = HF_OK;
-    long *order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *order);
-    long *wpos = hf_malloc((size_t)(nh ? nh : 1) * sizeof *wpos); /* weight by position */
-    rayset_t cur = {.n = n, .words = words}, next = {.n = n, .words = words};
-    long adjacency = 0, slen = 0;
-    nmod_t mod;
-    fmpz *s = NULL, *v = NULL;
-    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
-    long *ulist = hf_malloc((size_t)(nh ? nh : 1) * sizeof *ulist);
-    ends_index_t ix = {0};
-    uint64_t *sig = NULL;
-    long *posl = NULL, *negl = NULL;
-    long sig_cap = 0, posl_cap = 0, negl_cap = 0;
-    fmpz_t g;
-    fmpz_init(g);
-    nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
-    if (!order || !wpos || !Z || !ulist) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    HF_CHECK(err, dd_order(c, order, mod), done);
-    for (long p = 0; p < nh; p++)
-        wpos[p] = c->weight[order[p]];
-
-    /* the simplicial start: rays = columns of B^-1 with B the first n rows */
-    {
-        fmpz_mat_t B, Binv;
-        fmpz_t den;
-        fmpz_mat_init(B, n, n);
-        fmpz_mat_init(Binv, n, n);
-        fmpz_init(den);
-        for (long i = 0; i < n; i++)
-            _fmpz_vec_set(B->rows[i], c->A + order[i] * n, n);
-        int ok = fmpz_mat_inv(Binv, den, B);
-        v = _fmpz_vec_init(n);
-        for (long j = 0; j < n && ok && err == HF_OK; j++) {
-            for (long i = 0; i < n; i++)
-                fmpz_mul_si(v + i, fmpz_mat_entry(Binv, i, j), fmpz_sgn(den));
-            vec_primitive(v, n, g);
-            memset(Z, 0, (size_t)words * sizeof *Z);
-            for (long i = 0; i < n; i++)
-                if (i != j)
-                    bit_set(Z, i);
-            if (wpos[j] <= bound)
-                err = rayset_push(&cur, v, Z, wpos[j]);
-        }
-        fmpz_clear(den);
-        fmpz_mat_clear(Binv);
-        fmpz_mat_clear(B);
-        if (!ok && err == HF_OK)
-            err = hf_error(HF_ERR_INTERNAL, "cone engine: starting rows are singular");
-        if (err != HF_OK)
-            goto done;
-    }
-
-    long maxrays = cur.count;
-    for (long p = n; p < nh; p++) {
-        if (poll && poll(poll_ctx)) {
-            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
-            goto done;
-        }
-        long R = cur.count;
-        if (R + 1 > slen) {
-            if (s)
-                _fmpz_vec_clear(s, slen);
-            slen = 2 * (R + 1);
-            s = _fmpz_vec_init(slen);
-        }
-        const fmpz *a = c->A + order[p] * n;
-        for (long i = 0; i < R; i++)
-            _fmpz_vec_dot(s + i, a, cur.v + i * n, n);
-        next.count = 0;
-        /* kept rays: zero ones gain position p in their zero set, positive ones grow */
-        for (long i = 0; i < R; i++) {
-            int sg = fmpz_sgn(s + i);
-            if (sg < 0)
-                continue;
-            uint64_t *zi = cur.zero + i * words;
-            long size = cur.size[i] + (sg > 0 ? wpos[p] : 0);
-            if (size > bound)
-                continue;
-            memcpy(Z, zi, (size_t)words * sizeof *Z);
-            if (sg == 0)
-                bit_set(Z, p);
-            HF_CHECK(err, rayset_push(&next, cur.v + i * n, Z, size), done);
-        }
-        /* new rays from adjacent (positive, negative) pairs */
-        HF_CHECK(err, ends_index(&cur, p, &ix), done);
-        /* each ray's support folded onto 64 bits: the popcount of two folds' union never
-         * exceeds the positions in the union of the supports, so a pair whose folds
-         * already exceed the bound is out after one word */
-        long npos = 0, nneg = 0;
-        HF_CHECK(err, HF_GROW(&sig, &sig_cap, R), done);
-        HF_CHECK(err, HF_GROW(&posl, &posl_cap, R), done);
-        HF_CHECK(err, HF_GROW(&negl, &negl_cap, R), done);
-        for (long i = 0; i < R; i++) {
-            int sg = fmpz_sgn(s + i);
-            if (sg == 0)
-                continue;
-            uint64_t f = 0;
-            for (long w = 0; w < words; w++)
-                f |= ~cur.zero[i * words + w] & below_mask(w, p);
-            sig[i] = f;
-            if (sg > 0)
-                posl[npos++] = i;
-            else
-                negl[nneg++] = i;
-        }
-        for (long a = 0; a < npos; a++) {
-            long i = posl[a];
-            const uint64_t *zi = cur.zero + i * words;
-            uint64_t fi = sig[i];
-            for (long b = 0; b < nneg; b++) {
-                long j = negl[b];
-                if (__builtin_popcountll(fi | sig[j]) > bound)
-                    continue;
-                const uint64_t *zj = cur.zero + j * words;
-                long common = 0;
-                for (long w = 0; w < words; w++) {
-                    Z[w] = zi[w] & zj[w];
-                    common += __builtin_popcountll(Z[w]);
-                }
-                /* every position weighs >= 1, so p - common positions already bound the
-                 * size from below: most pairs stop here without touching the weights */
-                if (common < n - 2 || p - common > bound)
-                    continue;
-                long nu = 0, size = 0;
-                for (long w = 0; w < words; w++) {
-                    uint64_t x = ~Z[w] & below_mask(w, p);
-                    while (x) {
-                        long u = w * 64 + __builtin_ctzll(x);
-                        ulist[nu++] = u;
-                        size += wpos[u];
-                        x &= x - 1;
-                    }
-                }
-                if (size > bound)
-                    continue;
-                /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero
-                 * set contains Z, i.e. no other ray's support lies in U = supp i u supp j.
-                 * A ray with that property has its support inside the union of theirs, so
-                 * at most `size` <= bound points: such rays are never dropped, and the test
-                 * over the kept rays is exact. Such a ray's first and last support
-                 * positions are both in U: only those buckets of the index are looked at. */
-                if (ends_blocked(&ix, &cur, Z, ulist, nu, i, j))
-                    continue;
-                adjacency++;
-                /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
-                _fmpz_vec_scalar_mul_fmpz(v, cur.v + j * n, n, s + i);
-                _fmpz_vec_scalar_submul_fmpz(v, cur.v + i * n, n, s + j);
-                vec_primitive(v, n, g);
-                bit_set(Z, p);
-                HF_CHECK(err, rayset_push(&next, v, Z, size), done);
-            }
-        }
-        rayset_t tmp = cur;
-        cur = next;
-        next = tmp;
-        if (cur.count > maxrays)
-            maxrays = cur.count;
-        c->info.step = p + 1;
-        c->info.step_rays = cur.count;
-    }
-    c->info.rays_max = maxrays;
-    c->info.adjacencies = adjacency;
-
-    /* final rays: support bitsets over hyperplane numbers, sorted (size, then bits) */
-    c->nrays = cur.count;
-    c->supp = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *c->supp);
-    c->ssize = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *c->ssize);
-    long *perm = hf_malloc((size_t)(cur.count ? cur.count : 1) * sizeof *perm);
-    uint64_t *tmpb = hf_calloc((size_t)(cur.count ? cur.count : 1) * words, sizeof *tmpb);
-    if (!c->supp || !c->ssize || !perm || !tmpb) {
-        free(perm);
-        free(tmpb);
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < cur.count; i++) {
-        uint64_t *b = tmpb + i * words;
-        for (long p = 0; p < nh; p++)
-            if (!bit_get(cur.zero + i * words, p))
-                bit_set(b, order[p]);
-        perm[i] = i;
-    }
-    /* insertion sort is enough: ray counts are modest; compare size then bits */
-    for (long i = 1; i < cur.count; i++) {
-        long x = perm[i], j = i - 1;
-        while (j >= 0) {
-            long y = perm[j];
-            int less = cur.size[x] < cur.size[y];
-            if (cur.size[x] == cur.size[y])
-                less = memcmp(tmpb + x * words, tmpb + y * words, (size_t)words * sizeof *tmpb) < 0;
-            if (!less)
-                break;
-            perm[j + 1] = y;
-            j--;
-        }
-        perm[j + 1] = x;
-    }
-    for (long i = 0; i < cur.count; i++) {
-        memcpy(c->supp + i * words, tmpb + perm[i] * words, (size_t)words * sizeof *tmpb);
-        c->ssize[i] = cur.size[perm[i]];
-    }
-    free(perm);
-    free(tmpb);
-    c->bound = bound;
-    c->info.rays = c->nrays;
-    c->info.bound = bound;
-
-done:
-    if (s)
-        _fmpz_vec_clear(s, slen);
-    if (v)
-        _fmpz_vec_clear(v, n);
-    fmpz_clear(g);
-    rayset_clear(&cur);
-    rayset_clear(&next);
-    ends_index_clear(&ix);
-    free(sig);
-    free(posl);
-    free(negl);
-    free(ulist);
-    free(Z);
-    free(wpos);
-    free(order);
-    return err;
-}
-
 /* ------------------------------------------------------------------ faces (Close-by-One) */
 
 /* One unit's walk: closed sets of rays as sorted index lists, their support unions. */
@@ -870,7 +352,7 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
 
 /* ------------------------------------------------------------------ engine entry points */
 
-void hf_cone_destroy(hf_cone_t **cp)
+static void cone_free(hf_cone_t **cp)
 {
     if (!cp || !*cp)
         return;
@@ -886,9 +368,42 @@ void hf_cone_destroy(hf_cone_t **cp)
     *cp = NULL;
 }
 
+void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
+                         const long **ssize)
+{
+    const hf_cone_t *c = s->ops == &hf_engine_cone ? cone_state(s)->cone : NULL;
+    int ready = c && !c->info.empty && c->bound >= 0;
+    *nrays = ready ? c->nrays : 0;
+    *words = ready ? c->words : 0;
+    *supp = ready ? c->supp : NULL;
+    *ssize = ready ? c->ssize : NULL;
+}
+
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
 {
-    return s->cone ? &s->cone->info : NULL;
+    if (s->ops != &hf_engine_cone || !cone_state(s)->cone)
+        return NULL;
+    return &cone_state(s)->cone->info;
+}
+
+static hf_err_t cone_create(hf_search_t *s, const hf_search_make_t *mk)
+{
+    cone_state_t *st = hf_calloc(1, sizeof *st);
+    if (!st)
+        return HF_ERR_NOMEM;
+    st->per_size = mk->no_lookahead;
+    s->data = st;
+    return HF_OK;
+}
+
+static void cone_destroy(hf_search_t *s)
+{
+    cone_state_t *st = cone_state(s);
+    if (!st)
+        return;
+    cone_free(&st->cone);
+    free(st);
+    s->data = NULL;
 }
 
 /* Rays with support <= bound (rows computed once). Level m only uses rays of support
@@ -897,7 +412,8 @@ const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
 static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn poll,
                                    void *poll_ctx)
 {
-    hf_cone_t *c = s->cone;
+    cone_state_t *st = cone_state(s);
+    hf_cone_t *c = st->cone;
     if (c && (c->info.empty || c->bound >= bound))
         return HF_OK;
     if (!c) {
@@ -907,12 +423,12 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
         int empty = 0;
         hf_err_t err = cone_rows(s, c, &empty);
         if (err != HF_OK) {
-            hf_cone_destroy(&c);
+            cone_free(&c);
             return err;
         }
         c->info.empty = empty;
         c->bound = -1;
-        s->cone = c;
+        st->cone = c;
         if (empty)
             return HF_OK;
     }
@@ -922,7 +438,7 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     c->ssize = NULL;
     c->nrays = 0;
     c->bound = -1;
-    return cone_rays(c, bound, poll, poll_ctx);
+    return hf_cone_rays(c, bound, hf_search_split(s), poll, poll_ctx);
 }
 
 /* The first bound: the largest size when it is near the first one (the usual case: UB
@@ -930,25 +446,26 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
 static long cone_first_bound(const hf_search_t *s)
 {
     long first = s->first > 1 ? s->first : 1;
-    if (s->cone_per_size)
+    if (cone_state(s)->per_size)
         return first;
     if (s->last <= 4 * first || s->last <= first + 64)
         return s->last > first ? s->last : first;
     return 2 * first;
 }
 
-hf_err_t hf_search_cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
+static hf_err_t cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
 {
     return cone_prepare_bound(s, cone_first_bound(s), poll, poll_ctx);
 }
 
-hf_err_t hf_search_cone_level(hf_search_t *s, long m)
+static hf_err_t cone_level(hf_search_t *s, long m)
 {
-    long bound = s->cone && s->cone->bound > 0 ? s->cone->bound : cone_first_bound(s);
+    cone_state_t *st = cone_state(s);
+    long bound = st->cone && st->cone->bound > 0 ? st->cone->bound : cone_first_bound(s);
     while (bound < m)
-        bound = bound > LONG_MAX / 2 || s->cone_per_size ? m : 2 * bound;
+        bound = bound > LONG_MAX / 2 || st->per_size ? m : 2 * bound;
     HF_TRY(cone_prepare_bound(s, bound, NULL, NULL));
-    hf_cone_t *c = s->cone;
+    hf_cone_t *c = st->cone;
     long words = c->words;
     if (c->info.empty)
         return HF_OK;
@@ -967,9 +484,12 @@ hf_err_t hf_search_cone_level(hf_search_t *s, long m)
     return HF_OK;
 }
 
-hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t *run)
+static hf_err_t cone_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
+                         hf_search_range_t *range, hf_run_t *run)
 {
-    hf_cone_t *c = s->cone;
+    (void)lo; /* one cell */
+    (void)range;
+    hf_cone_t *c = cone_state(s)->cone;
     long j = u->block, words = c->words, R = c->nrays;
     hf_err_t err = HF_OK;
     cbo_t w = {.s = s, .c = c, .m = m, .run = run};
@@ -994,46 +514,9 @@ hf_err_t hf_search_cone_run(hf_search_t *s, long m, const hf_unit_t *u, hf_run_t
     return err;
 }
 
-void hf_search_extents(const hf_fraction_t *f, int64_t *ext)
+static void cone_describe(const hf_search_t *s, char *buf, size_t n)
 {
-    slong exp[HF_D_MAX];
-    int64_t lo[HF_D_MAX], hi[HF_D_MAX];
-    int d = f->d;
-    for (int a = 0; a < d; a++) {
-        lo[a] = INT64_MAX;
-        hi[a] = 0;
-    }
-    for (slong t = 0; t < f->Q->length; t++) {
-        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
-        for (int a = 0; a < d; a++) {
-            lo[a] = exp[a] < lo[a] ? exp[a] : lo[a];
-            hi[a] = exp[a] > hi[a] ? exp[a] : hi[a];
-        }
-    }
-    for (int a = 0; a < d; a++)
-        ext[a] = f->Q->length ? hi[a] - lo[a] : 0;
-}
-
-long hf_search_cone_unknowns(const hf_fraction_t *f, int span)
-{
-    int64_t e[HF_D_MAX];
-    int d = f->d;
-    hf_search_extents(f, e);
-    long n = 1;
-    for (int a = 0; a < d; a++) {
-        int64_t ext = e[a];
-        if (ext > span)
-            return 0;
-        if (n > LONG_MAX / (span - ext + 1))
-            return LONG_MAX;
-        n *= span - ext + 1;
-    }
-    return n;
-}
-
-void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n)
-{
-    const hf_cone_t *c = s->cone;
+    const hf_cone_t *c = cone_state(s)->cone;
     if (!c) {
         snprintf(buf, n, "engine cone: not prepared");
         return;
@@ -1049,3 +532,10 @@ void hf_search_cone_describe(const hf_search_t *s, char *buf, size_t n)
         snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes, %ld rays of support <= %ld",
                  c->n, c->nh, c->nrays, c->bound);
 }
+
+const hf_engine_ops_t hf_engine_cone = {.create = cone_create,
+                                        .destroy = cone_destroy,
+                                        .prepare = cone_prepare,
+                                        .level = cone_level,
+                                        .run = cone_run,
+                                        .describe = cone_describe};

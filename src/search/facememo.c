@@ -1,28 +1,29 @@
-/* Memo of exact face tests: open addressing on a 64-bit hash of (face, key set), with
- * the key set stored and compared in full, so a hit is never a guess. When the table
- * reaches its size limit it is emptied: the memo saves time, it never changes an
- * answer or a node count. */
+/* Memo of exact face tests (layered_impl.h): entries in insertion order, their key sets in
+ * one pool, found through core's hash index on a 64-bit hash of (face, key set); the key
+ * set is compared in full, so a hit is never a guess. At its size limit the memo is
+ * emptied: it saves time, it never changes an answer or a node count. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search_impl.h"
+#include "search/layered_impl.h"
 
-#define MEMO_SLOTS_MAX (1L << 22)
-#define MEMO_POOL_MAX (1L << 25)
+#define MEMO_ENTRIES_MAX (1L << 21) /* entries before the memo is emptied */
+#define MEMO_POOL_MAX (1L << 25)    /* keys in the pool before it is emptied */
 
 void hf_facememo_init(hf_facememo_t *mm)
 {
     memset(mm, 0, sizeof *mm);
+    hf_index_init(&mm->index);
 }
 
 void hf_facememo_clear(hf_facememo_t *mm)
 {
+    hf_index_clear(&mm->index);
     free(mm->pool);
     free(mm->feasible);
     free(mm->face);
     free(mm->len);
     free(mm->off);
-    free(mm->hash);
     hf_facememo_init(mm);
 }
 
@@ -31,96 +32,59 @@ static uint64_t memo_hash(int face, long len, const uint32_t *idx)
     uint64_t h = hf_hash_word(HF_HASH_INIT, ((uint64_t)face << 32) ^ (uint64_t)len);
     for (long i = 0; i < len; i++)
         h = hf_hash_word(h, idx[i]);
-    return hf_hash_mix(h) | 1; /* 0 marks an empty slot */
+    return hf_hash_mix(h);
 }
 
-static long memo_find(const hf_facememo_t *mm, uint64_t h, int face, long len, const uint32_t *idx)
+/* A face and key set looked up. */
+typedef struct {
+    const hf_facememo_t *mm;
+    int face;
+    long len;
+    const uint32_t *idx;
+} memo_key_t;
+
+static int memo_eq(const void *ctx, long i)
 {
-    long mask = mm->nslots - 1;
-    for (long i = (long)(h & (uint64_t)mask);; i = (i + 1) & mask) {
-        if (mm->hash[i] == 0)
-            return -1 - i;
-        if (mm->hash[i] == h && mm->len[i] == len && mm->face[i] == face &&
-            memcmp(mm->pool + mm->off[i], idx, (size_t)len * sizeof *idx) == 0)
-            return i;
-    }
+    const memo_key_t *k = ctx;
+    const hf_facememo_t *mm = k->mm;
+    return mm->len[i] == k->len && mm->face[i] == k->face &&
+           memcmp(mm->pool + mm->off[i], k->idx, (size_t)k->len * sizeof *k->idx) == 0;
 }
 
 void hf_facememo_get(const hf_facememo_t *mm, int face, long len, const uint32_t *idx, int *found,
                      int *feasible)
 {
-    *found = 0;
-    if (mm->nslots == 0)
-        return;
-    long i = memo_find(mm, memo_hash(face, len, idx), face, len, idx);
-    if (i >= 0) {
-        *found = 1;
+    memo_key_t k = {mm, face, len, idx};
+    long i = hf_index_find(&mm->index, memo_hash(face, len, idx), memo_eq, &k);
+    *found = i >= 0;
+    if (i >= 0)
         *feasible = mm->feasible[i];
-    }
-}
-
-/* Make room for one more entry of len keys: grow the table, or empty it at the limit. */
-static hf_err_t memo_room(hf_facememo_t *mm, long len)
-{
-    if (mm->npool + len > MEMO_POOL_MAX ||
-        (2 * (mm->nused + 1) > mm->nslots && mm->nslots >= MEMO_SLOTS_MAX)) {
-        memset(mm->hash, 0, (size_t)mm->nslots * sizeof *mm->hash);
-        mm->nused = 0;
-        mm->npool = 0;
-    }
-    HF_TRY(HF_GROW(&mm->pool, &mm->cappool, mm->npool + len));
-    if (2 * (mm->nused + 1) <= mm->nslots)
-        return HF_OK;
-    long n = mm->nslots ? 2 * mm->nslots : 1024;
-    hf_facememo_t nw;
-    hf_facememo_init(&nw);
-    nw.nslots = n;
-    nw.hash = hf_calloc((size_t)n, sizeof *nw.hash);
-    nw.off = hf_malloc((size_t)n * sizeof *nw.off);
-    nw.len = hf_malloc((size_t)n * sizeof *nw.len);
-    nw.face = hf_malloc((size_t)n * sizeof *nw.face);
-    nw.feasible = hf_malloc((size_t)n * sizeof *nw.feasible);
-    if (!nw.hash || !nw.off || !nw.len || !nw.face || !nw.feasible) {
-        hf_facememo_clear(&nw);
-        return HF_ERR_NOMEM;
-    }
-    for (long i = 0; i < mm->nslots; i++) {
-        if (mm->hash[i] == 0)
-            continue;
-        long j = (long)(mm->hash[i] & (uint64_t)(n - 1));
-        while (nw.hash[j] != 0)
-            j = (j + 1) & (n - 1);
-        nw.hash[j] = mm->hash[i];
-        nw.off[j] = mm->off[i];
-        nw.len[j] = mm->len[i];
-        nw.face[j] = mm->face[i];
-        nw.feasible[j] = mm->feasible[i];
-    }
-    nw.nused = mm->nused;
-    nw.pool = mm->pool;
-    nw.npool = mm->npool;
-    nw.cappool = mm->cappool;
-    mm->pool = NULL;
-    hf_facememo_clear(mm);
-    *mm = nw;
-    return HF_OK;
 }
 
 hf_err_t hf_facememo_put(hf_facememo_t *mm, int face, long len, const uint32_t *idx, int feasible)
 {
-    HF_TRY(memo_room(mm, len));
+    if (mm->npool + len > MEMO_POOL_MAX || mm->n >= MEMO_ENTRIES_MAX) {
+        hf_index_reset(&mm->index);
+        mm->n = 0;
+        mm->npool = 0;
+    }
     uint64_t h = memo_hash(face, len, idx);
-    long i = memo_find(mm, h, face, len, idx);
-    if (i >= 0)
+    memo_key_t k = {mm, face, len, idx};
+    if (hf_index_find(&mm->index, h, memo_eq, &k) >= 0)
         return HF_OK;
-    i = -1 - i;
+    void **const arrays[] = {(void **)&mm->off, (void **)&mm->len, (void **)&mm->face,
+                             (void **)&mm->feasible};
+    const size_t elem[] = {sizeof *mm->off, sizeof *mm->len, sizeof *mm->face,
+                           sizeof *mm->feasible};
+    HF_TRY(hf_grow_arrays(&mm->cap, mm->n + 1, 4, arrays, elem));
+    HF_TRY(HF_GROW(&mm->pool, &mm->cappool, mm->npool + len));
+    HF_TRY(hf_index_add(&mm->index, h, mm->n));
     memcpy(mm->pool + mm->npool, idx, (size_t)len * sizeof *idx);
-    mm->hash[i] = h;
-    mm->off[i] = mm->npool;
-    mm->len[i] = (int32_t)len;
-    mm->face[i] = (int16_t)face;
-    mm->feasible[i] = (int8_t)feasible;
+    mm->off[mm->n] = mm->npool;
+    mm->len[mm->n] = (int32_t)len;
+    mm->face[mm->n] = (int16_t)face;
+    mm->feasible[mm->n] = (int8_t)feasible;
     mm->npool += len;
-    mm->nused++;
+    mm->n++;
     return HF_OK;
 }

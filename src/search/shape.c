@@ -1,15 +1,17 @@
 /* The shape of every support, from Newt(Q) (MATH.md 7.3, 7.4; docs/search.md, "Shape
- * rules"):
- *  - facet directions: for every facet normal w of Newt(Q), conv(K) = Newt(Q) + P gives
- *    width_w(K) >= width_w(Newt Q), and F_w(K) represents the limit target T_w (face
- *    rule), so |F_w(K)| >= LB(T_w) and F_w(K) must pass the exact test for T_w. The
- *    layered engine checks the coordinate directions on its own; this file adds the
- *    other facet normals;
+ * rules"), for the search object and its engines:
+ *  - extents: every support is at least as wide as Newt(Q) along each coordinate (widths
+ *    add under Minkowski sums), so a span below an extent holds no support; the box B_R of
+ *    the cone engine's unknowns;
+ *  - Newt(Q) itself, computed once while a search is made (the layered engine's filter
+ *    takes its facet directions, layered_faces.c), and the exact tester of a limit target;
  *  - the within-span bound: faces of K in the directions of pairwise disjoint faces of
  *    Newt(Q) are pairwise disjoint (7.3) and lie in the same box as K, so
  *    |K| >= sum_i m*(T_{w_i}, S). Where m*(T_w, S) is cheap to know (a small cone search
- *    of the limit target in the same span) it is used; elsewhere LB(T_w).
- * Both only reject or skip what cannot be a support; answers never change. */
+ *    of the limit target in the same span) it is used; elsewhere LB(T_w);
+ *  - targets with flat coordinates dropped (the limit targets of the rules above and of
+ *    the layered engine's tables).
+ * These only reject or skip what cannot be a support; answers never change. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +30,7 @@
 #define SHAPE_VALUE_DIM_MAX 3
 #define SHAPE_VALUE_SLACK 16
 
-static int is_coordinate(const int64_t *w, int d)
-{
-    int nz = 0;
-    for (int j = 0; j < d; j++)
-        nz += w[j] != 0;
-    return nz <= 1;
-}
-
-/* An exact tester and LB for the limit target along w. */
-static hf_err_t limit_tester(const hf_target_t *t, const int64_t *w, hf_facetest_t *ft)
+hf_err_t hf_search_limit_tester(const hf_target_t *t, const int64_t *w, hf_facetest_t *ft)
 {
     hf_target_t lim;
     hf_target_init_empty(&lim);
@@ -134,25 +127,24 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
     if (err != HF_OK)
         goto done;
     for (long i = 0; i < vm->n; i++)
-        if (hf_search_fraction_affine_equal(vm->f + i, &f)) {
+        if (hf_symmetry_affine_equal(vm->f + i, &f)) {
             *value = vm->value[i];
             goto done;
         }
-    long n = hf_search_cone_unknowns(&f, s->span);
+    long n = hf_search_rbox_points(&f, s->span);
     if (n == 0) {
         *value = cap + 1; /* wider than the span: no support of T_w, hence none of T */
         goto done;
     }
     if (n > HF_SEARCH_CONE_AUTO_MAX)
         goto done;
-    err = hf_search_create_internal(&lim, s->span, HF_ENGINE_CONE, 0, NULL, &sub);
+    /* a short run of sizes from the first, which usually stops early */
+    hf_search_make_t mk = {.last = cap, .no_lookahead = 1};
+    err = hf_search_create_internal(&lim, s->span, HF_ENGINE_CONE, &mk, &sub);
     if (err != HF_OK)
         goto done;
-    if (sub->last > cap)
-        sub->last = cap;
-    sub->cone_per_size = 1;
     *value = cap + 1;
-    for (long m = sub->first; m <= sub->last && err == HF_OK; m++) {
+    for (long m = hf_search_first_size(sub); m <= hf_search_last_size(sub) && err == HF_OK; m++) {
         long nu = 0, found = 0;
         err = hf_search_level(sub, m, &nu);
         for (long u = 0; u < nu && err == HF_OK; u++)
@@ -164,23 +156,11 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
     }
 done:
     if (err == HF_OK && have_f && *value >= 0 && vm->n < 4096) {
-        /* remember it (the memo owns the fraction from here) */
-        if (vm->n == vm->cap) {
-            long c = vm->cap ? 2 * vm->cap : 16;
-            /* out of memory here is an error like anywhere else (the fault sweep checks
-             * that every failed allocation ends the run), though the memo is optional */
-            hf_fraction_t *nf = hf_realloc(vm->f, (size_t)c * sizeof *nf);
-            if (nf)
-                vm->f = nf;
-            long *nv = nf ? hf_realloc(vm->value, (size_t)c * sizeof *nv) : NULL;
-            if (nv)
-                vm->value = nv;
-            if (nf && nv)
-                vm->cap = c;
-            else
-                err = HF_ERR_NOMEM;
-        }
-        if (err == HF_OK && vm->n < vm->cap) {
+        /* remember it (the memo owns the fraction from here); out of memory here is an
+         * error like anywhere else (the fault sweep checks that every failed allocation
+         * ends the run), though the memo is optional */
+        err = HF_GROW2(&vm->f, &vm->value, &vm->cap, vm->n + 1);
+        if (err == HF_OK) {
             vm->f[vm->n] = f;
             vm->value[vm->n++] = *value;
             have_f = 0;
@@ -193,149 +173,153 @@ done:
     return err;
 }
 
-hf_err_t hf_search_shape_init(hf_search_t *s, int span_bound)
-{
-    int d = s->d;
-    hf_err_t err = HF_OK;
+/* Newt(Q) of a search while it is made (hf_search_newton). */
+struct hf_newton_cache_s {
+    int done; /* computed, or found out of reach */
+    int have; /* N holds Newt(Q) */
     hf_newton_t N;
+};
+
+hf_err_t hf_search_newton(hf_search_t *s, const hf_newton_t **out)
+{
+    *out = NULL;
+    if (!s->newton) {
+        if (!(s->newton = hf_calloc(1, sizeof *s->newton)))
+            return HF_ERR_NOMEM;
+        hf_newton_init(&s->newton->N);
+    }
+    struct hf_newton_cache_s *nc = s->newton;
+    if (!nc->done) {
+        nc->done = 1;
+        if (s->d > SHAPE_D_MAX || s->frac.Q->length > SHAPE_Q_TERMS_MAX || s->frac.Q->length < 2)
+            return HF_OK;
+        /* the faces only for the within-span bound of a top-level search */
+        hf_err_t err = hf_newton_from_fraction(&s->frac, s->top ? SHAPE_FACES_MAX : 0, &nc->N);
+        if (err == HF_ERR_LIMIT) {
+            hf_error_clear();
+            return HF_OK;
+        }
+        HF_TRY(err);
+        nc->have = 1;
+    }
+    if (nc->have)
+        *out = &nc->N;
+    return HF_OK;
+}
+
+void hf_search_newton_drop(hf_search_t *s)
+{
+    if (!s->newton)
+        return;
+    hf_newton_clear(&s->newton->N);
+    free(s->newton);
+    s->newton = NULL;
+}
+
+hf_err_t hf_search_span_bound(hf_search_t *s)
+{
+    hf_err_t err = HF_OK;
+    const hf_newton_t *N = NULL;
     long *value = NULL;
     value_memo_t vm = {0, 0, NULL, NULL};
-    hf_newton_init(&N);
-    if (d > SHAPE_D_MAX || s->frac.Q->length > SHAPE_Q_TERMS_MAX || s->frac.Q->length < 2)
+    HF_TRY(hf_search_newton(s, &N));
+    if (!N || N->nfaces == 0)
         return HF_OK;
-    if (!span_bound && s->engine != HF_ENGINE_LAYERED)
-        return HF_OK;
-    err = hf_newton_from_fraction(&s->frac, span_bound ? SHAPE_FACES_MAX : 0, &N);
-    if (err == HF_ERR_LIMIT) {
-        hf_error_clear();
-        err = HF_OK;
-        goto done;
+    value = hf_malloc((size_t)N->nfaces * sizeof *value);
+    if (!value)
+        return HF_ERR_NOMEM;
+    for (long i = 0; i < N->nfaces && err == HF_OK; i++) {
+        const hf_newton_face_t *G = N->faces + i;
+        value[i] = G->nverts; /* its vertices: always a valid value */
+        if (G->dim < 1 || G->dim > SHAPE_VALUE_DIM_MAX)
+            continue;
+        long v = -1;
+        err = face_value(s, G->w, G->nverts + SHAPE_VALUE_SLACK, &vm, &v);
+        if (v > value[i])
+            value[i] = v;
     }
-    if (err != HF_OK)
-        goto done;
-
-    /* facet directions other than the coordinate ones, for the layered engine */
-    if (s->engine == HF_ENGINE_LAYERED && d > 1) {
-        long nx = 0;
-        for (long f = 0; f < N.nfacets; f++)
-            nx += !is_coordinate(N.facet_w + f * d, d);
-        if (nx > 0) {
-            long base = 2 * (d - 1);
-            hf_facetest_t *faces = hf_realloc(s->faces, (size_t)(base + nx) * sizeof *faces);
-            s->xw = hf_malloc((size_t)nx * d * sizeof *s->xw);
-            s->xwidth = hf_malloc((size_t)nx * sizeof *s->xwidth);
-            if (!faces || !s->xw || !s->xwidth) {
-                if (faces)
-                    s->faces = faces;
-                err = HF_ERR_NOMEM;
-                goto done;
-            }
-            s->faces = faces;
-            memset(s->faces + base, 0, (size_t)nx * sizeof *s->faces);
-            for (long f = 0; f < N.nfacets && err == HF_OK; f++) {
-                const int64_t *w = N.facet_w + f * d;
-                if (is_coordinate(w, d))
-                    continue;
-                long i = s->nx;
-                memcpy(s->xw + i * d, w, (size_t)d * sizeof *w);
-                /* width of Newt(Q) along w: max minus min over its vertices */
-                int64_t lo = INT64_MAX, hi = INT64_MIN;
-                for (long v = 0; v < N.nverts; v++) {
-                    int64_t x = 0;
-                    for (int j = 0; j < d; j++)
-                        x += w[j] * N.verts[v * d + j];
-                    lo = x < lo ? x : lo;
-                    hi = x > hi ? x : hi;
-                }
-                s->xwidth[i] = hi - lo;
-                err = limit_tester(&s->t, w, &s->faces[base + i]);
-                s->nx++;
-            }
-            if (err != HF_OK)
-                goto done;
-        }
+    long bound = 0;
+    if (err == HF_OK)
+        err = hf_newton_packing_bound(N, value, &bound);
+    if (err == HF_OK) {
+        s->span_lb = bound;
+        if (bound > s->first)
+            s->first = bound;
     }
-
-    /* the within-span bound */
-    if (span_bound && N.nfaces > 0) {
-        value = hf_malloc((size_t)N.nfaces * sizeof *value);
-        if (!value) {
-            err = HF_ERR_NOMEM;
-            goto done;
-        }
-        for (long i = 0; i < N.nfaces && err == HF_OK; i++) {
-            const hf_newton_face_t *G = N.faces + i;
-            value[i] = G->nverts; /* its vertices: always a valid value */
-            if (G->dim < 1 || G->dim > SHAPE_VALUE_DIM_MAX)
-                continue;
-            long v = -1;
-            err = face_value(s, G->w, G->nverts + SHAPE_VALUE_SLACK, &vm, &v);
-            if (v > value[i])
-                value[i] = v;
-        }
-        long bound = 0;
-        if (err == HF_OK)
-            err = hf_newton_packing_bound(&N, value, &bound);
-        if (err == HF_OK) {
-            s->span_lb = bound;
-            if (bound > s->first)
-                s->first = bound;
-        }
-    }
-done:
     value_memo_clear(&vm);
     free(value);
-    hf_newton_clear(&N);
     return err;
 }
 
-/* Facet directions of Newt(Q) on one candidate (keys in s->keys, canonical, indices idx):
- * width, size against LB, then the memoised exact test of F_w(K). */
-hf_err_t hf_search_shape_check(hf_search_t *s, long m, const uint32_t *idx, int *ok)
+void hf_search_extents(const hf_fraction_t *f, int64_t *ext)
 {
-    int d = s->d;
-    uint32_t *pts = s->tmp + 4 * m;
-    long base = 2 * (d - 1);
-    *ok = 0;
-    for (long f = 0; f < s->nx; f++) {
-        const int64_t *w = s->xw + f * d;
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (long i = 0; i < m; i++) {
-            int64_t x = 0;
-            for (int j = 0; j < d; j++)
-                x += w[j] * s->keys[i * d + j];
-            s->dots[i] = x;
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-        }
-        if (hi - lo < s->xwidth[f])
-            return HF_OK;
-        long n = 0;
-        for (long i = 0; i < m; i++)
-            if (s->dots[i] == hi)
-                pts[n++] = idx[i];
-        if (n < s->faces[base + f].lb)
-            return HF_OK;
+    slong exp[HF_D_MAX];
+    int64_t lo[HF_D_MAX], hi[HF_D_MAX];
+    int d = f->d;
+    for (int a = 0; a < d; a++) {
+        lo[a] = INT64_MAX;
+        hi[a] = 0;
     }
-    for (long f = 0; f < s->nx; f++) {
-        const int64_t *w = s->xw + f * d;
-        int64_t hi = INT64_MIN;
-        for (long i = 0; i < m; i++) {
-            int64_t x = 0;
-            for (int j = 0; j < d; j++)
-                x += w[j] * s->keys[i * d + j];
-            s->dots[i] = x;
-            hi = x > hi ? x : hi;
+    for (slong t = 0; t < f->Q->length; t++) {
+        fmpz_mpoly_get_term_exp_si(exp, f->Q, t, f->ctx);
+        for (int a = 0; a < d; a++) {
+            lo[a] = exp[a] < lo[a] ? exp[a] : lo[a];
+            hi[a] = exp[a] > hi[a] ? exp[a] : hi[a];
         }
-        long n = 0;
-        for (long i = 0; i < m; i++)
-            if (s->dots[i] == hi)
-                pts[n++] = idx[i];
-        int feasible = 0;
-        HF_TRY(hf_search_face_test(s, (int)(base + f), n, pts, m, &feasible));
-        if (!feasible)
-            return HF_OK;
     }
-    *ok = 1;
-    return HF_OK;
+    for (int a = 0; a < d; a++)
+        ext[a] = f->Q->length ? hi[a] - lo[a] : 0;
+}
+
+long hf_search_rbox_points(const hf_fraction_t *f, int span)
+{
+    int64_t e[HF_D_MAX];
+    int d = f->d;
+    hf_search_extents(f, e);
+    long n = 1;
+    for (int a = 0; a < d; a++) {
+        int64_t ext = e[a];
+        if (ext > span)
+            return 0;
+        if (n > LONG_MAX / (span - ext + 1))
+            return LONG_MAX;
+        n *= span - ext + 1;
+    }
+    return n;
+}
+
+hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out)
+{
+    hf_err_t err = HF_OK;
+    int d = t->d, dv = t->dv;
+    char kept[HF_D_MAX] = {0};
+    hf_head_t h;
+    hf_target_t tmp; /* built aside: out keeps its value on failure */
+    for (int j = 0; j < dkeep; j++)
+        kept[keep[j]] = 1;
+    hf_head_init(&h, dkeep, dv);
+    HF_CHECK(err, hf_target_init(&tmp, t->name, dkeep, dv), fail);
+    for (int k = 0; k < t->nheads; k++) {
+        const hf_head_t *src = &t->heads[k];
+        HF_CHECK(err, hf_head_resize(&h, src->natoms), fail);
+        for (long a = 0; a < src->natoms; a++) {
+            for (int j = 0; j < d; j++)
+                if (!kept[j] && src->keys[a * d + j] != src->keys[j]) {
+                    err = hf_error(HF_ERR_INTERNAL, "search: head %d is not flat in coordinate %d",
+                                   k, j);
+                    goto fail;
+                }
+            for (int j = 0; j < dkeep; j++)
+                h.keys[a * dkeep + j] = src->keys[a * d + keep[j]];
+            fmpq_set(h.weights + a, src->weights + a);
+            for (int j = 0; j < dv; j++)
+                fmpq_set(h.values + a * dv + j, src->values + a * dv + j);
+        }
+        HF_CHECK(err, hf_target_add_head(&tmp, &h), fail);
+    }
+    hf_target_swap(out, &tmp);
+fail:
+    hf_head_clear(&h);
+    hf_target_clear(&tmp);
+    return err;
 }

@@ -1,6 +1,6 @@
 /* Per-rank shard files: the search appends each finished work unit (its found
  * supports, then its completion record) so a killed run loses at most the units
- * in flight. Format: docs/hdf5-format.md ("Shard files").
+ * in flight. Format: docs/hdf5-format.md, "Shard files".
  *
  * Crash safety comes from HDF5's single-writer/multiple-reader (SWMR) mode: its
  * ordered metadata flushes keep the file readable at every moment, even when the

@@ -1,7 +1,5 @@
-/* Symmetries of a target (MATH.md section 3): signed coordinate permutations g of the key
- * lattice, k -> g k with (g k)_j = sign_j k_{perm_j}, such that the target with every key
- * mapped by g equals alpha T + beta. Such a g maps feasible supports to feasible
- * supports, so supports are counted up to this group.
+/* The symmetry group of a target (symmetry.h; MATH.md section 3): which signed coordinate
+ * permutations map T to alpha T + beta, and the group they generate.
  *
  * Candidates are rejected fast and exactly by evaluating both targets modulo a prime at
  * three random points: if T^g = alpha T + beta, the 3x3 matrix [T^g(x_i), T(x_i), 1] is
@@ -9,6 +7,7 @@
  * not a symmetry. Every other candidate is decided by comparing the exact fractions
  * (unique normal form, algebra.h). Products of proven symmetries are symmetries, so the
  * group is closed under products as it grows and only new elements are tested. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +15,7 @@
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
 
-#include "headfuse/core.h"
-#include "search/search_impl.h"
+#include "symmetry/symmetry_impl.h"
 
 /* Pb/Qb = alpha Pa/Qa + beta, both in normal form over one context. */
 static int affine_equal(const fmpz_mpoly_ctx_struct *ctx, int d, int dv,
@@ -98,17 +96,15 @@ done:
     return res;
 }
 
-int hf_search_fraction_affine_equal(const hf_fraction_t *a, const hf_fraction_t *b)
+int hf_symmetry_affine_equal(const hf_fraction_t *a, const hf_fraction_t *b)
 {
     if (a->d != b->d || a->dv != b->dv)
         return 0;
     return affine_equal(a->ctx, a->d, a->dv, a->P, a->Q, b->P, b->Q);
 }
 
-hf_err_t hf_search_group_check(const hf_search_t *s, const int8_t *perm, const int8_t *sign,
-                               int *yes)
+hf_err_t hf_group_check(const hf_fraction_t *f, const int8_t *perm, const int8_t *sign, int *yes)
 {
-    const hf_fraction_t *f = &s->frac;
     const fmpz_mpoly_ctx_struct *ctx = f->ctx;
     int d = f->d, dv = f->dv;
     int64_t mn[HF_D_MAX];
@@ -300,17 +296,17 @@ static int modfilter_rejects(const modfilter_t *mf, const hf_target_t *t, const 
 /* ---------------------------------------------------------------- exact test */
 
 /* 1 when T with keys mapped by g is alpha T + beta (exact comparison of fractions). */
-hf_err_t hf_search_group_exact_test(const hf_search_t *s, const int8_t *perm, const int8_t *sign,
-                                    int *yes)
+hf_err_t hf_group_exact_test(const hf_target_t *t, const hf_fraction_t *f, const int8_t *perm,
+                             const int8_t *sign, int *yes)
 {
     hf_err_t err = HF_OK;
-    int d = s->d;
+    int d = f->d;
     hf_target_t tg;
     hf_target_init_empty(&tg);
     hf_fraction_t fg;
     int64_t k[HF_D_MAX], mn[HF_D_MAX];
     *yes = 0;
-    HF_TRY(hf_target_copy(&tg, &s->t));
+    HF_TRY(hf_target_copy(&tg, t));
     for (int h = 0; h < tg.nheads; h++) {
         hf_head_t *hd = &tg.heads[h];
         for (int j = 0; j < d; j++)
@@ -332,98 +328,34 @@ hf_err_t hf_search_group_exact_test(const hf_search_t *s, const int8_t *perm, co
     }
     err = hf_fraction_from_target(&fg, &tg);
     if (err == HF_OK)
-        *yes = hf_search_fraction_affine_equal(&s->frac, &fg);
+        *yes = hf_symmetry_affine_equal(f, &fg);
     hf_fraction_clear(&fg);
     hf_target_clear(&tg);
     return err;
 }
 
-/* ---------------------------------------------------------------- sets of items */
+/* ---------------------------------------------------------------- elements */
 
-/* Fixed-length byte strings in insertion order with an open-addressing index: group
- * elements (2d bytes) and supports (m d keys). */
-typedef struct {
-    size_t len;
-    long n, cap;
-    uint8_t *items; /* n x len */
-    long *slot;     /* item index or -1 */
-    long nslot;     /* a power of two, or 0 */
-} itemset_t;
+/* An element is 2d bytes: perm[0..d-1], then sign[0..d-1] (+1 or -1). Sets of elements are
+ * core's integer-vector sets with the bytes packed into words. */
 
-static uint64_t item_hash(const uint8_t *p, size_t len)
+int hf_group_elem_words(int d)
 {
-    return hf_hash_bytes(HF_HASH_INIT, p, len);
+    return (2 * d + 7) / 8;
 }
 
-static void itemset_init(itemset_t *s, size_t len)
+void hf_group_elem_pack(int d, const int8_t *e, int64_t *w)
 {
-    memset(s, 0, sizeof *s);
-    s->len = len;
+    memset(w, 0, (size_t)hf_group_elem_words(d) * sizeof *w);
+    memcpy(w, e, 2 * (size_t)d);
 }
 
-static void itemset_clear(itemset_t *s)
+void hf_group_elem_unpack(int d, const int64_t *w, int8_t *e)
 {
-    free(s->slot);
-    free(s->items);
+    memcpy(e, w, 2 * (size_t)d);
 }
 
-static long itemset_find(const itemset_t *s, const uint8_t *key, long *pos)
-{
-    size_t mask = (size_t)s->nslot - 1, h = (size_t)item_hash(key, s->len) & mask;
-    for (; s->slot[h] >= 0; h = (h + 1) & mask)
-        if (!memcmp(s->items + (size_t)s->slot[h] * s->len, key, s->len))
-            break;
-    *pos = (long)h;
-    return s->slot[h];
-}
-
-/* 1: added, 0: already present, -1: out of memory. key must not point into s. */
-static int itemset_add(itemset_t *s, const uint8_t *key)
-{
-    if (2 * (s->n + 1) > s->nslot) {
-        long ns = s->nslot ? 2 * s->nslot : 64;
-        long *slot = hf_malloc((size_t)ns * sizeof *slot);
-        if (!slot)
-            return -1;
-        for (long i = 0; i < ns; i++)
-            slot[i] = -1;
-        free(s->slot);
-        s->slot = slot;
-        s->nslot = ns;
-        for (long i = 0; i < s->n; i++) {
-            long pos;
-            itemset_find(s, s->items + (size_t)i * s->len, &pos);
-            s->slot[pos] = i;
-        }
-    }
-    long pos;
-    if (itemset_find(s, key, &pos) >= 0)
-        return 0;
-    if (s->n == s->cap) {
-        long nc = s->cap ? 2 * s->cap : 64;
-        uint8_t *it = hf_realloc(s->items, (size_t)nc * s->len);
-        if (!it)
-            return -1;
-        s->items = it;
-        s->cap = nc;
-    }
-    memcpy(s->items + (size_t)s->n * s->len, key, s->len);
-    s->slot[pos] = s->n++;
-    return 1;
-}
-
-static int itemset_has(const itemset_t *s, const uint8_t *key)
-{
-    long pos;
-    return s->nslot && itemset_find(s, key, &pos) >= 0;
-}
-
-/* ---------------------------------------------------------------- the group */
-
-/* An element as 2d bytes: perm[0..d-1], then sign[0..d-1] (+1 or -1). */
-
-/* Apply h, then g: perm_j = perm_h[perm_g[j]], sign_j = sign_g[j] sign_h[perm_g[j]]. */
-static void elem_compose(int d, const int8_t *g, const int8_t *h, int8_t *out)
+void hf_group_elem_compose(int d, const int8_t *g, const int8_t *h, int8_t *out)
 {
     for (int j = 0; j < d; j++) {
         out[j] = h[g[j]];
@@ -431,27 +363,50 @@ static void elem_compose(int d, const int8_t *g, const int8_t *h, int8_t *out)
     }
 }
 
-hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *cperm,
-                                const int8_t *csign, long limit, int oracle, long *order,
-                                long *ngens, int8_t **gperm, int8_t **gsign, int8_t **elems)
+/* Add element e to the set: 1 added, 0 already there, -1 out of memory. */
+static int elem_add(hf_ivset_t *set, int d, const int8_t *e)
+{
+    int64_t w[(2 * HF_D_MAX + 7) / 8];
+    int added = 0;
+    hf_group_elem_pack(d, e, w);
+    return hf_ivset_insert(set, w, &added) < 0 ? -1 : added;
+}
+
+static int elem_has(const hf_ivset_t *set, int d, const int8_t *e)
+{
+    int64_t w[(2 * HF_D_MAX + 7) / 8];
+    hf_group_elem_pack(d, e, w);
+    return hf_ivset_find(set, w) >= 0;
+}
+
+/* Element i of the set, in insertion order. */
+static void elem_get(const hf_ivset_t *set, int d, long i, int8_t *e)
+{
+    hf_group_elem_unpack(d, set->keys + i * set->b, e);
+}
+
+/* ---------------------------------------------------------------- the group */
+
+hf_err_t hf_group_filter(const hf_target_t *t, const hf_fraction_t *f, long ncand,
+                         const int8_t *cperm, const int8_t *csign, long limit, int oracle,
+                         long *order, long *ngens, int8_t **gperm, int8_t **gsign, int8_t **elems)
 {
     hf_err_t err = HF_OK;
-    int d = s->d;
+    int d = f->d, W = hf_group_elem_words(d);
     size_t L = 2 * (size_t)d;
-    itemset_t cand, sym;
+    hf_ivset_t cand, sym;
     modfilter_t mf;
     int have_mf = 0;
     int8_t *c = hf_malloc((size_t)(ncand ? ncand : 1) * L), *gens = NULL;
-    int8_t e[2 * HF_D_MAX], x[2 * HF_D_MAX];
+    int8_t e[2 * HF_D_MAX], x[2 * HF_D_MAX], y[2 * HF_D_MAX];
     long ng = 0;
-    itemset_init(&cand, L);
-    itemset_init(&sym, L);
     *order = *ngens = 0;
     *gperm = *gsign = NULL;
     if (elems)
         *elems = NULL;
+    hf_err_t ec = hf_ivset_init(&cand, W), es = hf_ivset_init(&sym, W);
     gens = hf_malloc(L * ((size_t)d * 8 + 8));
-    if (!c || !gens) {
+    if (!c || !gens || ec != HF_OK || es != HF_OK) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -463,9 +418,9 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
         e[j] = (int8_t)j;
         e[d + j] = 1;
     }
-    HF_CHECK(err, modfilter_init(&mf, &s->t, e, e + d), done);
+    HF_CHECK(err, modfilter_init(&mf, t, e, e + d), done);
     have_mf = 1;
-    if (itemset_add(&cand, (uint8_t *)e) < 0 || itemset_add(&sym, (uint8_t *)e) < 0) {
+    if (elem_add(&cand, d, e) < 0 || elem_add(&sym, d, e) < 0) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -473,12 +428,12 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
      * far is tested, and a proven one joins the generators and the group is closed again
      * (a finite set containing 1 and closed under the generators is the group) */
     for (long i = 0; i < cand.n; i++) {
-        memcpy(e, cand.items + (size_t)i * L, L);
-        if (!itemset_has(&sym, (uint8_t *)e) && !modfilter_rejects(&mf, &s->t, e, e + d)) {
+        elem_get(&cand, d, i, e);
+        if (!elem_has(&sym, d, e) && !modfilter_rejects(&mf, t, e, e + d)) {
             int yes = 0;
             HF_CHECK(err,
-                     oracle ? hf_search_group_exact_test(s, e, e + d, &yes)
-                            : hf_search_group_check(s, e, e + d, &yes),
+                     oracle ? hf_group_exact_test(t, f, e, e + d, &yes)
+                            : hf_group_check(f, e, e + d, &yes),
                      done);
             if (yes) {
                 if (ng == d * 8 + 8) { /* at most log2 |G| <= d log2(2d) generators */
@@ -488,10 +443,9 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
                 memcpy(gens + ng++ * L, e, L);
                 for (long a = 0; a < sym.n; a++)
                     for (long k = 0; k < ng; k++) {
-                        int8_t y[2 * HF_D_MAX];
-                        memcpy(y, sym.items + (size_t)a * L, L);
-                        elem_compose(d, y, gens + k * L, x);
-                        if (itemset_add(&sym, (uint8_t *)x) < 0) {
+                        elem_get(&sym, d, a, y);
+                        hf_group_elem_compose(d, y, gens + k * L, x);
+                        if (elem_add(&sym, d, x) < 0) {
                             err = HF_ERR_NOMEM;
                             goto done;
                         }
@@ -499,8 +453,8 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
             }
         }
         for (long k = 0; k < ncand; k++) {
-            elem_compose(d, e, c + k * L, x);
-            int r = itemset_add(&cand, (uint8_t *)x);
+            hf_group_elem_compose(d, e, c + k * L, x);
+            int r = elem_add(&cand, d, x);
             if (r < 0) {
                 err = HF_ERR_NOMEM;
                 goto done;
@@ -513,7 +467,9 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
     }
     *gperm = hf_malloc((size_t)(ng ? ng : 1) * d);
     *gsign = hf_malloc((size_t)(ng ? ng : 1) * d);
-    if (!*gperm || !*gsign) {
+    if (elems)
+        *elems = hf_malloc((size_t)sym.n * L);
+    if (!*gperm || !*gsign || (elems && !*elems)) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -521,34 +477,35 @@ hf_err_t hf_search_group_filter(const hf_search_t *s, long ncand, const int8_t *
         memcpy(*gperm + k * d, gens + k * L, (size_t)d);
         memcpy(*gsign + k * d, gens + k * L + d, (size_t)d);
     }
+    for (long a = 0; elems && a < sym.n; a++) /* identity first */
+        elem_get(&sym, d, a, *elems + a * L);
     *ngens = ng;
     *order = sym.n;
-    if (elems) {
-        *elems = (int8_t *)sym.items; /* identity first */
-        sym.items = NULL;
-    }
 done:
     if (err != HF_OK) {
         free(*gperm);
         free(*gsign);
         *gperm = *gsign = NULL;
+        if (elems) {
+            free(*elems);
+            *elems = NULL;
+        }
     }
     if (have_mf)
         modfilter_clear(&mf);
-    itemset_clear(&sym);
-    itemset_clear(&cand);
+    hf_ivset_clear(&sym);
+    hf_ivset_clear(&cand);
     free(gens);
     free(c);
     return err;
 }
 
-hf_err_t hf_search_group_brute(const hf_search_t *s, long *order, long *ngens, int8_t **gperm,
-                               int8_t **gsign, int8_t **elems)
+hf_err_t hf_group_brute(const hf_target_t *t, const hf_fraction_t *f, long *order, long *ngens,
+                        int8_t **gperm, int8_t **gsign, int8_t **elems)
 {
-    int d = s->d;
-    if (d > HF_SEARCH_GROUP_DMAX)
-        return hf_error(HF_ERR_LIMIT, "symmetry: brute force for d <= %d only",
-                        HF_SEARCH_GROUP_DMAX);
+    int d = f->d;
+    if (d > HF_GROUP_DMAX)
+        return hf_error(HF_ERR_LIMIT, "symmetry: brute force for d <= %d only", HF_GROUP_DMAX);
     /* the signed permutations are generated by the swaps (j j+1) and one sign change */
     int8_t p[HF_D_MAX * HF_D_MAX], sg[HF_D_MAX * HF_D_MAX];
     for (int k = 0; k < d; k++)
@@ -561,37 +518,48 @@ hf_err_t hf_search_group_brute(const hf_search_t *s, long *order, long *ngens, i
         p[k * d + k + 1] = (int8_t)k;
     }
     sg[(d - 1) * d] = -1;
-    return hf_search_group_filter(s, d, p, sg, LONG_MAX, 1, order, ngens, gperm, gsign, elems);
+    return hf_group_filter(t, f, d, p, sg, LONG_MAX, 1, order, ngens, gperm, gsign, elems);
 }
 
-static hf_err_t group_set(hf_search_t *s, long order, int unknown, long ngens, int8_t *gperm,
-                          int8_t *gsign)
+/* A new group of order `order` (unknown: reported as -1) with the given generators (taken
+ * over: the group frees them). */
+static hf_err_t group_new(int d, long order, int unknown, long ngens, int8_t *gperm, int8_t *gsign,
+                          hf_group_t **out)
 {
-    s->gorder = order;
-    s->group_unknown = unknown;
-    s->ngens = ngens;
-    s->gperm = gperm;
-    s->gsign = gsign;
+    hf_group_t *g = hf_calloc(1, sizeof *g);
+    if (!g) {
+        free(gperm);
+        free(gsign);
+        return HF_ERR_NOMEM;
+    }
+    g->d = d;
+    g->order = order;
+    g->unknown = unknown;
+    g->ngens = ngens;
+    g->gperm = gperm;
+    g->gsign = gsign;
+    *out = g;
     return HF_OK;
 }
 
-hf_err_t hf_search_group_compute(hf_search_t *s)
+hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_t **out)
 {
     hf_err_t err = HF_OK;
-    int d = s->d, complete = 0;
+    int d = f->d, complete = 0;
     long norder = -1, nn = 0, order = 0, ng = 0, nok = 0;
     int8_t *np = NULL, *ns = NULL, *gp = NULL, *gs = NULL;
+    *out = NULL;
 
-    HF_CHECK(err, hf_search_group_nauty(s, &complete, &norder, &nn, &np, &ns), done);
+    HF_CHECK(err, hf_group_nauty(f, &complete, &norder, &nn, &np, &ns), done);
     if (!complete) {
         /* P/Q too large for the graph: the brute force where it runs, else unknown */
-        if (d <= HF_SEARCH_GROUP_DMAX) {
-            HF_CHECK(err, hf_search_group_brute(s, &order, &ng, &gp, &gs, NULL), done);
-            err = group_set(s, order, 0, ng, gp, gs);
-            gp = gs = NULL;
+        if (d <= HF_GROUP_DMAX) {
+            HF_CHECK(err, hf_group_brute(t, f, &order, &ng, &gp, &gs, NULL), done);
+            err = group_new(d, order, 0, ng, gp, gs, out);
         } else {
-            err = group_set(s, 1, 1, 0, NULL, NULL);
+            err = group_new(d, 1, 1, 0, NULL, NULL, out);
         }
+        gp = gs = NULL;
         goto done;
     }
     /* every automorphism of the graph is a candidate; each generator is checked exactly */
@@ -603,7 +571,7 @@ hf_err_t hf_search_group_compute(hf_search_t *s)
     }
     for (long k = 0; k < nn; k++) {
         int yes = 0;
-        HF_CHECK(err, hf_search_group_check(s, np + k * d, ns + k * d, &yes), done);
+        HF_CHECK(err, hf_group_check(f, np + k * d, ns + k * d, &yes), done);
         if (yes) {
             memcpy(gp + nok * d, np + k * d, (size_t)d);
             memcpy(gs + nok * d, ns + k * d, (size_t)d);
@@ -612,26 +580,24 @@ hf_err_t hf_search_group_compute(hf_search_t *s)
     }
     if (nok == nn) {
         /* the graph's group is the symmetry group (docs/search.md, "Symmetry") */
-        err = group_set(s, norder < 0 ? 1 : norder, norder < 0, nn, gp, gs);
-        gp = gs = NULL;
-    } else if (norder > 0 && norder <= HF_SEARCH_GROUP_ENUM_MAX) {
+        err = group_new(d, norder < 0 ? 1 : norder, norder < 0, nn, gp, gs, out);
+    } else if (norder > 0 && norder <= HF_GROUP_ENUM_MAX) {
         /* a generator failed: the symmetries are a subgroup of the graph's group, found
          * by testing its elements one by one */
         free(gp);
         free(gs);
         gp = gs = NULL;
-        HF_CHECK(err,
-                 hf_search_group_filter(s, nn, np, ns, HF_SEARCH_GROUP_ENUM_MAX, 0, &order, &ng,
-                                        &gp, &gs, NULL),
-                 done);
-        err = group_set(s, order, 0, ng, gp, gs);
-        gp = gs = NULL;
+        HF_CHECK(
+            err,
+            hf_group_filter(t, f, nn, np, ns, HF_GROUP_ENUM_MAX, 0, &order, &ng, &gp, &gs, NULL),
+            done);
+        err = group_new(d, order, 0, ng, gp, gs, out);
     } else {
         /* too large to test element by element: keep the checked generators (a subgroup)
          * and report the order as unknown, so no orbit count is claimed */
-        err = group_set(s, 1, 1, nok, gp, gs);
-        gp = gs = NULL;
+        err = group_new(d, 1, 1, nok, gp, gs, out);
     }
+    gp = gs = NULL;
 done:
     free(gp);
     free(gs);
@@ -640,179 +606,17 @@ done:
     return err;
 }
 
-long hf_search_group_order(const hf_search_t *s)
+void hf_group_destroy(hf_group_t **gp)
 {
-    return s->group_unknown ? -1 : s->gorder;
+    if (!gp || !*gp)
+        return;
+    free((*gp)->gperm);
+    free((*gp)->gsign);
+    free(*gp);
+    *gp = NULL;
 }
 
-static int row_cmp(const int64_t *a, const int64_t *b, int d)
+long hf_group_order(const hf_group_t *g)
 {
-    for (int j = 0; j < d; j++)
-        if (a[j] != b[j])
-            return a[j] < b[j] ? -1 : 1;
-    return 0;
-}
-
-/* Image of keys under (perm, sign), in canonical position, rows sorted. */
-static void orbit_image(int d, const int8_t *perm, const int8_t *sign, long m, const int64_t *keys,
-                        int64_t *img, int64_t *row)
-{
-    int64_t mn[HF_D_MAX];
-    for (int j = 0; j < d; j++)
-        mn[j] = INT64_MAX;
-    for (long i = 0; i < m; i++)
-        for (int j = 0; j < d; j++) {
-            int64_t v = sign[j] * keys[i * d + perm[j]];
-            img[i * d + j] = v;
-            if (v < mn[j])
-                mn[j] = v;
-        }
-    for (long i = 0; i < m; i++)
-        for (int j = 0; j < d; j++)
-            img[i * d + j] -= mn[j];
-    /* insertion sort of the rows: supports are small */
-    for (long i = 1; i < m; i++) {
-        memcpy(row, img + i * d, (size_t)d * sizeof *row);
-        long k = i;
-        while (k > 0 && row_cmp(img + (k - 1) * d, row, d) > 0) {
-            memcpy(img + k * d, img + (k - 1) * d, (size_t)d * sizeof *row);
-            k--;
-        }
-        memcpy(img + k * d, row, (size_t)d * sizeof *row);
-    }
-}
-
-static void keep_min(int64_t *out, const int64_t *img, long len)
-{
-    for (long i = 0; i < len; i++)
-        if (img[i] != out[i]) {
-            if (img[i] < out[i])
-                memcpy(out, img, (size_t)len * sizeof *img);
-            return;
-        }
-}
-
-/* The smallest image over n elements; img: scratch of m d + d. */
-static void orbit_min_over(int d, long n, const int8_t *elems, long m, const int64_t *keys,
-                           int64_t *out, int64_t *img)
-{
-    for (long g = 0; g < n; g++) {
-        const int8_t *e = elems + g * 2 * d;
-        orbit_image(d, e, e + d, m, keys, g ? img : out, img + m * d);
-        if (g)
-            keep_min(out, img, m * d);
-    }
-}
-
-void hf_search_orbit_rep_list(int d, long n, const int8_t *elems, long m, const int64_t *keys,
-                              int64_t *out)
-{
-    int64_t *img = malloc((size_t)(m * d + d) * sizeof *img);
-    if (!img)
-        abort(); /* test oracle only */
-    orbit_min_over(d, n, elems, m, keys, out, img);
-    free(img);
-}
-
-long hf_search_orbit_bytes_max = HF_SEARCH_ORBIT_BYTES;
-
-/* The representative by running over the group's elements, listed by closure under the
- * generators: for an orbit too large to hold (|G| 2d bytes instead of |orbit| m d 8). */
-static hf_err_t orbit_rep_by_elements(const hf_search_t *s, long m, const int64_t *keys,
-                                      int64_t *out)
-{
-    hf_err_t err = HF_OK;
-    int d = s->d;
-    size_t L = 2 * (size_t)d;
-    int8_t e[2 * HF_D_MAX], g[2 * HF_D_MAX], x[2 * HF_D_MAX];
-    if (s->group_unknown || s->gorder > HF_SEARCH_GROUP_LIST_MAX)
-        return hf_error(HF_ERR_LIMIT,
-                        "orbit: a support of %ld keys has an orbit too large to hold, and the "
-                        "group (order %ld) is too large to list",
-                        m, s->group_unknown ? -1 : s->gorder);
-    int64_t *img = hf_malloc((size_t)(m * d + d) * sizeof *img);
-    itemset_t el;
-    itemset_init(&el, L);
-    if (!img) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (int j = 0; j < d; j++) {
-        e[j] = (int8_t)j;
-        e[d + j] = 1;
-    }
-    if (itemset_add(&el, (uint8_t *)e) < 0) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < el.n; i++) {
-        memcpy(e, el.items + (size_t)i * L, L);
-        for (long k = 0; k < s->ngens; k++) {
-            memcpy(g, s->gperm + k * d, (size_t)d);
-            memcpy(g + d, s->gsign + k * d, (size_t)d);
-            elem_compose(d, e, g, x);
-            if (itemset_add(&el, (uint8_t *)x) < 0) {
-                err = HF_ERR_NOMEM;
-                goto done;
-            }
-        }
-    }
-    orbit_min_over(d, el.n, (const int8_t *)el.items, m, keys, out, img);
-done:
-    itemset_clear(&el);
-    free(img);
-    return err;
-}
-
-hf_err_t hf_search_orbit_rep(const hf_search_t *s, long m, const int64_t *keys, int64_t *out)
-{
-    hf_err_t err = HF_OK;
-    int d = s->d;
-    int8_t id[HF_D_MAX], one[HF_D_MAX];
-    if (m < 1)
-        return hf_error(HF_ERR_INPUT, "orbit: size %ld: must be >= 1", m);
-    for (int j = 0; j < d; j++) {
-        id[j] = (int8_t)j;
-        one[j] = 1;
-    }
-    int64_t *img = hf_malloc((size_t)(2 * m * d + d) * sizeof *img);
-    if (!img)
-        return HF_ERR_NOMEM;
-    int64_t *cur = img + m * d, *row = cur + m * d;
-    orbit_image(d, id, one, m, keys, out, row);
-    if (s->ngens == 0) {
-        free(img);
-        return HF_OK;
-    }
-    /* the orbit is the closure of the support under the generators: the group itself is
-     * not listed (it can have 2^d d! elements) unless the orbit is too large to hold */
-    size_t len = (size_t)(m * d) * sizeof *img;
-    itemset_t orb;
-    itemset_init(&orb, len);
-    if (itemset_add(&orb, (const uint8_t *)out) < 0) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < orb.n; i++) {
-        memcpy(cur, orb.items + (size_t)i * len, len);
-        for (long k = 0; k < s->ngens; k++) {
-            orbit_image(d, s->gperm + k * d, s->gsign + k * d, m, cur, img, row);
-            int r = itemset_add(&orb, (const uint8_t *)img);
-            if (r < 0) {
-                err = HF_ERR_NOMEM;
-                goto done;
-            }
-            if (r && (size_t)orb.n * len > (size_t)hf_search_orbit_bytes_max) {
-                itemset_clear(&orb);
-                free(img);
-                return orbit_rep_by_elements(s, m, keys, out);
-            }
-            if (r)
-                keep_min(out, img, m * d);
-        }
-    }
-done:
-    itemset_clear(&orb);
-    free(img);
-    return err;
+    return g->unknown ? -1 : g->order;
 }

@@ -1,6 +1,6 @@
 /* Candidate symmetries of a target from nauty (docs/search.md, "Symmetry").
  *
- * A symmetry g (symmetry.c) maps P/Q, in its unique normal form, to alpha P/Q + beta, so
+ * A symmetry g (group.c) maps P/Q, in its unique normal form, to alpha P/Q + beta, so
  * (with Q(1) > 0 fixed) it maps the union of the supports of P and Q onto itself up to a
  * translation, keeps every coefficient of Q, maps the ratios P(k)/Q(k) on supp(Q) by
  * r -> alpha r + beta and the vectors P(k) off supp(Q) by v -> alpha v. The graph
@@ -22,7 +22,7 @@
 
 #include <flint/fmpq.h>
 
-#include "search/search_impl.h"
+#include "symmetry/symmetry_impl.h"
 
 #include <nausparse.h>
 #include <nauty.h>
@@ -51,18 +51,11 @@ static void on_autom(int count, int *p, int *orbits, int numorbits, int stabvert
     int d = c->d;
     if (c->nomem)
         return;
-    if (c->n == c->cap) {
-        long nc = c->cap ? 2 * c->cap : 16;
-        int8_t *pp = hf_realloc(c->perm, (size_t)nc * d), *ss = hf_realloc(c->sign, (size_t)nc * d);
-        if (pp)
-            c->perm = pp;
-        if (ss)
-            c->sign = ss;
-        if (!pp || !ss) {
-            c->nomem = 1;
-            return;
-        }
-        c->cap = nc;
+    /* rows of d bytes: the arrays grow by whole rows of d elements */
+    long rows = c->cap / d;
+    if (c->n == rows && HF_GROW2(&c->perm, &c->sign, &c->cap, (c->n + 1) * d) != HF_OK) {
+        c->nomem = 1;
+        return;
     }
     int8_t *perm = c->perm + c->n * d, *sign = c->sign + c->n * d;
     for (int j = 0; j < d; j++) {
@@ -104,29 +97,32 @@ typedef struct {
     fmpq *t;    /* np x dv: r or P(k) normalised up to the affine change (class colour) */
 } mono_t;
 
-static _Thread_local const mono_t *g_mono;
-
-static int exp_cmp(const void *a, const void *b)
+/* Exponent rows i and k of x (d each), lexicographically. */
+static int exp_rows_cmp(const ulong *x, long i, long k, int d)
 {
-    const ulong *x = a, *y = b;
-    for (int j = 0; j < g_mono->d; j++)
-        if (x[j] != y[j])
-            return x[j] < y[j] ? -1 : 1;
+    for (int j = 0; j < d; j++)
+        if (x[i * d + j] != x[k * d + j])
+            return x[i * d + j] < x[k * d + j] ? -1 : 1;
     return 0;
 }
 
-/* Q(k) order: the cells of monomials */
-static int q_cmp(const void *a, const void *b)
+/* The sorts below are hf_sort's (stable, with a context: no global). */
+static int exp_cmp(const void *ctx, long i, long k)
 {
-    long i = *(const long *)a, k = *(const long *)b;
-    int c = fmpz_cmp(g_mono->q + i, g_mono->q + k);
-    return c ? c : (i > k) - (i < k);
+    const mono_t *m = ctx;
+    return exp_rows_cmp(m->exp, i, k, m->d);
+}
+
+/* Q(k) order: the cells of monomials */
+static int q_cmp(const void *ctx, long i, long k)
+{
+    const mono_t *m = ctx;
+    return fmpz_cmp(m->q + i, m->q + k);
 }
 
 /* class colours: on supp(Q) first, then by the normalised vector t */
-static int colour_cmp_raw(long i, long k)
+static int colour_cmp_raw(const mono_t *m, long i, long k)
 {
-    const mono_t *m = g_mono;
     int zi = fmpz_is_zero(m->q + i), zk = fmpz_is_zero(m->q + k);
     if (zi != zk)
         return zi - zk;
@@ -139,9 +135,8 @@ static int colour_cmp_raw(long i, long k)
 }
 
 /* classes: on supp(Q) by ratio vector, off it by P vector (supp(Q) first) */
-static int class_cmp_raw(long i, long k)
+static int class_cmp_raw(const mono_t *m, long i, long k)
 {
-    const mono_t *m = g_mono;
     int zi = fmpz_is_zero(m->q + i), zk = fmpz_is_zero(m->q + k);
     if (zi != zk)
         return zi - zk;
@@ -154,11 +149,9 @@ static int class_cmp_raw(long i, long k)
     return 0;
 }
 
-static int class_cmp(const void *a, const void *b)
+static int class_cmp(const void *ctx, long i, long k)
 {
-    long i = *(const long *)a, k = *(const long *)b;
-    int c = class_cmp_raw(i, k);
-    return c ? c : (i > k) - (i < k);
+    return class_cmp_raw(ctx, i, k);
 }
 
 static void mono_clear(mono_t *m)
@@ -260,7 +253,7 @@ static hf_err_t mono_collect(const hf_fraction_t *f, mono_t *m, int *too_big)
     m->dv = dv;
     for (int j = 0; j < dv; j++)
         tot += fmpz_mpoly_length(f->P + j, ctx);
-    *too_big = tot > HF_SEARCH_GROUP_POINTS_MAX;
+    *too_big = tot > HF_GROUP_POINTS_MAX;
     if (*too_big)
         return HF_OK;
     m->exp = hf_malloc((size_t)(tot ? tot : 1) * d * sizeof *m->exp);
@@ -272,12 +265,22 @@ static hf_err_t mono_collect(const hf_fraction_t *f, mono_t *m, int *too_big)
         for (slong t = 0; t < fmpz_mpoly_length(poly, ctx); t++)
             fmpz_mpoly_get_term_exp_ui(m->exp + n++ * d, poly, t, ctx);
     }
-    g_mono = m;
-    qsort(m->exp, (size_t)n, (size_t)d * sizeof *m->exp, exp_cmp);
+    /* the distinct exponents, sorted */
+    long *ord = hf_malloc((size_t)(n ? n : 1) * sizeof *ord);
+    ulong *uniq = hf_malloc((size_t)(n ? n : 1) * d * sizeof *uniq);
+    hf_err_t err = ord && uniq ? HF_OK : HF_ERR_NOMEM;
+    for (long i = 0; err == HF_OK && i < n; i++)
+        ord[i] = i;
+    if (err == HF_OK)
+        err = hf_sort(ord, n, exp_cmp, m);
     long u = 0;
-    for (long i = 0; i < n; i++)
-        if (u == 0 || exp_cmp(m->exp + (u - 1) * d, m->exp + i * d))
-            memmove(m->exp + u++ * d, m->exp + i * d, (size_t)d * sizeof *m->exp);
+    for (long i = 0; err == HF_OK && i < n; i++)
+        if (i == 0 || exp_cmp(m, ord[i - 1], ord[i]))
+            memcpy(uniq + u++ * d, m->exp + ord[i] * d, (size_t)d * sizeof *uniq);
+    free(ord);
+    free(m->exp);
+    m->exp = uniq;
+    HF_TRY(err);
     m->np = u;
     m->q = _fmpz_vec_init(u);
     m->p = _fmpz_vec_init(u * dv);
@@ -296,20 +299,23 @@ static hf_err_t mono_collect(const hf_fraction_t *f, mono_t *m, int *too_big)
 
 /* ---------------------------------------------------------------- the graph */
 
-static _Thread_local const long *g_rep;
+/* Classes ordered by the colour of their representative monomials. */
+typedef struct {
+    const mono_t *m;
+    const long *rep;
+} class_order_t;
 
-static int class_vertex_cmp(const void *a, const void *b)
+static int class_vertex_cmp(const void *ctx, long i, long k)
 {
-    long i = *(const long *)a, k = *(const long *)b;
-    int c = colour_cmp_raw(g_rep[i], g_rep[k]);
-    return c ? c : (i > k) - (i < k);
+    const class_order_t *o = ctx;
+    return colour_cmp_raw(o->m, o->rep[i], o->rep[k]);
 }
 
-hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order, long *ngens,
-                               int8_t **gperm, int8_t **gsign)
+hf_err_t hf_group_nauty(const hf_fraction_t *f, int *complete, long *order, long *ngens,
+                        int8_t **gperm, int8_t **gsign)
 {
     hf_err_t err = HF_OK;
-    int d = s->d, too_big = 0;
+    int d = f->d, too_big = 0;
     mono_t m;
     collect_t col = {.d = d, .order = 1};
     long *ord = NULL, *cls = NULL, *rep = NULL, *eu = NULL, *ev = NULL, *deg = NULL, nedge = 0;
@@ -321,7 +327,7 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
     *ngens = 0;
     *gperm = *gsign = NULL;
 
-    HF_CHECK(err, mono_collect(&s->frac, &m, &too_big), done);
+    HF_CHECK(err, mono_collect(f, &m, &too_big), done);
     if (too_big)
         goto done;
     long np = m.np;
@@ -384,13 +390,12 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
                 }
             }
     /* classes of equal ratios (on supp Q) and of equal P vectors (off it) */
-    g_mono = &m;
     for (long i = 0; i < np; i++)
         cls[i] = i;
-    qsort(cls, (size_t)np, sizeof *cls, class_cmp);
+    HF_CHECK(err, hf_sort(cls, np, class_cmp, &m), done);
     long first_class = nv, nclass = 0;
     for (long i = 0; i < np; i++) {
-        if (i == 0 || class_cmp_raw(cls[i - 1], cls[i])) {
+        if (i == 0 || class_cmp_raw(&m, cls[i - 1], cls[i])) {
             rep[nclass++] = cls[i]; /* a representative monomial of the class */
             nv++;
         }
@@ -424,7 +429,7 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
         }
         for (long i = 0; i < np; i++)
             ord[i] = i;
-        qsort(ord, (size_t)np, sizeof *ord, q_cmp);
+        HF_CHECK(err, hf_sort(ord, np, q_cmp, &m), done);
         for (long i = 0; i < np; i++) {
             lab[pos] = (int)(nlit + ord[i]);
             ptn[pos++] = 1;
@@ -434,12 +439,12 @@ hf_err_t hf_search_group_nauty(const hf_search_t *s, int *complete, long *order,
         /* class vertices by colour: sort the representatives, keep the class index */
         for (long c = 0; c < nclass; c++)
             cls[c] = c;
-        g_rep = rep;
-        qsort(cls, (size_t)nclass, sizeof *cls, class_vertex_cmp);
+        class_order_t co = {&m, rep};
+        HF_CHECK(err, hf_sort(cls, nclass, class_vertex_cmp, &co), done);
         for (long c = 0; c < nclass; c++) {
             lab[pos] = (int)(first_class + cls[c]);
             ptn[pos++] = 1;
-            if (c + 1 == nclass || colour_cmp_raw(rep[cls[c]], rep[cls[c + 1]]))
+            if (c + 1 == nclass || colour_cmp_raw(&m, rep[cls[c]], rep[cls[c + 1]]))
                 ptn[pos - 1] = 0;
         }
     }

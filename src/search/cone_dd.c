@@ -1,0 +1,1086 @@
+/* The cone engine's double description (docs/search.md, "Engine cone", claim 3): the
+ * extreme rays of {R : A R >= 0} whose support has at most a bound of box points, by the
+ * incremental double description in exact integers (FLINT), dropping every ray whose
+ * support on the rows processed so far already exceeds the bound. */
+#include <assert.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flint/fmpz_mat.h>
+#include <flint/fmpz_vec.h>
+#include <flint/nmod_mat.h>
+#include <flint/ulong_extras.h>
+
+#include "search/cone_impl.h"
+
+/* The rays' vectors, n integers each, in slots that never move from one stage to the next:
+ * a kept ray keeps its slot, a dropped ray's slot is reused by a new ray. (Moving every
+ * kept vector at every step was a tenth of a whole run on every rank.) */
+typedef struct {
+    long n, cap; /* integers per vector; slots allocated */
+    fmpz *v;     /* cap x n */
+    long *free;  /* released slots */
+    long nfree, capfree;
+} vpool_t;
+
+static void vpool_clear(vpool_t *P)
+{
+    if (P->v)
+        _fmpz_vec_clear(P->v, P->cap * P->n);
+    free(P->free);
+    memset(P, 0, sizeof *P);
+}
+
+/* A slot for a new vector: a released one, else a new one (the pool doubles; slot numbers
+ * stay valid, pointers into the pool do not). */
+static hf_err_t vpool_take(vpool_t *P, long *slot, long *used)
+{
+    if (P->nfree > 0) {
+        *slot = P->free[--P->nfree];
+        return HF_OK;
+    }
+    if (*used == P->cap) {
+        long cap = P->cap ? 2 * P->cap : 64;
+        fmpz *v = _fmpz_vec_init(cap * P->n);
+        for (long i = 0; i < P->cap * P->n; i++)
+            fmpz_swap(v + i, P->v + i);
+        if (P->v)
+            _fmpz_vec_clear(P->v, P->cap * P->n);
+        P->v = v;
+        P->cap = cap;
+    }
+    *slot = (*used)++;
+    return HF_OK;
+}
+
+static hf_err_t vpool_release(vpool_t *P, long slot)
+{
+    HF_TRY(HF_GROW(&P->free, &P->capfree, P->nfree + 1));
+    P->free[P->nfree++] = slot;
+    return HF_OK;
+}
+
+/* The rays of one stage: their vectors' slots, zero sets over processed positions, partial
+ * support sizes. */
+typedef struct {
+    vpool_t *pool;
+    long *used; /* slots of the pool ever taken (shared by the stages) */
+    long words, count, cap;
+    long *slot;
+    uint64_t *zero;
+    long *size;
+} rayset_t;
+
+/* Ray i's vector. */
+#define RAY(R, i) ((R)->pool->v + (R)->slot[i] * (R)->pool->n)
+
+static void rayset_clear(rayset_t *R)
+{
+    free(R->slot);
+    free(R->zero);
+    free(R->size);
+    R->slot = NULL;
+    R->zero = NULL;
+    R->size = NULL;
+    R->count = R->cap = 0;
+}
+
+static hf_err_t rayset_reserve(rayset_t *R, long need)
+{
+    if (need <= R->cap)
+        return HF_OK;
+    long cap = R->cap ? R->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    long *sl = hf_realloc(R->slot, (size_t)cap * sizeof *sl);
+    if (sl)
+        R->slot = sl;
+    uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->words * sizeof *z);
+    if (z)
+        R->zero = z;
+    long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
+    if (sz)
+        R->size = sz;
+    if (!sl || !z || !sz)
+        return HF_ERR_NOMEM;
+    R->cap = cap;
+    return HF_OK;
+}
+
+/* Append a ray whose vector is already in the pool at `slot` (a kept ray). */
+static hf_err_t rayset_keep(rayset_t *R, long slot, const uint64_t *zero, long size)
+{
+    HF_TRY(rayset_reserve(R, R->count + 1));
+    R->slot[R->count] = slot;
+    memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
+    R->size[R->count] = size;
+    R->count++;
+    return HF_OK;
+}
+
+/* Append a new ray (copies v into a slot of the pool). */
+static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
+{
+    long slot;
+    HF_TRY(rayset_reserve(R, R->count + 1));
+    HF_TRY(vpool_take(R->pool, &slot, R->used));
+    _fmpz_vec_set(R->pool->v + slot * R->pool->n, v, R->pool->n);
+    return rayset_keep(R, slot, zero, size);
+}
+
+static void vec_primitive(fmpz *v, long n, fmpz_t g)
+{
+    _fmpz_vec_content(g, v, n);
+    if (!fmpz_is_zero(g) && !fmpz_is_one(g))
+        _fmpz_vec_scalar_divexact_fmpz(v, v, n, g);
+}
+
+/* Positions < p as a mask of word w. */
+static inline uint64_t below_mask(long w, long p)
+{
+    long lo = w * 64;
+    if (p <= lo)
+        return 0;
+    return p - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (p - lo)) - 1;
+}
+
+/* The rays of a stage bucketed by the first and last position of their support (every
+ * support is nonempty once the start rows are processed): a ray whose support lies in a
+ * set U sits in a bucket (a, b) with a <= b both in U. */
+#define ENDS_INDEX_POSITIONS_MAX 2048 /* the table has positions^2 buckets */
+typedef struct {
+    long p;      /* positions processed (0: no index) */
+    long *start; /* p * p + 1 bucket offsets (key a * p + b) */
+    long *ray;   /* ray numbers, bucket by bucket */
+    long *key;   /* per ray */
+    long start_cap, ray_cap, key_cap;
+} ends_index_t;
+
+static void ends_index_clear(ends_index_t *ix)
+{
+    free(ix->start);
+    free(ix->ray);
+    free(ix->key);
+    memset(ix, 0, sizeof *ix);
+}
+
+static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
+{
+    long R = cur->count, words = cur->words, nk = p * p;
+    ix->p = 0; /* no index: ends_blocked scans every ray */
+    if (p > ENDS_INDEX_POSITIONS_MAX)
+        return HF_OK;
+    HF_TRY(HF_GROW(&ix->start, &ix->start_cap, nk + 1));
+    HF_TRY(HF_GROW(&ix->ray, &ix->ray_cap, R ? R : 1));
+    HF_TRY(HF_GROW(&ix->key, &ix->key_cap, R ? R : 1));
+    ix->p = p;
+    memset(ix->start, 0, (size_t)(nk + 1) * sizeof *ix->start);
+    for (long k = 0; k < R; k++) {
+        const uint64_t *z = cur->zero + k * words;
+        long a = -1, b = -1;
+        for (long w = 0; w < words && a < 0; w++) {
+            uint64_t x = ~z[w] & below_mask(w, p);
+            if (x)
+                a = w * 64 + __builtin_ctzll(x);
+        }
+        for (long w = words - 1; w >= 0 && b < 0; w--) {
+            uint64_t x = ~z[w] & below_mask(w, p);
+            if (x)
+                b = w * 64 + 63 - __builtin_clzll(x);
+        }
+        assert(a >= 0 && b >= a);
+        ix->key[k] = a * p + b;
+        ix->start[ix->key[k] + 1]++;
+    }
+    for (long t = 0; t < nk; t++)
+        ix->start[t + 1] += ix->start[t];
+    /* counting sort; start[] is shifted back afterwards */
+    for (long k = 0; k < R; k++)
+        ix->ray[ix->start[ix->key[k]]++] = k;
+    for (long t = nk; t > 0; t--)
+        ix->start[t] = ix->start[t - 1];
+    ix->start[0] = 0;
+    return HF_OK;
+}
+
+/* Is there a ray other than i and j whose zero set contains Z (support inside U)? The
+ * buckets when there are fewer pairs in U than rays, else every ray. */
+static int ends_blocked(const ends_index_t *ix, const rayset_t *cur, const uint64_t *Z,
+                        const long *ulist, long nu, long i, long j)
+{
+    long words = cur->words, p = ix->p;
+    if (!ix->p || nu * (nu + 1) / 2 >= cur->count) {
+        for (long k = 0; k < cur->count; k++)
+            if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
+                return 1;
+        return 0;
+    }
+    for (long x = 0; x < nu; x++)
+        for (long y = x; y < nu; y++) {
+            long key = ulist[x] * p + ulist[y];
+            for (long t = ix->start[key]; t < ix->start[key + 1]; t++) {
+                long k = ix->ray[t];
+                if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
+                    return 1;
+            }
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the plan */
+
+/* What every run over the cone shares: the order in which the hyperplanes are processed
+ * and the rays of the simplicial start. */
+typedef struct {
+    const hf_cone_t *c;
+    long n, rows, words; /* unknowns, hyperplanes, words of a bitset over positions */
+    long *order;         /* position -> hyperplane */
+    fmpz *start;         /* n x n: start ray j, positive on position j only, primitive */
+} dd_plan_t;
+
+static void dd_plan_clear(dd_plan_t *pl)
+{
+    if (pl->start)
+        _fmpz_vec_clear(pl->start, pl->n * pl->n);
+    free(pl->order);
+    memset(pl, 0, sizeof *pl);
+}
+
+typedef struct {
+    const long *key;
+} dd_key_ctx_t;
+
+static int dd_cmp_key(const void *ctx, long a, long b)
+{
+    const long *key = ((const dd_key_ctx_t *)ctx)->key;
+    return key[a] < key[b] ? -1 : key[a] > key[b];
+}
+
+/* The hyperplanes by increasing number of nonzero entries (rows of few unknowns, near the
+ * box's corners, cut early and keep the intermediate cones small), ties by number. */
+static hf_err_t dd_by_sparsity(const hf_cone_t *c, long *byn)
+{
+    long n = c->n, nh = c->nh;
+    long *nnz = hf_malloc((size_t)(nh ? nh : 1) * sizeof *nnz);
+    if (!nnz)
+        return HF_ERR_NOMEM;
+    for (long h = 0; h < nh; h++) {
+        nnz[h] = 0;
+        for (long j = 0; j < n; j++)
+            nnz[h] += !fmpz_is_zero(c->A + h * n + j);
+        byn[h] = h;
+    }
+    dd_key_ctx_t kc = {nnz};
+    hf_err_t err = hf_sort(byn, nh, dd_cmp_key, &kc); /* stable: ties by number */
+    free(nnz);
+    return err;
+}
+
+/* The processing order: the first n hyperplanes are linearly independent (chosen greedily
+ * in sparsity order, modulo a prime: independence modulo p implies it over Q), the others
+ * follow in sparsity order. HF_ERR_INTERNAL when the rows have rank < n: C is pointed
+ * (Q R = 0 forces R = 0), so they never do. */
+static hf_err_t dd_order(const hf_cone_t *c, const long *byn, long *order)
+{
+    long n = c->n, nh = c->nh, k = 0, nr = 0;
+    hf_err_t err = HF_OK;
+    nmod_t mod;
+    nmod_init(&mod, n_nextprime(UWORD(1) << 62, 1));
+    char *used = hf_calloc((size_t)(nh ? nh : 1), 1);
+    mp_limb_t *row = hf_malloc((size_t)(n ? n : 1) * sizeof *row);
+    long *pivcol = hf_malloc((size_t)(n ? n : 1) * sizeof *pivcol);
+    nmod_mat_t E;
+    nmod_mat_init(E, n ? n : 1, n ? n : 1, mod.n);
+    if (!used || !row || !pivcol) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < nh && nr < n; i++) {
+        long h = byn[i];
+        for (long j = 0; j < n; j++)
+            row[j] = fmpz_fdiv_ui(c->A + h * n + j, mod.n);
+        for (long q = 0; q < nr; q++) {
+            mp_limb_t f = row[pivcol[q]];
+            if (f)
+                for (long j = 0; j < n; j++)
+                    row[j] = nmod_sub(row[j], nmod_mul(f, nmod_mat_entry(E, q, j), mod), mod);
+        }
+        long pc = -1;
+        for (long j = 0; j < n && pc < 0; j++)
+            if (row[j])
+                pc = j;
+        if (pc < 0)
+            continue;
+        mp_limb_t inv = n_invmod(row[pc], mod.n);
+        for (long j = 0; j < n; j++)
+            nmod_mat_entry(E, nr, j) = nmod_mul(row[j], inv, mod);
+        pivcol[nr++] = pc;
+        order[k++] = h;
+        used[h] = 1;
+    }
+    if (nr < n) {
+        err = hf_error(HF_ERR_INTERNAL,
+                       "cone engine: the rows have rank %ld < %ld modulo p (the cone of Q R >= 0 "
+                       "is pointed)",
+                       nr, n);
+        goto done;
+    }
+    for (long i = 0; i < nh; i++)
+        if (!used[byn[i]])
+            order[k++] = byn[i];
+done:
+    nmod_mat_clear(E);
+    free(pivcol);
+    free(row);
+    free(used);
+    return err;
+}
+
+/* The order, and the start: the rays of the cone of the first n rows are the columns of
+ * B^-1 (B those rows), each positive on its own row only. */
+static hf_err_t dd_plan_init(const hf_cone_t *c, dd_plan_t *pl)
+{
+    long n = c->n, nh = c->nh;
+    hf_err_t err = HF_OK;
+    memset(pl, 0, sizeof *pl);
+    pl->c = c;
+    pl->n = n;
+    pl->rows = nh;
+    pl->words = (nh + 63) / 64;
+    pl->order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *pl->order);
+    long *byn = hf_malloc((size_t)(nh ? nh : 1) * sizeof *byn);
+    if (!pl->order || !byn) {
+        free(byn);
+        dd_plan_clear(pl);
+        return HF_ERR_NOMEM;
+    }
+    HF_CHECK(err, dd_by_sparsity(c, byn), done);
+    HF_CHECK(err, dd_order(c, byn, pl->order), done);
+    fmpz_mat_t B, Binv;
+    fmpz_t den, g;
+    fmpz_mat_init(B, n, n);
+    fmpz_mat_init(Binv, n, n);
+    fmpz_init(den);
+    fmpz_init(g);
+    for (long i = 0; i < n; i++)
+        _fmpz_vec_set(B->rows[i], c->A + pl->order[i] * n, n);
+    int ok = fmpz_mat_inv(Binv, den, B);
+    pl->start = _fmpz_vec_init(n * n);
+    for (long j = 0; j < n && ok; j++) {
+        fmpz *v = pl->start + j * n;
+        for (long i = 0; i < n; i++)
+            fmpz_mul_si(v + i, fmpz_mat_entry(Binv, i, j), fmpz_sgn(den));
+        vec_primitive(v, n, g);
+    }
+    fmpz_clear(g);
+    fmpz_clear(den);
+    fmpz_mat_clear(Binv);
+    fmpz_mat_clear(B);
+    if (!ok)
+        err = hf_error(HF_ERR_INTERNAL, "cone engine: starting rows are singular");
+done:
+    free(byn);
+    if (err != HF_OK)
+        dd_plan_clear(pl);
+    return err;
+}
+
+/* ------------------------------------------------------------------ one run */
+
+/* Rays found: support bitsets over the cone's hyperplanes (words each), and sizes. */
+typedef struct {
+    long words, count, cap, cap_size;
+    uint64_t *supp;
+    long *size;
+} dd_found_t;
+
+static void dd_found_clear(dd_found_t *F)
+{
+    free(F->supp);
+    free(F->size);
+    F->supp = NULL;
+    F->size = NULL;
+    F->count = F->cap = F->cap_size = 0;
+}
+
+static hf_err_t dd_found_push(dd_found_t *F, const uint64_t *b, long size)
+{
+    HF_TRY(HF_GROW(&F->supp, &F->cap, (F->count + 1) * F->words));
+    HF_TRY(HF_GROW(&F->size, &F->cap_size, F->count + 1));
+    memcpy(F->supp + F->count * F->words, b, (size_t)F->words * sizeof *b);
+    F->size[F->count++] = size;
+    return HF_OK;
+}
+
+/* How a run is watched: its poll hook, called every DD_POLL_WORK pair tests and at every
+ * row (so that a stop and the other ranks' requests are answered within milliseconds even
+ * in a step of minutes), its progress and its figures. */
+#define DD_POLL_WORK (1L << 16)
+typedef struct {
+    hf_search_poll_fn poll;
+    void *poll_ctx;
+    long work;            /* pair tests since the last poll */
+    hf_cone_info_t *info; /* step, step_rays: progress for reports (may be NULL) */
+    long rays_max, adjacencies;
+    double pairs; /* (positive, negative) pairs examined: the cost, machine-independent */
+    const hf_search_split_t *split; /* steps dealt across processes, or NULL */
+} dd_ctl_t;
+
+static int dd_poll(dd_ctl_t *ctl, long work)
+{
+    ctl->work += work;
+    if (ctl->work < DD_POLL_WORK)
+        return 0;
+    ctl->work = 0;
+    return ctl->poll && ctl->poll(ctl->poll_ctx);
+}
+
+/* The start: the rays of the simplicial cone of the first n rows of the order within the
+ * bound (start ray j is positive on position j only). */
+static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, rayset_t *cur)
+{
+    long n = pl->n, words = pl->words;
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    if (!Z)
+        return HF_ERR_NOMEM;
+    hf_err_t err = HF_OK;
+    cur->count = 0;
+    for (long j = 0; j < n && err == HF_OK; j++) {
+        if (wpos[j] > bound)
+            continue;
+        memset(Z, 0, (size_t)words * sizeof *Z);
+        for (long i = 0; i < n; i++)
+            if (i != j)
+                bit_set(Z, i);
+        err = rayset_push(cur, pl->start + j * n, Z, wpos[j]);
+    }
+    free(Z);
+    return err;
+}
+
+/* One step's shared data: the row at position p, the signs of the rays on it, the lists of
+ * positive and negative rays, their folded supports and the index of the rays' ends. Every
+ * rank builds it alike from the same rays. */
+typedef struct {
+    long p, R, npos, nneg;
+    fmpz *s;
+    long slen;
+    long *posl, *negl;
+    uint64_t *sig;
+    long posl_cap, negl_cap, sig_cap;
+    ends_index_t ix;
+} dd_step_t;
+
+static void dd_step_clear(dd_step_t *st)
+{
+    if (st->s)
+        _fmpz_vec_clear(st->s, st->slen);
+    free(st->posl);
+    free(st->negl);
+    free(st->sig);
+    ends_index_clear(&st->ix);
+    memset(st, 0, sizeof *st);
+}
+
+/* Signs and lists for the row at position p. */
+static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur, long *nzi,
+                                dd_step_t *st)
+{
+    const hf_cone_t *c = pl->c;
+    long n = pl->n, words = pl->words, R = cur->count;
+    st->p = p;
+    st->R = R;
+    if (R + 1 > st->slen) {
+        if (st->s)
+            _fmpz_vec_clear(st->s, st->slen);
+        st->slen = 2 * (R + 1);
+        st->s = _fmpz_vec_init(st->slen);
+    }
+    const fmpz *a = c->A + pl->order[p] * n;
+    /* rows have few nonzero entries (Q's terms): the dot products run over those */
+    long nz = 0;
+    for (long j = 0; j < n; j++)
+        if (!fmpz_is_zero(a + j))
+            nzi[nz++] = j;
+    for (long i = 0; i < R; i++) {
+        const fmpz *x = RAY(cur, i);
+        fmpz_zero(st->s + i);
+        for (long t = 0; t < nz; t++)
+            fmpz_addmul(st->s + i, a + nzi[t], x + nzi[t]);
+    }
+    HF_TRY(ends_index(cur, p, &st->ix));
+    /* each ray's support folded onto 64 bits: the popcount of two folds' union never
+     * exceeds the positions in the union of the supports, which is at most the union's
+     * weight (every position weighs >= 1): a pair whose folds already exceed the bound is
+     * out at once */
+    st->npos = st->nneg = 0;
+    HF_TRY(HF_GROW(&st->sig, &st->sig_cap, R));
+    HF_TRY(HF_GROW(&st->posl, &st->posl_cap, R));
+    HF_TRY(HF_GROW(&st->negl, &st->negl_cap, R));
+    for (long i = 0; i < R; i++) {
+        int sg = fmpz_sgn(st->s + i);
+        if (sg == 0)
+            continue;
+        uint64_t f = 0;
+        for (long w = 0; w < words; w++)
+            f |= ~cur->zero[i * words + w] & below_mask(w, p);
+        st->sig[i] = f;
+        if (sg > 0)
+            st->posl[st->npos++] = i;
+        else
+            st->negl[st->nneg++] = i;
+    }
+    return HF_OK;
+}
+
+/* Where a step's new rays go: pushed to the next stage (a whole step on this process), or
+ * encoded as records for the exchange (a range of a step dealt across ranks). */
+typedef struct {
+    rayset_t *next;     /* or NULL */
+    unsigned char *buf; /* records: positive index, size, zero bitset, vector */
+    long len, cap;
+} dd_sink_t;
+
+static hf_err_t buf_put(dd_sink_t *k, const void *x, size_t n)
+{
+    HF_TRY(HF_GROW(&k->buf, &k->cap, k->len + (long)n));
+    memcpy(k->buf + k->len, x, n);
+    k->len += (long)n;
+    return HF_OK;
+}
+
+/* An unsigned integer in 7-bit groups, the high bit saying that more follow. */
+static hf_err_t buf_put_varint(dd_sink_t *k, uint64_t u)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(u & 0x7f);
+        u >>= 7;
+        b[n++] |= u ? 0x80 : 0;
+    } while (u);
+    return buf_put(k, b, n);
+}
+
+/* An integer of a ray, in a varint: 2 z when |x| < 2^62 (z its zigzag: 2x, or -2x - 1 when
+ * negative), else 4 L + 2 s + 1 followed by its L limbs (s: negative). The vectors' entries
+ * are mostly small: a record of chain:d=3 span 6 takes about 150 bytes, not 850. */
+static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
+{
+    if (fmpz_bits(x) < 62) {
+        int64_t w = fmpz_get_si(x);
+        uint64_t z = w < 0 ? ((uint64_t)(-(w + 1)) << 1) | 1 : (uint64_t)w << 1;
+        return buf_put_varint(k, z << 1);
+    }
+    mpz_t m;
+    mpz_init(m);
+    fmpz_get_mpz(m, x);
+    size_t nl = 0;
+    uint64_t *limbs = mpz_export(NULL, &nl, -1, sizeof(uint64_t), 0, 0, m);
+    hf_err_t err = buf_put_varint(k, ((uint64_t)nl << 2) | (mpz_sgn(m) < 0 ? 2 : 0) | 1);
+    if (err == HF_OK)
+        err = buf_put(k, limbs, nl * sizeof *limbs);
+    free(limbs); /* GMP's default allocator */
+    mpz_clear(m);
+    return err;
+}
+
+static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const uint64_t *Z,
+                            long words, long size)
+{
+    if (k->next)
+        return rayset_push(k->next, v, Z, size);
+    int64_t head[2] = {pa, size};
+    HF_TRY(buf_put(k, head, sizeof head));
+    HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
+    for (long i = 0; i < n; i++)
+        HF_TRY(buf_put_fmpz(k, v + i));
+    return HF_OK;
+}
+
+/* The pairs of positive rays posl[lo], posl[lo + 1], ... (while below range->hi, which a
+ * steal may lower) with every negative ray: the adjacent ones give new rays, in the order
+ * of the serial loop. poll is called every DD_POLL_WORK pair tests. */
+static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, const rayset_t *cur,
+                         const dd_step_t *st, long lo, hf_search_range_t *range,
+                         hf_search_poll_fn poll, void *poll_ctx, dd_ctl_t *ctl, dd_sink_t *sink)
+{
+    long n = pl->n, rows = pl->rows, words = pl->words, p = st->p;
+    hf_err_t err = HF_OK;
+    fmpz *v = _fmpz_vec_init(n);
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    long *ulist = hf_malloc((size_t)(rows ? rows : 1) * sizeof *ulist);
+    long work = 0;
+    fmpz_t g;
+    fmpz_init(g);
+    if (!Z || !ulist) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long pa = lo; pa < range->hi; pa++) {
+        range->pos = pa;
+        work += st->nneg;
+        if (work >= DD_POLL_WORK) {
+            work = 0;
+            if (poll && poll(poll_ctx)) {
+                err =
+                    hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+                goto done;
+            }
+        }
+        if (!sink->next && pa == hf_cone_test_drop_cell)
+            continue; /* the planted bug of the tests */
+        long i = st->posl[pa];
+        const uint64_t *zi = cur->zero + i * words;
+        uint64_t fi = st->sig[i];
+        for (long nb = 0; nb < st->nneg; nb++) {
+            long j = st->negl[nb];
+            if (__builtin_popcountll(fi | st->sig[j]) > bound)
+                continue;
+            const uint64_t *zj = cur->zero + j * words;
+            long common = 0;
+            for (long w = 0; w < words; w++) {
+                Z[w] = zi[w] & zj[w];
+                common += __builtin_popcountll(Z[w]);
+            }
+            /* every position weighs >= 1, so p - common positions already bound the
+             * size from below: most pairs stop here without touching the weights */
+            if (common < n - 2 || p - common > bound)
+                continue;
+            long nu = 0, size = 0;
+            for (long w = 0; w < words; w++) {
+                uint64_t x = ~Z[w] & below_mask(w, p);
+                while (x) {
+                    long u = w * 64 + __builtin_ctzll(x);
+                    ulist[nu++] = u;
+                    size += wpos[u];
+                    x &= x - 1;
+                }
+            }
+            if (size > bound)
+                continue;
+            /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero set
+             * contains Z, i.e. no other ray's support lies in U = supp i u supp j. A ray
+             * with that property has its support inside the union of theirs, so at most
+             * `size` <= bound points: such rays are never dropped, and the test
+             * over the kept rays is exact. Such a ray's first and last support positions
+             * are both in U: only those buckets are looked at. */
+            if (ends_blocked(&st->ix, cur, Z, ulist, nu, i, j))
+                continue;
+            ctl->adjacencies++;
+            /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+            _fmpz_vec_scalar_mul_fmpz(v, RAY(cur, j), n, st->s + i);
+            _fmpz_vec_scalar_submul_fmpz(v, RAY(cur, i), n, st->s + j);
+            vec_primitive(v, n, g);
+            bit_set(Z, p);
+            HF_CHECK(err, dd_sink_put(sink, pa, v, n, Z, words, size), done);
+        }
+    }
+done:
+    _fmpz_vec_clear(v, n);
+    fmpz_clear(g);
+    free(ulist);
+    free(Z);
+    return err;
+}
+
+/* Steps with fewer pair tests than this run whole on every process (no exchange): the
+ * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
+long hf_cone_split_pairs_min = 1L << 20;
+long hf_cone_test_drop_cell = -1;
+
+/* A step dealt across the processes: its positive rays are the cells of one unit. */
+typedef struct {
+    const dd_plan_t *pl;
+    const long *wpos;
+    long bound;
+    const rayset_t *cur;
+    const dd_step_t *st;
+    dd_ctl_t *ctl;
+    dd_sink_t sink;
+    hf_search_poll_fn deal_poll; /* the deal's own poll (answers the other processes) */
+    void *deal_poll_ctx;
+} dd_round_t;
+
+/* The deal's poll, then the run's own (a stop request; progress). */
+static int dd_round_poll(void *vctx)
+{
+    dd_round_t *rd = vctx;
+    if (rd->deal_poll && rd->deal_poll(rd->deal_poll_ctx))
+        return 1;
+    return rd->ctl->poll && rd->ctl->poll(rd->ctl->poll_ctx);
+}
+
+static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_t *range,
+                             hf_search_poll_fn poll, void *poll_ctx)
+{
+    dd_round_t *rd = vctx;
+    (void)unit;
+    rd->deal_poll = poll;
+    rd->deal_poll_ctx = poll_ctx;
+    return dd_pairs(rd->pl, rd->wpos, rd->bound, rd->cur, rd->st, (long)lo, range, dd_round_poll,
+                    rd, rd->ctl, &rd->sink);
+}
+
+typedef struct {
+    const unsigned char *at, *end;
+} dd_reader_t;
+
+static int rd_get(dd_reader_t *r, void *x, size_t n)
+{
+    if ((size_t)(r->end - r->at) < n)
+        return 0;
+    memcpy(x, r->at, n);
+    r->at += n;
+    return 1;
+}
+
+static int rd_get_varint(dd_reader_t *r, uint64_t *u)
+{
+    *u = 0;
+    for (int shift = 0; shift < 64 && r->at < r->end; shift += 7) {
+        unsigned char b = *r->at++;
+        *u |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The inverse of buf_put_fmpz. */
+static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
+{
+    uint64_t u;
+    if (!rd_get_varint(r, &u))
+        return 0;
+    if (!(u & 1)) {
+        uint64_t z = u >> 1;
+        int64_t w = z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+        fmpz_set_si(x, w);
+        return 1;
+    }
+    size_t cnt = (size_t)(u >> 2);
+    if ((size_t)(r->end - r->at) / sizeof(uint64_t) < cnt)
+        return 0;
+    mpz_t m;
+    mpz_init(m);
+    mpz_import(m, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
+    r->at += cnt * sizeof(uint64_t);
+    if (u & 2)
+        mpz_neg(m, m);
+    fmpz_set_mpz(x, m);
+    mpz_clear(m);
+    return 1;
+}
+
+typedef struct {
+    const int64_t *key; /* the positive index of each record */
+} dd_rec_ctx_t;
+
+static int dd_cmp_rec(const void *vctx, long a, long b)
+{
+    const int64_t *key = ((const dd_rec_ctx_t *)vctx)->key;
+    return key[a] < key[b] ? -1 : key[a] > key[b];
+}
+
+/* Every process's new rays of a dealt step into next, in the serial loop's order: each
+ * positive ray's cell was run by one process, whose records of it are in order, so a
+ * stable sort by positive index restores the order of the whole step. */
+static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t len, rayset_t *next)
+{
+    long n = pl->n, words = pl->words, nrec = 0, cap = 0, kcap = 0;
+    hf_err_t err = HF_OK;
+    const unsigned char **at = NULL;
+    int64_t *key = NULL;
+    long *perm = NULL;
+    fmpz *v = _fmpz_vec_init(n);
+    uint64_t *Z = hf_malloc((size_t)words * sizeof *Z);
+    dd_reader_t r = {all, all + len};
+    if (!Z) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    while (r.at < r.end) { /* index the records */
+        int64_t head[2];
+        HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
+        HF_CHECK(err, HF_GROW(&key, &kcap, nrec + 1), done);
+        at[nrec] = r.at;
+        if (!rd_get(&r, head, sizeof head) || !rd_get(&r, Z, (size_t)words * sizeof *Z))
+            break;
+        for (long i = 0; i < n && r.at <= r.end; i++)
+            if (!rd_get_fmpz(&r, v + i))
+                r.at = r.end + 1;
+        if (r.at > r.end)
+            break;
+        key[nrec++] = head[0];
+    }
+    if (r.at != r.end) {
+        err = hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's records are truncated");
+        goto done;
+    }
+    perm = hf_malloc((size_t)(nrec ? nrec : 1) * sizeof *perm);
+    if (!perm) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    for (long i = 0; i < nrec; i++)
+        perm[i] = i;
+    dd_rec_ctx_t rc = {key};
+    HF_CHECK(err, hf_sort(perm, nrec, dd_cmp_rec, &rc), done);
+    for (long k = 0; k < nrec; k++) {
+        dd_reader_t q = {at[perm[k]], all + len};
+        int64_t head[2];
+        rd_get(&q, head, sizeof head);
+        rd_get(&q, Z, (size_t)words * sizeof *Z);
+        for (long i = 0; i < n; i++)
+            rd_get_fmpz(&q, v + i);
+        HF_CHECK(err, rayset_push(next, v, Z, head[1]), done);
+    }
+done:
+    _fmpz_vec_clear(v, n);
+    free(Z);
+    free(perm);
+    free(key);
+    free(at);
+    return err;
+}
+
+/* The pairs of one step: on this process alone, or dealt across the processes and
+ * exchanged. With a split every process reaches the same collective calls with its status
+ * (err: a failure or stop of its own so far), so none waits forever for another. */
+static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
+                              const rayset_t *cur, const dd_step_t *st, dd_ctl_t *ctl, hf_err_t err,
+                              rayset_t *next, int *agreed)
+{
+    const hf_search_split_t *sp = ctl->split;
+    *agreed = 1;
+    if (!sp) {
+        if (err != HF_OK)
+            return err;
+        dd_sink_t sink = {.next = next};
+        hf_search_range_t range = {0, st->npos};
+        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl, &sink);
+    }
+    /* every process holds the same rays: they agree on going on, then all take the same
+     * path (the step's size decides, and it is the same everywhere) */
+    HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
+    if ((double)st->npos * st->nneg < (double)hf_cone_split_pairs_min) {
+        dd_sink_t sink = {.next = next};
+        hf_search_range_t range = {0, st->npos};
+        /* a failure here is this process's own: it reaches the others at the next
+         * agreement (the caller carries it there) */
+        *agreed = 0;
+        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
+    }
+    dd_round_t rd = {pl, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
+    int64_t cells = st->npos;
+    err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
+    void *all = NULL;
+    size_t alllen = 0;
+    err = sp->allgather(sp->ctx, err, rd.sink.buf, (size_t)rd.sink.len, &all, &alllen);
+    free(rd.sink.buf);
+    if (err == HF_OK)
+        err = dd_merge(pl, all, alllen, next);
+    free(all);
+    return err;
+}
+
+/* The rows after the start, one step each (docs/search.md, "Engine cone", claim 3): cur
+ * holds the extreme rays of the cone of the rows processed so far with at most `bound` box
+ * points in their support, and at the end those of the whole cone. */
+static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_ctl_t *ctl,
+                         rayset_t *cur)
+{
+    long n = pl->n, words = pl->words;
+    hf_err_t err = HF_OK;
+    rayset_t next = {.pool = cur->pool, .used = cur->used, .words = words};
+    dd_step_t st = {0};
+    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
+    long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
+    if (!Z || !nzi) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    if (cur->count > ctl->rays_max)
+        ctl->rays_max = cur->count;
+    for (long p = n; p < pl->rows; p++) {
+        /* with a split, a stop goes to the step's agreement so every process stops there */
+        if (dd_poll(ctl, DD_POLL_WORK)) {
+            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+            if (!ctl->split)
+                goto done;
+        }
+        next.count = 0;
+        if (err == HF_OK)
+            err = dd_step_prepare(pl, p, cur, nzi, &st);
+        if (err == HF_OK)
+            ctl->pairs += (double)st.npos * st.nneg;
+        int agreed = 1;
+        err = dd_step_pairs(pl, wpos, bound, cur, &st, ctl, err, &next, &agreed);
+        if (err != HF_OK && agreed)
+            goto done;
+        if (err != HF_OK)
+            continue; /* carried to the next step's agreement (or the last one, below) */
+        /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
+         * vectors stay where they are, the dropped ones' slots are released (the pairs are
+         * done with them) */
+        for (long i = 0; i < st.R && err == HF_OK; i++) {
+            int sg = fmpz_sgn(st.s + i);
+            long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
+            if (sg < 0 || size > bound) {
+                err = vpool_release(cur->pool, cur->slot[i]);
+                continue;
+            }
+            memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
+            if (sg == 0)
+                bit_set(Z, p);
+            err = rayset_keep(&next, cur->slot[i], Z, size);
+        }
+        if (err != HF_OK) {
+            if (!ctl->split)
+                goto done;
+            continue; /* carried to the next agreement */
+        }
+        rayset_t tmp = *cur;
+        *cur = next;
+        next = tmp;
+        if (cur->count > ctl->rays_max)
+            ctl->rays_max = cur->count;
+        if (ctl->info) {
+            ctl->info->step = p + 1;
+            ctl->info->step_rays = cur->count;
+        }
+    }
+    /* a failure of this process's own in the last steps reaches every process here */
+    if (ctl->split)
+        err = ctl->split->allgather(ctl->split->ctx, err, NULL, 0, NULL, NULL);
+done:
+    dd_step_clear(&st);
+    rayset_clear(&next);
+    free(nzi);
+    free(Z);
+    return err;
+}
+
+/* The rays of a finished run: supports over hyperplane numbers, pushed to out. */
+static hf_err_t dd_finish(const dd_plan_t *pl, const rayset_t *cur, dd_found_t *out)
+{
+    long words = pl->words;
+    uint64_t *hb = hf_calloc((size_t)words, sizeof *hb);
+    if (!hb)
+        return HF_ERR_NOMEM;
+    hf_err_t err = HF_OK;
+    for (long i = 0; i < cur->count && err == HF_OK; i++) {
+        const uint64_t *z = cur->zero + i * words;
+        memset(hb, 0, (size_t)words * sizeof *hb);
+        for (long p = 0; p < pl->rows; p++)
+            if (!bit_get(z, p))
+                bit_set(hb, pl->order[p]);
+        err = dd_found_push(out, hb, cur->size[i]);
+    }
+    free(hb);
+    return err;
+}
+
+/* The pruned double description, start to end. */
+static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_found_t *out)
+{
+    long rows = pl->rows, used = 0;
+    vpool_t pool = {.n = pl->n};
+    rayset_t cur = {.pool = &pool, .used = &used, .words = pl->words};
+    long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos); /* weight by position */
+    hf_err_t err = wpos ? HF_OK : HF_ERR_NOMEM;
+    for (long p = 0; wpos && p < rows; p++)
+        wpos[p] = pl->c->weight[pl->order[p]];
+    if (err == HF_OK)
+        err = dd_begin(pl, wpos, bound, &cur);
+    if (err == HF_OK)
+        err = dd_steps(pl, wpos, bound, ctl, &cur);
+    if (err == HF_OK)
+        err = dd_finish(pl, &cur, out);
+    rayset_clear(&cur);
+    vpool_clear(&pool);
+    free(wpos);
+    return err;
+}
+
+/* ------------------------------------------------------------------ the whole enumeration */
+
+typedef struct {
+    const uint64_t *supp;
+    const long *size;
+    long words;
+} dd_sort_ctx_t;
+
+/* Canonical order of rays: support size, then the support bitset's bytes. */
+static int dd_cmp_ray(const void *vctx, long a, long b)
+{
+    const dd_sort_ctx_t *c = vctx;
+    if (c->size[a] != c->size[b])
+        return c->size[a] < c->size[b] ? -1 : 1;
+    return memcmp(c->supp + a * c->words, c->supp + b * c->words,
+                  (size_t)c->words * sizeof *c->supp);
+}
+
+/* Sort the rays found canonically into c->supp, c->ssize (the table and the units never
+ * depend on which task or rank found a ray). A ray found twice is an internal error: the
+ * tasks partition the rays. */
+static hf_err_t dd_store(hf_cone_t *c, const dd_found_t *F, long bound)
+{
+    long R = F->count, words = c->words;
+    long *perm = hf_malloc((size_t)(R ? R : 1) * sizeof *perm);
+    uint64_t *supp = hf_malloc((size_t)(R ? R : 1) * words * sizeof *supp);
+    long *ssize = hf_malloc((size_t)(R ? R : 1) * sizeof *ssize);
+    hf_err_t err = perm && supp && ssize ? HF_OK : HF_ERR_NOMEM;
+    dd_sort_ctx_t sc = {F->supp, F->size, words};
+    for (long i = 0; perm && i < R; i++)
+        perm[i] = i;
+    if (err == HF_OK)
+        err = hf_sort(perm, R, dd_cmp_ray, &sc);
+    for (long i = 0; err == HF_OK && i < R; i++) {
+        if (i > 0 && dd_cmp_ray(&sc, perm[i - 1], perm[i]) == 0)
+            err = hf_error(HF_ERR_INTERNAL, "cone engine: a ray was found by two tasks");
+        memcpy(supp + i * words, F->supp + perm[i] * words, (size_t)words * sizeof *supp);
+        ssize[i] = F->size[perm[i]];
+    }
+    free(perm);
+    if (err != HF_OK) {
+        free(supp);
+        free(ssize);
+        return err;
+    }
+    free(c->supp);
+    free(c->ssize);
+    c->supp = supp;
+    c->ssize = ssize;
+    c->nrays = R;
+    c->bound = bound;
+    c->info.rays = R;
+    c->info.bound = bound;
+    return HF_OK;
+}
+
+hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
+                      hf_search_poll_fn poll, void *poll_ctx)
+{
+    hf_err_t err = HF_OK;
+    dd_plan_t pl;
+    dd_found_t F = {.words = c->words};
+    dd_ctl_t ctl = {.poll = poll, .poll_ctx = poll_ctx, .info = &c->info, .split = split};
+    /* the tests' knob (docs/search.md): deal smaller steps too, on several ranks */
+    const char *env = getenv("HF_CONE_SPLIT_PAIRS_MIN");
+    long knob;
+    if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
+        hf_cone_split_pairs_min = knob;
+    HF_TRY(dd_plan_init(c, &pl));
+    err = dd_solve(&pl, bound, &ctl, &F);
+    c->info.rays_max = ctl.rays_max;
+    c->info.adjacencies = ctl.adjacencies;
+    c->info.pairs = ctl.pairs;
+    if (err == HF_OK)
+        err = dd_store(c, &F, bound);
+    dd_plan_clear(&pl);
+    dd_found_clear(&F);
+    return err;
+}

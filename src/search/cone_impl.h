@@ -1,0 +1,105 @@
+/* Declarations shared by the cone engine's files: the engine (cone.c: rows, hyperplanes,
+ * faces by Close-by-One, units) and its double description (cone_dd.c: the extreme rays
+ * of support <= a bound). docs/search.md, "Engine cone". */
+#ifndef HF_CONE_IMPL_H
+#define HF_CONE_IMPL_H
+
+#include <stdint.h>
+
+#include <flint/fmpz.h>
+
+#include "search/search_impl.h"
+
+/* The figures of the cone engine, for reports (hf_search_cone_info). */
+typedef struct {
+    int empty;            /* some extent of Newt(Q) exceeds the span: no support at all */
+    long unknowns;        /* points of B_R */
+    long rows;            /* box points reached by Q + B_R */
+    long hyperplanes;     /* distinct rows */
+    long rays;            /* extreme rays with support <= bound */
+    long bound;           /* support bound of the last ray enumeration */
+    long rays_max;        /* most rays kept at one step of the double description */
+    long adjacencies;     /* adjacent pairs combined into new rays */
+    double pairs;         /* (positive, negative) pairs examined: the machine-free cost */
+    long step, step_rays; /* progress of the double description: rows done, rays kept */
+    int64_t extent[HF_D_MAX];
+} hf_cone_info_t;
+
+/* The cone's rays and hyperplanes (the cone engine's state). */
+typedef struct hf_cone_s hf_cone_t;
+struct hf_cone_s {
+    long n;         /* unknowns: points of B_R */
+    long nh;        /* hyperplanes (rows up to a positive factor) */
+    long words;     /* 64-bit words of a hyperplane bitset */
+    fmpz *A;        /* nh x n rows, primitive */
+    long *weight;   /* box points on each hyperplane */
+    long *pstart;   /* points of hyperplane h: pts[pstart[h] .. pstart[h + 1]) */
+    uint32_t *pts;  /* box point indices, increasing per hyperplane */
+    long nrays;     /* extreme rays of support <= bound */
+    uint64_t *supp; /* nrays x words: hyperplanes where the ray's row value is > 0 */
+    long *ssize;    /* support sizes (box points) */
+    long bound;     /* the M the rays were computed for */
+    hf_cone_info_t info;
+};
+
+/* Bitsets over hyperplanes (or over processed positions): 64 per word. */
+static inline int bit_get(const uint64_t *b, long i)
+{
+    return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
+static inline void bit_set(uint64_t *b, long i)
+{
+    b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int bits_subset(const uint64_t *a, const uint64_t *b, long words)
+{
+    for (long w = 0; w < words; w++)
+        if (a[w] & ~b[w])
+            return 0;
+    return 1;
+}
+
+/* Sum of the weights of the set bits. */
+static inline long bits_weight(const uint64_t *b, long words, const long *weight)
+{
+    long total = 0;
+    for (long w = 0; w < words; w++) {
+        uint64_t x = b[w];
+        while (x) {
+            int i = __builtin_ctzll(x);
+            total += weight[w * 64 + i];
+            x &= x - 1;
+        }
+    }
+    return total;
+}
+
+/* The pruned double description (cone_dd.c): every extreme ray of the cone
+ * {R : A R >= 0} (c->A, c->nh hyperplanes, c->n unknowns) with at most `bound` box points
+ * in its support, into c->nrays, c->supp and c->ssize, sorted by support size, then by
+ * support bitset; progress and figures in c->info. poll may stop it (HF_ERR_INTERRUPTED).
+ * With a split of several processes (collective: every process calls it with the same cone
+ * and bound) the pair tests of each large step are dealt across them and the new rays
+ * exchanged: every process ends with the same rays as one process alone. */
+/* Steps of the double description with fewer (positive, negative) pairs than this run whole
+ * on every process (2^20); tests set 0 to deal every step. */
+extern long hf_cone_split_pairs_min;
+/* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that positive ray's
+ * cell of every dealt step are dropped, a planted bug that the comparison of rays with one
+ * process's must catch. */
+extern long hf_cone_test_drop_cell;
+
+hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
+                      hf_search_poll_fn poll, void *poll_ctx);
+
+/* Figures of the cone engine (NULL before preparation or for another engine). */
+const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);
+/* The cone engine's rays (tests): their number, the words of a support bitset over the
+ * hyperplanes, the bitsets and the support sizes, sorted canonically (0 rays and NULL
+ * before preparation or for another engine). */
+void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const uint64_t **supp,
+                         const long **ssize);
+
+#endif
