@@ -1254,9 +1254,9 @@ static void test_poll_and_bad_calls(void)
     so.max_atoms = -1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     hf_target_clear(&t);
-    /* 2^30 box points */
+    /* 2^33 box points: their indices do not fit 32 bits (refused before P/Q is built) */
     so.max_atoms = 0;
-    CU_ASSERT_FATAL(load("wd:d=30", &t));
+    CU_ASSERT_FATAL(load("wd:d=33", &t));
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), "span") != NULL);
     hf_target_clear(&t);

@@ -37,9 +37,6 @@
 
 #include "search/cone_impl.h"
 
-/* Dense row storage limit (entries of the n x rows matrix). */
-#define CONE_CELLS_MAX (INT64_C(1) << 26)
-
 /* The engine's state (s->data). */
 typedef struct {
     hf_cone_t *cone; /* rays and hyperplanes, made by the preparation */
@@ -61,12 +58,11 @@ static uint64_t row_hash(const fmpz *a, long n)
     return hf_hash_mix(h);
 }
 
-/* A row looked up among the hyperplanes found so far (rep[h]: hyperplane h's first row).
- * The rows are FLINT integers of any size, compared in full, so the hyperplanes are core's
+/* A row looked up among the hyperplanes found so far (hyperplane h's row at A[h * n]). The
+ * rows are FLINT integers of any size, compared in full, so the hyperplanes are core's
  * hash index over them rather than its integer-vector set (64-bit entries). */
 typedef struct {
-    const fmpz *rows;
-    const long *rep;
+    const fmpz *A;
     long n;
     const fmpz *row;
 } row_key_t;
@@ -74,112 +70,94 @@ typedef struct {
 static int row_eq(const void *ctx, long h)
 {
     const row_key_t *k = ctx;
-    return _fmpz_vec_equal(k->rows + k->rep[h] * k->n, k->row, k->n);
+    return _fmpz_vec_equal(k->A + h * k->n, k->row, k->n);
 }
 
-/* Merge the primitive rows (numbered in box-point order, rowpt[i] the box point of row i)
- * into hyperplanes: equal rows are one hyperplane whose points are theirs. Fills c->A,
- * c->weight, c->pstart, c->pts. */
-static hf_err_t cone_merge(hf_cone_t *c, const fmpz *rows, long nrows, const long *rowpt)
-{
-    long n = c->n, nh = 0;
-    hf_err_t err = HF_OK;
-    long *hyp = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *hyp); /* row -> hyperplane */
-    long *rep = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rep); /* hyperplane -> row */
-    long *fill = NULL;
-    hf_index_t index; /* hash of a row -> its hyperplane (core's hash index) */
-    hf_index_init(&index);
-    if (!hyp || !rep) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < nrows; i++) {
-        row_key_t key = {rows, rep, n, rows + i * n};
-        uint64_t h = row_hash(rows + i * n, n);
-        long j = hf_index_find(&index, h, row_eq, &key);
-        if (j >= 0) {
-            hyp[i] = j;
-            continue;
-        }
-        HF_CHECK(err, hf_index_add(&index, h, nh), done);
-        hyp[i] = nh;
-        rep[nh++] = i;
-    }
-    c->nh = nh;
-    c->words = (nh + 63) / 64;
-    c->A = _fmpz_vec_init(nh * n);
-    c->weight = hf_calloc((size_t)(nh ? nh : 1), sizeof *c->weight);
-    c->pstart = hf_calloc((size_t)nh + 1, sizeof *c->pstart);
-    c->pts = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *c->pts);
-    fill = hf_calloc((size_t)(nh ? nh : 1), sizeof *fill);
-    if (!c->weight || !c->pstart || !c->pts || !fill) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long h = 0; h < nh; h++)
-        _fmpz_vec_set(c->A + h * n, rows + rep[h] * n, n);
-    for (long i = 0; i < nrows; i++)
-        c->weight[hyp[i]]++;
-    for (long h = 0; h < nh; h++)
-        c->pstart[h + 1] = c->pstart[h] + c->weight[h];
-    for (long i = 0; i < nrows; i++) /* box-point order: each list increasing */
-        c->pts[c->pstart[hyp[i]] + fill[hyp[i]]++] = (uint32_t)rowpt[i];
-done:
-    free(fill);
-    hf_index_clear(&index);
-    free(rep);
-    free(hyp);
-    return err;
-}
-
-/* The box point of unknown r (R's exponent rv, in B_R = prod_a [0, brad[a])) as an index
- * of the span box; Q's term t then lands on index base + off[t]. */
-static long box_base(const hf_search_t *s, const int64_t *brad, long r, int64_t *rv)
+/* The box point of unknown r (R's exponent, in B_R = prod_a [0, brad[a])) as an index of
+ * the span box. Q's term t (shifted to minimum 0) at index off[t] then lands on index
+ * rbase + off[t]: the coordinates of a point of Q + B_R stay inside the box, so indices add. */
+static long box_base(const hf_search_t *s, const int64_t *brad, long r)
 {
     long rest = r, base = 0;
     for (int a = s->d - 1; a >= 0; a--) {
-        rv[a] = rest % brad[a];
+        base += (long)(rest % brad[a]) * s->pw[a];
         rest /= brad[a];
     }
-    for (int a = 0; a < s->d; a++)
-        base += (long)rv[a] * s->pw[a];
     return base;
 }
 
-/* Rows of C: (Q R)_k for every box point k reached by Q + B_R, made primitive, and merged
- * into hyperplanes when equal. Returns *empty = 1 when some extent exceeds the span. */
+/* The points reached by Q + B_R, visited in increasing box order without a table of the box:
+ * the n lists {rbase[r] + off[t]} (each sorted: Q's terms come in decreasing index order)
+ * merged with a heap of their heads. Every point is handed to `visit` once, with the
+ * unknowns r and terms t that reach it. */
+typedef struct {
+    long n, nq;
+    const long *rbase, *off;
+    long *pos;  /* per list: its next term (counting down from nq - 1) */
+    long *heap; /* lists by their head's index */
+    long nheap;
+} reach_t;
+
+static long reach_head(const reach_t *w, long r)
+{
+    return w->rbase[r] + w->off[w->pos[r]];
+}
+
+static void reach_sift(reach_t *w, long i)
+{
+    for (;;) {
+        long l = 2 * i + 1, m = i;
+        if (l < w->nheap && reach_head(w, w->heap[l]) < reach_head(w, w->heap[m]))
+            m = l;
+        if (l + 1 < w->nheap && reach_head(w, w->heap[l + 1]) < reach_head(w, w->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        long t = w->heap[i];
+        w->heap[i] = w->heap[m];
+        w->heap[m] = t;
+        i = m;
+    }
+}
+
+/* Rows of C: (Q R)_k for every box point k reached by Q + B_R, made primitive and merged
+ * into hyperplanes when equal; built point by point, so only the distinct rows are held
+ * (docs/search.md, "Engine cone": no table of the span box, whose points may be 4^14).
+ * Returns *empty = 1 when some extent exceeds the span. */
 static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
 {
     int d = s->d;
     const hf_fraction_t *f = &s->frac;
     slong exp[HF_D_MAX];
-    int64_t qmin[HF_D_MAX], brad[HF_D_MAX], rv[HF_D_MAX];
+    int64_t qmin[HF_D_MAX], brad[HF_D_MAX];
     hf_err_t err = HF_OK;
-    long nq = f->Q->length, nrows = 0;
-    fmpz *rows = NULL;
-    long *rowof = NULL, *rowpt = NULL, *off = NULL;
+    long nq = f->Q->length, npt = 0, ptcap = 0, hypcap = 0, nh = 0, acap = 0;
+    long *off = NULL, *rbase = NULL, *pos = NULL, *heap = NULL, *hyp = NULL, *fill = NULL;
+    uint32_t *pt = NULL;
+    fmpz *row = NULL;
+    fmpz_t g;
+    hf_index_t index; /* hash of a row -> its hyperplane (core's hash index) */
+    hf_index_init(&index);
+    fmpz_init(g);
     *empty = 0;
     hf_search_extents(f, c->info.extent);
     long n = 1;
     for (int a = 0; a < d; a++) {
         if (c->info.extent[a] > s->span) {
             *empty = 1;
-            return HF_OK;
+            goto done;
         }
         brad[a] = s->span - c->info.extent[a] + 1;
         n *= brad[a];
     }
     c->n = n;
     c->info.unknowns = n;
-    if ((int64_t)n * s->npts > CONE_CELLS_MAX)
-        return hf_error(HF_ERR_LIMIT,
-                        "cone engine: %ld unknowns x %ld box points is too large; use "
-                        "--engine layered",
-                        n, s->npts);
-    /* off[t]: box-index offset of Q's term t shifted to minimum 0 */
     off = hf_malloc((size_t)(nq ? nq : 1) * sizeof *off);
-    rowof = hf_malloc((size_t)s->npts * sizeof *rowof);
-    if (!off || !rowof) {
+    rbase = hf_malloc((size_t)n * sizeof *rbase);
+    pos = hf_malloc((size_t)n * sizeof *pos);
+    heap = hf_malloc((size_t)n * sizeof *heap);
+    row = _fmpz_vec_init(n);
+    if (!off || !rbase || !pos || !heap) {
         err = HF_ERR_NOMEM;
         goto done;
     }
@@ -195,52 +173,92 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
         off[t] = 0;
         for (int a = 0; a < d; a++)
             off[t] += (long)(exp[a] - qmin[a]) * s->pw[a];
+        assert(t == 0 || off[t] < off[t - 1]); /* lex order, x_0 most significant */
     }
-    /* every box point reached gets a row; rows are numbered in box-point order */
-    for (long p = 0; p < s->npts; p++)
-        rowof[p] = -1;
-    for (long r = 0; r < n; r++) {
-        long base = box_base(s, brad, r, rv);
-        for (long t = 0; t < nq; t++)
-            rowof[base + off[t]] = 0;
+    reach_t w = {n, nq, rbase, off, pos, heap, 0};
+    for (long r = 0; r < n && nq > 0; r++) {
+        rbase[r] = box_base(s, brad, r);
+        pos[r] = nq - 1;
+        heap[w.nheap++] = r;
     }
-    for (long p = 0; p < s->npts; p++)
-        if (rowof[p] == 0)
-            rowof[p] = nrows++;
-        else
-            rowof[p] = -1;
-    rows = _fmpz_vec_init(nrows * n);
-    rowpt = hf_malloc((size_t)(nrows ? nrows : 1) * sizeof *rowpt);
-    if (!rowpt) {
+    for (long i = w.nheap / 2 - 1; i >= 0; i--)
+        reach_sift(&w, i);
+    while (w.nheap > 0) {
+        long k = reach_head(&w, heap[0]);
+        _fmpz_vec_zero(row, n);
+        /* every list whose head is k: unknown r meets Q's term pos[r] there */
+        while (w.nheap > 0 && reach_head(&w, heap[0]) == k) {
+            long r = heap[0];
+            fmpz_add(row + r, row + r, f->Q->coeffs + pos[r]);
+            if (pos[r]-- == 0)
+                heap[0] = heap[--w.nheap];
+            reach_sift(&w, 0);
+        }
+        _fmpz_vec_content(g, row, n);
+        if (!fmpz_is_zero(g) && !fmpz_is_one(g))
+            _fmpz_vec_scalar_divexact_fmpz(row, row, n, g);
+        row_key_t key = {c->A, n, row};
+        uint64_t hsh = row_hash(row, n);
+        long h = hf_index_find(&index, hsh, row_eq, &key);
+        if (h < 0) {
+            h = nh;
+            if (nh + 1 > acap) {
+                long cap = acap ? 2 * acap : 64;
+                fmpz *A = _fmpz_vec_init(cap * n);
+                for (long i = 0; i < nh * n; i++)
+                    fmpz_swap(A + i, c->A + i);
+                if (c->A)
+                    _fmpz_vec_clear(c->A, acap * n);
+                c->A = A;
+                acap = cap;
+            }
+            _fmpz_vec_set(c->A + nh * n, row, n);
+            HF_CHECK(err, hf_index_add(&index, hsh, nh), done);
+            nh++;
+        }
+        HF_CHECK(err, HF_GROW(&pt, &ptcap, npt + 1), done);
+        HF_CHECK(err, HF_GROW(&hyp, &hypcap, npt + 1), done);
+        pt[npt] = (uint32_t)k;
+        hyp[npt++] = h;
+    }
+    /* the hyperplanes' points, each list in box order (a stable counting sort) */
+    c->nh = nh;
+    c->words = (nh + 63) / 64;
+    c->weight = hf_calloc((size_t)(nh ? nh : 1), sizeof *c->weight);
+    c->pstart = hf_calloc((size_t)nh + 1, sizeof *c->pstart);
+    c->pts = hf_malloc((size_t)(npt ? npt : 1) * sizeof *c->pts);
+    fill = hf_calloc((size_t)(nh ? nh : 1), sizeof *fill);
+    if (!c->weight || !c->pstart || !c->pts || !fill) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    for (long p = 0; p < s->npts; p++)
-        if (rowof[p] >= 0)
-            rowpt[rowof[p]] = p;
-    for (long r = 0; r < n; r++) {
-        long base = box_base(s, brad, r, rv);
-        for (long t = 0; t < nq; t++) {
-            fmpz *x = rows + rowof[base + off[t]] * n + r;
-            fmpz_add(x, x, f->Q->coeffs + t);
-        }
-    }
-    fmpz_t g;
-    fmpz_init(g);
-    for (long i = 0; i < nrows; i++) {
-        _fmpz_vec_content(g, rows + i * n, n);
-        if (!fmpz_is_one(g))
-            _fmpz_vec_scalar_divexact_fmpz(rows + i * n, rows + i * n, n, g);
-    }
-    fmpz_clear(g);
-    err = cone_merge(c, rows, nrows, rowpt);
-    c->info.rows = nrows;
-    c->info.hyperplanes = c->nh;
+    for (long i = 0; i < npt; i++)
+        c->weight[hyp[i]]++;
+    for (long h = 0; h < nh; h++)
+        c->pstart[h + 1] = c->pstart[h] + c->weight[h];
+    for (long i = 0; i < npt; i++)
+        c->pts[c->pstart[hyp[i]] + fill[hyp[i]]++] = pt[i];
+    c->info.rows = npt;
+    c->info.hyperplanes = nh;
 done:
-    if (rows)
-        _fmpz_vec_clear(rows, nrows * n);
-    free(rowpt);
-    free(rowof);
+    if (c->A && acap > nh) { /* keep exactly nh rows: cone_free clears nh * n */
+        fmpz *A = _fmpz_vec_init((nh ? nh : 1) * n);
+        for (long i = 0; i < nh * n; i++)
+            fmpz_swap(A + i, c->A + i);
+        _fmpz_vec_clear(c->A, acap * n);
+        c->A = A;
+    }
+    c->nh = nh;
+    if (row)
+        _fmpz_vec_clear(row, n);
+    fmpz_clear(g);
+    hf_index_clear(&index);
+    free(fill);
+    free(hyp);
+    free(pt);
+    free(heap);
+    free(pos);
+    free(rbase);
     free(off);
     return err;
 }
@@ -259,6 +277,41 @@ typedef struct {
 
 /* Hand the support U (a hyperplane bitset of exactly m box points) to the candidate test:
  * its box points, sorted. */
+/* Sort box indices increasingly: insertion sort for a few, else two passes of a radix sort
+ * on 16-bit digits (a support of chain:d=11 has 443 520 points; insertion sort took 30 s
+ * a candidate). tmp: scratch of n. */
+static void sort_points(uint32_t *a, long n, uint32_t *tmp)
+{
+    if (n < 64) {
+        for (long i = 1; i < n; i++) {
+            uint32_t x = a[i];
+            long j = i - 1;
+            while (j >= 0 && a[j] > x) {
+                a[j + 1] = a[j];
+                j--;
+            }
+            a[j + 1] = x;
+        }
+        return;
+    }
+    uint32_t count[1L << 16]; /* n < 2^32 */
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t *src = pass ? tmp : a, *dst = pass ? a : tmp;
+        int shift = 16 * pass;
+        memset(count, 0, sizeof count);
+        for (long i = 0; i < n; i++)
+            count[(src[i] >> shift) & 0xffff]++;
+        uint32_t at = 0;
+        for (long v = 0; v < (1L << 16); v++) {
+            uint32_t c = count[v];
+            count[v] = at;
+            at += c;
+        }
+        for (long i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+    }
+}
+
 static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
 {
     hf_cone_t *c = w->c;
@@ -274,16 +327,7 @@ static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
         }
     }
     assert(k == w->m); /* the support has exactly m box points */
-    /* insertion sort: lists are sorted runs, m is modest */
-    for (long i = 1; i < k; i++) {
-        uint32_t x = cand[i];
-        long j = i - 1;
-        while (j >= 0 && cand[j] > x) {
-            cand[j + 1] = cand[j];
-            j--;
-        }
-        cand[j + 1] = x;
-    }
+    sort_points(cand, k, (uint32_t *)w->s->combo);
     return hf_search_candidate(w->s, w->m, cand, w->run);
 }
 

@@ -26,7 +26,8 @@
 #include "headfuse/symmetry.h"
 #include "search/subsets.h"
 
-#define HF_SEARCH_BOX_MAX (1L << 22)     /* most points in the box {0..S}^d */
+#define HF_SEARCH_BOX_MAX                                                                          \
+    ((1L << 32) - 1)                     /* most points in the box {0..S}^d: indices are 32 bits */
 #define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per plain work unit */
 #define HF_SEARCH_UNITS_MAX (1L << 20)   /* raise the aim rather than exceed this */
 #define HF_SEARCH_POLL_EVERY 256         /* candidates between poll calls */
