@@ -126,4 +126,33 @@ static inline void fam_multi(hf_target_t *t, int d, int k)
     }
 }
 
+/* A two-atom head (0, w0, 0), (u, w1, v1) in three variables, shifted to nonnegative keys. */
+static inline void fam_pair3(hf_target_t *t, const int64_t *u, long w0, long w1, long v1)
+{
+    int64_t k0[3] = {0, 0, 0}, k1[3] = {u[0], u[1], u[2]};
+    for (int j = 0; j < 3; j++)
+        if (u[j] < 0) {
+            k0[j] = -u[j];
+            k1[j] = 0;
+        }
+    hf_head_t h;
+    hf_head_init(&h, 3, 1);
+    fam_atom(&h, k0, w0, 0);
+    fam_atom(&h, k1, w1, v1);
+    fam_die(hf_target_add_head(t, &h));
+    hf_head_clear(&h);
+}
+
+/* A random sum of nh two-atom heads in three variables on the 13 primitive directions of
+ * {-1,0,1}^3 (up to sign), weights and values in 1..3 (fam_rng). */
+static inline void fam_random3(hf_target_t *t, int nh)
+{
+    static const int64_t dirs[][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1}, {1, 1, 0},  {1, -1, 0},
+                                      {0, 1, 1},  {0, 1, -1}, {1, 0, 1}, {1, 0, -1}, {1, 1, 1},
+                                      {1, 1, -1}, {1, -1, 1}, {-1, 1, 1}};
+    fam_die(hf_target_init(t, "random_3d", 3, 1));
+    for (int k = 0; k < nh; k++)
+        fam_pair3(t, dirs[fam_rnd(0, 12)], fam_rnd(1, 3), fam_rnd(1, 3), fam_rnd(1, 3));
+}
+
 #endif

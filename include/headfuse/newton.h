@@ -67,6 +67,12 @@ void hf_newton_clear(hf_newton_t *N);
  * Q's terms (thousands of points in small dimension are fine; W_20's 2^20 are not). */
 hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newton_t *N);
 
+/* The same for the convex hull of n points pts[n][d] (any integer coordinates up to 2^40
+ * in absolute value; repeated points allowed): the polytope is conv(pts) instead of
+ * Newt(Q). HF_ERR_INPUT when n <= 0 or d is out of 1..HF_D_MAX, HF_ERR_LIMIT for a
+ * larger coordinate; otherwise as hf_newton_from_fraction. */
+hf_err_t hf_newton_from_points(const int64_t *pts, long n, int d, long max_faces, hf_newton_t *N);
+
 /* Best total over families of pairwise disjoint faces (docs/math.md §5.3). value[i] (one per
  * N->faces[i], each at least 1) is a proven lower bound on |F_w(K)| for the face's
  * direction w; *bound is then a proven lower bound on |K| for every K representing T

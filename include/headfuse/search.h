@@ -206,15 +206,26 @@ hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_f
 const hf_group_t *hf_search_group(const hf_search_t *s);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,
- * "Certified over all keys"): for two-dimensional targets whose Newton polygon has only
- * sigmoid-type edges of lattice length <= 2, every support other than supp(Q) has at
- * least boundary + 2 keys, so a feasible supp(Q) no larger than that is the minimum. */
+ * "Certified over all keys"). Two dimensions: when the Newton polygon has only
+ * sigmoid-type edges of lattice length <= 2, every support other than supp(Q) has at least
+ * boundary + 2 keys, so a feasible supp(Q) no larger than that is the minimum. Three
+ * dimensions (faces3d.h): every support other than supp(Q) has at least `nonpoint` keys
+ * (the face accounting), so a feasible supp(Q) no larger than that is the minimum; when it
+ * is larger, lb = min(|supp Q|, nonpoint) is still a proven span-free lower bound. */
 typedef struct {
-    int certified;    /* 1: m_star is m*(T) over all integer keys */
-    long m_star;      /* -1 when not certified */
-    int unique;       /* 1: supp(Q) is the only minimal support, up to translation */
-    long boundary;    /* the bound B0 on supports with a point for P (0: not reached) */
-    const char *rule; /* "newton_2d" when certified, else NULL */
+    int certified;       /* 1: m_star is m*(T) over all integer keys */
+    long m_star;         /* -1 when not certified */
+    int unique;          /* 1: supp(Q) is the only minimal support, up to translation */
+    long boundary;       /* 2-D: the bound B0; 3-D: keys forced on the boundary when the hull
+                          * is a translate of Newt(Q) (0: not reached) */
+    const char *rule;    /* "newton_2d" or "newton_3d" when certified, else NULL */
+    int dim;             /* which argument ran to the end: 2, 3, or 0 (none applies) */
+    long lb;             /* a lower bound on m*(T) over all integer keys from it (-1: none) */
+    long nonpoint;       /* every support other than supp(Q) translated has at least this many
+                          * keys (-1: not reached) */
+    long supp_q;         /* |supp Q| (0: not computed) */
+    int supp_q_feasible; /* supp(Q) passed the exact test */
+    char faces[320];     /* 3-D: the face types of Newt(Q) in words ("" otherwise) */
 } hf_certificate_t;
 
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */

@@ -46,8 +46,8 @@ typedef struct {
     int64_t max_atoms;          /* largest support size searched; 0: no limit (up to UB) */
     char engine[HF_ENGINE_LEN]; /* "cone", "layered" (pruned searches), "plain" (--no-prune) */
     /* Which rule gives lb: "newton_vertices", "face_rule", "trivial" (bounds.h), or
-     * "newton_2d" when lb is m* proven over all integer keys (search.h); "unknown" in
-     * files written before rows recorded it. */
+     * "newton_2d" / "newton_3d" when lb is m* proven over all integer keys (search.h);
+     * "unknown" in files written before rows recorded it. */
     char lb_rule[HF_RULE_LEN];
 } hf_row_t;
 

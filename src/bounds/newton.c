@@ -29,6 +29,10 @@
 
 __extension__ typedef __int128 newton_i128;
 
+/* Largest |coordinate| of an input point (keys are far below it: HF_KEY_MAX times a few
+ * heads). */
+#define NEWTON_COORD_MAX (INT64_C(1) << 40)
+
 static pthread_once_t newton_cdd_once = PTHREAD_ONCE_INIT;
 
 static void newton_cdd_init(void)
@@ -531,35 +535,84 @@ static int newton_affine_dim(const int64_t *verts, const uint64_t *sel, long nv,
 
 /* ------------------------------------------------------------------ main */
 
+/* The work of both entry points, on n distinct points. */
+static hf_err_t newton_from_distinct(const int64_t *pts, long n, int d, long max_faces,
+                                     hf_newton_t *N);
+
 hf_err_t hf_newton_from_fraction(const hf_fraction_t *f, long max_faces, hf_newton_t *N)
 {
-    hf_err_t err = HF_OK;
-    int d = f->d, r = 0, piv[HF_D_MAX];
-    long n = f->Q->length, nf = 0, nv = 0;
-    int64_t *pts = NULL, *y = NULL;
-    fmpz *R = NULL, *A = NULL;
-    long *fa = NULL, *vidx = NULL;
-    uint64_t *inc = NULL, *acc = NULL, *fv = NULL, *vf = NULL;
+    int d = f->d;
+    long n = f->Q->length;
     slong exps[HF_D_MAX];
-    newton_lattice_t lat;
-    memset(&lat, 0, sizeof lat);
-    hf_newton_clear(N);
-    if (max_faces < 0)
-        return hf_error(HF_ERR_INPUT, "newton: max_faces %ld is negative", max_faces);
-    if (n == 0)
+    if (n == 0) {
+        hf_newton_clear(N);
         return hf_error(HF_ERR_INPUT, "newton: the denominator is zero");
-    N->d = d;
-    pts = hf_malloc((size_t)n * d * sizeof *pts);
-    R = _fmpz_vec_init((long)d * d);
-    if (!pts) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
     }
+    int64_t *pts = hf_malloc((size_t)n * d * sizeof *pts);
+    if (!pts)
+        return HF_ERR_NOMEM;
     for (long i = 0; i < n; i++) {
         fmpz_mpoly_get_term_exp_si(exps, f->Q, i, f->ctx);
         for (int j = 0; j < d; j++)
             pts[i * d + j] = exps[j];
     }
+    hf_err_t err = newton_from_distinct(pts, n, d, max_faces, N);
+    free(pts);
+    return err;
+}
+
+hf_err_t hf_newton_from_points(const int64_t *pts, long n, int d, long max_faces, hf_newton_t *N)
+{
+    if (n <= 0 || d < 1 || d > HF_D_MAX) {
+        hf_newton_clear(N);
+        return hf_error(HF_ERR_INPUT, "newton: %ld points in dimension %d", n, d);
+    }
+    /* cddlib's output is minimal only for distinct generators: drop repeated points */
+    long *idx = hf_malloc((size_t)n * sizeof *idx);
+    int64_t *u = hf_malloc((size_t)n * d * sizeof *u);
+    hf_err_t err = HF_ERR_NOMEM;
+    if (idx && u) {
+        for (long i = 0; i < n; i++)
+            idx[i] = i;
+        hf_rows_t ord = {pts, d};
+        err = hf_sort(idx, n, hf_cmp_rows, &ord);
+    }
+    if (err == HF_OK) {
+        long m = 0;
+        for (long i = 0; i < n; i++) {
+            const int64_t *p = pts + idx[i] * d;
+            if (m > 0 && !memcmp(u + (m - 1) * d, p, (size_t)d * sizeof *p))
+                continue;
+            memcpy(u + m * d, p, (size_t)d * sizeof *p);
+            m++;
+        }
+        err = newton_from_distinct(u, m, d, max_faces, N);
+    }
+    free(u);
+    free(idx);
+    return err;
+}
+
+static hf_err_t newton_from_distinct(const int64_t *pts, long n, int d, long max_faces,
+                                     hf_newton_t *N)
+{
+    hf_err_t err = HF_OK;
+    int r = 0, piv[HF_D_MAX];
+    long nf = 0, nv = 0;
+    int64_t *y = NULL;
+    fmpz *R = NULL, *A = NULL;
+    long *fa = NULL, *vidx = NULL;
+    uint64_t *inc = NULL, *acc = NULL, *fv = NULL, *vf = NULL;
+    newton_lattice_t lat;
+    memset(&lat, 0, sizeof lat);
+    hf_newton_clear(N);
+    if (max_faces < 0)
+        return hf_error(HF_ERR_INPUT, "newton: max_faces %ld is negative", max_faces);
+    for (long i = 0; i < n * d; i++) /* keeps the 128-bit dot products below exact */
+        if (pts[i] > NEWTON_COORD_MAX || pts[i] < -NEWTON_COORD_MAX)
+            return hf_error(HF_ERR_LIMIT, "newton: a coordinate exceeds 2^40 in absolute value");
+    N->d = d;
+    R = _fmpz_vec_init((long)d * d);
     newton_hull(pts, n, d, R, piv, &r);
     N->dim = r;
     if (r == 0) { /* a monomial: one vertex, no proper face */
@@ -718,6 +771,5 @@ cleanup:
         _fmpz_vec_clear(A, nf * r > 0 ? nf * r : 1);
     free(y);
     _fmpz_vec_clear(R, (long)d * d);
-    free(pts);
     return err;
 }

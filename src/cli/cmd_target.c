@@ -25,18 +25,50 @@ static const char *usage_text =
     "  Prints d, dv, heads, head-atom terms, the lower bound LB with the rule that gives\n"
     "  it (face rule, vertices of the Newton polytope of the reduced denominator, or\n"
     "  disjoint faces of it), the number of those vertices, the product-construction\n"
-    "  upper bound UB, and the minimum over all integer keys when it is proven (two\n"
-    "  dimensions, docs/search.md); when UB <= 65536 the product head is built, checked by\n"
+    "  upper bound UB, and the minimum over all integer keys when it is proven (two and\n"
+    "  three dimensions, docs/search.md); in three dimensions also the face types of the\n"
+    "  Newton polytope and the span-free lower bound the face accounting proves; when\n"
+    "  UB <= 65536 the product head is built, checked by\n"
     "  the independent exact verifier and printed: its keys, weights and values (text: up\n"
     "  to 64 atoms; --json: always, as product_head). --json adds lb_rule,\n"
-    "  newton_vertices (null when out of reach) and m_star_certified (null unless\n"
-    "  proven); lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
+    "  newton_vertices (null when out of reach), m_star_certified (null unless\n"
+    "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies);\n"
+    "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
 /* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
 {
     const char *w = hf_rule_words(rule);
     return w ? w : rule;
+}
+
+/* The counts of the 2-D or 3-D span-free argument (search.h), or null when none ran. */
+static json_t *span_free_json(const hf_certificate_t *c)
+{
+    if (!c->dim)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "dim", json_integer(c->dim));
+    json_object_set_new(o, "lb", json_integer(c->lb));
+    json_object_set_new(
+        o, "rule", json_string(hf_rule_name(c->dim == 3 ? HF_RULE_NEWTON_3D : HF_RULE_NEWTON_2D)));
+    json_object_set_new(o, "supp_q", json_integer(c->supp_q));
+    json_object_set_new(o, "supp_q_feasible", json_boolean(c->supp_q_feasible));
+    json_object_set_new(o, "boundary", json_integer(c->boundary));
+    json_object_set_new(o, "other_supports_at_least", json_integer(c->nonpoint));
+    if (c->dim == 3)
+        json_object_set_new(o, "faces", json_string(c->faces));
+    return o;
+}
+
+/* The three-dimensional face accounting in two lines: the face types, and what it proves. */
+static void print_faces3d(const hf_certificate_t *c)
+{
+    printf("faces       Newt(Q): %s\n", c->faces);
+    printf("span-free   m* >= %ld over all integer keys  (face accounting: a head whose hull is "
+           "a translate of Newt(Q) has the keys supp(Q), %ld, %s; any other hull forces at "
+           "least %ld keys on its boundary)\n",
+           c->lb, c->supp_q, c->supp_q_feasible ? "feasible" : "infeasible", c->nonpoint);
 }
 
 /* Build the product head into h (initialised by the caller) and check it exactly and
@@ -111,6 +143,7 @@ int cli_cmd_target(int argc, char **argv)
                             cert.certified ? json_integer(cert.m_star) : json_null());
         json_object_set_new(o, "certified_rule",
                             cert.certified ? json_string(cert.rule) : json_null());
+        json_object_set_new(o, "span_free", span_free_json(&cert));
         if (small) {
             json_t *p = json_object(), *head = hf_head_to_json(&product, NULL, 1);
             json_object_set_new(p, "atoms", json_integer(product.natoms));
@@ -138,11 +171,13 @@ int cli_cmd_target(int argc, char **argv)
         if (ub_exact && fmpz_equal(low.lb, ub))
             printf("certified   m* = %s  (LB = UB)\n", ls);
         else if (cert.certified)
-            printf("certified   m* = %ld over all integer keys  (two-dimensional Newton argument; "
-                   "%s)\n",
-                   cert.m_star,
+            printf("certified   m* = %ld over all integer keys  (%s; %s)\n", cert.m_star,
+                   cert.dim == 3 ? "three-dimensional face accounting, newton_3d"
+                                 : "two-dimensional Newton argument",
                    cert.unique ? "the minimal support is supp(Q), unique up to translation"
                                : "supp(Q) is a minimal support");
+        if (cert.dim == 3)
+            print_faces3d(&cert);
         if (small)
             printf("product     %ld atoms, verified exactly; max numeric error %.2e\n",
                    product.natoms, product_err);

@@ -1,5 +1,6 @@
 /* Minima proven over all integer keys, not only within a span (MATH.md 7.5), for targets
- * whose Newton polytope is a polygon (docs/search.md, "Certified over all keys").
+ * whose Newton polytope is a polygon (docs/search.md, "Certified over all keys"); three
+ * dimensions are certify3d.c's, called from the entry point here.
  *
  * Let T = P/Q (reduced) depend on two coordinates with Z = Newt(Q) a polygon, and let K
  * represent T: conv(K) = X = Z + P' for a lattice polygon, segment or point P'.
@@ -23,37 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "headfuse/bounds.h"
+#include "headfuse/faces3d.h"
 #include "headfuse/newton.h"
 #include "search/search_impl.h"
-
-/* The reduced limit target along v is sigmoid-type: its denominator has two terms whose
- * exponents differ by a primitive vector, and it is not constant. */
-static hf_err_t edge_is_sigmoid(const hf_target_t *t, const int64_t *v, int *yes)
-{
-    hf_target_t lim;
-    hf_target_init_empty(&lim);
-    hf_fraction_t f;
-    slong e0[HF_D_MAX], e1[HF_D_MAX];
-    *yes = 0;
-    HF_TRY(hf_bounds_limit_target(t, v, &lim));
-    hf_err_t err = hf_fraction_from_target(&f, &lim);
-    if (err == HF_OK) {
-        if (f.Q->length == 2 && !hf_fraction_is_constant(&f)) {
-            fmpz_mpoly_get_term_exp_si(e0, f.Q, 0, f.ctx);
-            fmpz_mpoly_get_term_exp_si(e1, f.Q, 1, f.ctx);
-            fmpz_t g;
-            fmpz_init(g);
-            for (int j = 0; j < f.d; j++)
-                fmpz_gcd_ui(g, g, (ulong)labs((long)(e0[j] - e1[j])));
-            *yes = fmpz_is_one(g);
-            fmpz_clear(g);
-        }
-        hf_fraction_clear(&f);
-    }
-    hf_target_clear(&lim);
-    return err;
-}
 
 static long gcd_l(long a, long b)
 {
@@ -72,10 +45,10 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
     hf_err_t err = HF_OK;
     hf_fraction_t f;
     hf_newton_t N;
-    hf_exact_t *ex = NULL;
-    int64_t *keys = NULL;
     memset(out, 0, sizeof *out);
-    out->m_star = -1;
+    out->m_star = out->lb = out->nonpoint = -1;
+    if (t->d == 3)
+        return hf_search_certify_3d(t, out);
     if (t->d != 2)
         return HF_OK;
     hf_newton_init(&N);
@@ -92,8 +65,9 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
     long b0 = 0;
     for (long k = 0; k < N.nfacets; k++) {
         const int64_t *v = N.facet_w + 2 * k;
+        int64_t w3[HF_D_MAX] = {v[0], v[1]};
         int yes = 0;
-        HF_CHECK(err, edge_is_sigmoid(t, v, &yes), done);
+        HF_CHECK(err, hf_faces3d_limit_is_sigmoid(t, w3, &yes), done);
         long on[2], c = 0;
         for (long i = 0; i < N.nverts && c < 2; i++)
             if (v[0] * N.verts[2 * i] + v[1] * N.verts[2 * i + 1] == N.facet_b[k])
@@ -108,22 +82,14 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
     }
     /* the only support with a point for P': supp(Q) itself */
     long m = f.Q->length;
-    keys = hf_malloc((size_t)m * 2 * sizeof *keys);
-    if (!keys) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long i = 0; i < m; i++) {
-        slong e[2];
-        fmpz_mpoly_get_term_exp_si(e, f.Q, i, f.ctx);
-        keys[2 * i] = e[0];
-        keys[2 * i + 1] = e[1];
-    }
     int feasible = 0;
-    hf_reason_t reason;
-    HF_CHECK(err, hf_exact_create(&f, &ex), done);
-    HF_CHECK(err, hf_exact_check(ex, m, keys, &feasible, &reason, NULL), done);
+    HF_CHECK(err, hf_search_supp_q_feasible(&f, &feasible), done);
+    out->dim = 2;
     out->boundary = b0;
+    out->nonpoint = b0 + 2;
+    out->supp_q = m;
+    out->supp_q_feasible = feasible;
+    out->lb = feasible && m < b0 + 2 ? m : b0 + 2;
     if (feasible && m <= b0 + 2) {
         out->certified = 1;
         out->m_star = m;
@@ -131,8 +97,6 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
         out->rule = hf_rule_name(HF_RULE_NEWTON_2D);
     }
 done:
-    free(keys);
-    hf_exact_destroy(&ex);
     hf_newton_clear(&N);
     hf_fraction_clear(&f);
     return err;

@@ -43,6 +43,13 @@ extern long hf_search_test_skip_unit;
  * the splitting of large classes by their first and second points. */
 extern long hf_search_unit_target;
 
+/* certify3d.c: *feasible = 1 when supp(Q) of the reduced fraction passes the exact test
+ * (the support of every head whose R is a monomial). */
+hf_err_t hf_search_supp_q_feasible(const hf_fraction_t *f, int *feasible);
+
+/* certify3d.c: hf_search_certify for d = 3 (out zeroed by the caller, m_star and lb -1). */
+hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out);
+
 /* A work unit, read by its engine only (the search object keeps the list). Layered:
  * triples [first, first + count) of block `block`, with the first npre middle points fixed
  * to pre[]. Plain: the m-subsets whose first npre point indices are pre[]. Cone: the

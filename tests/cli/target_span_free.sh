@@ -1,0 +1,51 @@
+# The span-free arguments in the command line (docs/search.md, "Certified over all keys"):
+# headfuse target prints the 3-D face types and the span-free lower bound (chain:d=3: 22,
+# above the vertex bound 18, not certified), the 3-D certificate where it holds (the
+# zonotope of e1, e2, e3, e1+e2+e3: m* = 15, unique), --json's span_free object, and a
+# search row whose span holds a 3-D certified minimum gets status certified with
+# lb_rule newton_3d; the 2-D argument is still named as before.
+. "$HF_SOURCE_DIR/tests/lib.sh"
+
+run 0 "$HEADFUSE" target --family chain:d=3
+grep -q '^faces       Newt(Q): 18 vertices; 28 edges (28 sigmoid-type of length 1); 12 facets (4 hexagons with 1 inner key, 8 quadrilaterals)$' out.txt ||
+  fail "chain:d=3 faces: $(cat out.txt)"
+grep -q '^span-free   m\* >= 22 over all integer keys  (face accounting: a head whose hull is a translate of Newt(Q) has the keys supp(Q), 24, feasible; any other hull forces at least 22 keys on its boundary)$' out.txt ||
+  fail "chain:d=3 span-free: $(cat out.txt)"
+grep -q '^certified' out.txt && fail "chain:d=3 is not certified: $(cat out.txt)"
+out=$("$HEADFUSE" target --family chain:d=3 --json)
+[ "$(json_get "$out" 'o["span_free"]["lb"], o["span_free"]["rule"], o["span_free"]["dim"]')" = "(22, 'newton_3d', 3)" ] ||
+  fail "chain:d=3 span_free: $out"
+[ "$(json_get "$out" 'o["span_free"]["supp_q"], o["span_free"]["other_supports_at_least"]')" = "(24, 22)" ] ||
+  fail "chain:d=3 span_free counts: $out"
+[ "$(json_get "$out" 'o["m_star_certified"], o["lb"]')" = "(None, 18)" ] || fail "chain:d=3: $out"
+
+cat >diagonal.json <<'EOF'
+{"name": "diagonal", "d": 3, "dv": 1, "heads": [
+  {"atoms": [{"key": [0,0,0], "weight": "1", "value": "0"}, {"key": [1,0,0], "weight": "1", "value": "1"}]},
+  {"atoms": [{"key": [0,0,0], "weight": "1", "value": "0"}, {"key": [0,1,0], "weight": "1", "value": "1"}]},
+  {"atoms": [{"key": [0,0,0], "weight": "1", "value": "0"}, {"key": [0,0,1], "weight": "1", "value": "1"}]},
+  {"atoms": [{"key": [0,0,0], "weight": "1", "value": "0"}, {"key": [1,1,1], "weight": "1", "value": "1"}]}]}
+EOF
+run 0 "$HEADFUSE" target diagonal.json
+grep -q '^certified   m\* = 15 over all integer keys  (three-dimensional face accounting, newton_3d; the minimal support is supp(Q), unique up to translation)$' out.txt ||
+  fail "diagonal certified: $(cat out.txt)"
+out=$("$HEADFUSE" target diagonal.json --json)
+[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"], o["ub"]')" = "(15, 'newton_3d', 14, 15)" ] ||
+  fail "diagonal --json: $out"
+
+# a row: the span holds the minimum, so it is certified for every span
+run 0 mpi 2 search diagonal.json --span 3 --out d.h5 --quiet
+run 0 "$HEADFUSE" table d.h5 --json
+[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[0]; print(r["m_star"], r["lb"], r["lb_rule"], r["status"])' <out.txt)" = "15 15 newton_3d certified" ] ||
+  fail "diagonal row: $(cat out.txt)"
+
+# two dimensions: unchanged words, and span_free says which argument ran
+run 0 "$HEADFUSE" target --family chain:d=2
+grep -q '^certified   m\* = 7 over all integer keys  (two-dimensional Newton argument; the minimal support is supp(Q), unique up to translation)$' out.txt ||
+  fail "chain:d=2: $(cat out.txt)"
+out=$("$HEADFUSE" target --family chain:d=2 --json)
+[ "$(json_get "$out" 'o["span_free"]["dim"], o["span_free"]["lb"], o["span_free"]["rule"]')" = "(2, 7, 'newton_2d')" ] ||
+  fail "chain:d=2 span_free: $out"
+out=$("$HEADFUSE" target --family wd:d=4 --json)
+[ "$(json_get "$out" 'o["span_free"]')" = None ] || fail "wd:d=4 span_free: $out"
+echo ok
