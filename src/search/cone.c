@@ -476,24 +476,29 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
                                    void *poll_ctx)
 {
     cone_state_t *st = cone_state(s);
+    const hf_search_split_t *sp = hf_search_split(s);
     hf_cone_t *c = st->cone;
+    /* the same on every process: the rows and bounds do not depend on the rank */
     if (c && (c->info.empty || c->bound >= bound))
         return HF_OK;
+    hf_err_t err = HF_OK;
     if (!c) {
         c = hf_calloc(1, sizeof *c);
-        if (!c)
-            return HF_ERR_NOMEM;
         int empty = 0;
-        hf_err_t err = cone_rows(s, c, &empty);
-        if (err != HF_OK) {
+        err = c ? cone_rows(s, c, &empty) : HF_ERR_NOMEM;
+        if (err == HF_OK) {
+            c->info.empty = empty;
+            c->bound = -1;
+            st->cone = c;
+        } else {
             cone_free(&c);
-            return err;
         }
-        c->info.empty = empty;
-        c->bound = -1;
-        st->cone = c;
-        if (empty)
-            return HF_OK;
+        /* with a split every process reaches the rays' collective steps, or none does: a
+         * failure of one process's own work so far stops them all here */
+        if (sp)
+            err = sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL);
+        if (err != HF_OK || empty)
+            return err;
     }
     free(c->supp);
     free(c->ssize);
@@ -501,8 +506,13 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     c->ssize = NULL;
     c->nrays = 0;
     c->bound = -1;
-    HF_TRY(hf_cone_rays(c, bound, hf_search_split(s), poll, poll_ctx));
-    return st->per_size ? HF_OK : cone_sizes(s, poll, poll_ctx);
+    err = hf_cone_rays(c, bound, sp, poll, poll_ctx);
+    if (err == HF_OK && !st->per_size)
+        err = cone_sizes(s, poll, poll_ctx);
+    /* storing the rays and counting sizes are local: agree before the caller goes on */
+    if (sp)
+        err = sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL);
+    return err;
 }
 
 /* The first bound: the largest size when it is near the first one (the usual case: UB

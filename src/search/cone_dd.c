@@ -902,13 +902,15 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
     long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
     if (!Z || !nzi) {
         err = HF_ERR_NOMEM;
-        goto done;
+        if (!ctl->split)
+            goto done;
+        /* with a split the failure goes to the first step's agreement (or the last one) */
     }
     if (cur->count > ctl->rays_max)
         ctl->rays_max = cur->count;
     for (long p = n; p < pl->rows; p++) {
         /* with a split, a stop goes to the step's agreement so every process stops there */
-        if (dd_poll(ctl, DD_POLL_WORK)) {
+        if (err == HF_OK && dd_poll(ctl, DD_POLL_WORK)) {
             err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
             if (!ctl->split)
                 goto done;
@@ -924,6 +926,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             goto done;
         if (err != HF_OK)
             continue; /* carried to the next step's agreement (or the last one, below) */
+        assert(Z && nzi);
         /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
          * vectors stay where they are, the dropped ones' slots are released (the pairs are
          * done with them) */
@@ -985,6 +988,16 @@ static hf_err_t dd_finish(const dd_plan_t *pl, const rayset_t *cur, dd_found_t *
     return err;
 }
 
+/* With a split, a process that failed before the steps' first agreement joins it with
+ * its error (every process's first collective call in dd_steps is an agreement), so the
+ * others learn of it there instead of waiting for it in a later exchange. */
+static hf_err_t dd_carry(const dd_ctl_t *ctl, hf_err_t err)
+{
+    if (ctl->split)
+        err = ctl->split->allgather(ctl->split->ctx, err, NULL, 0, NULL, NULL);
+    return err;
+}
+
 /* The pruned double description, start to end. */
 static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_found_t *out)
 {
@@ -999,6 +1012,8 @@ static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_foun
         err = dd_begin(pl, wpos, bound, &cur);
     if (err == HF_OK)
         err = dd_steps(pl, wpos, bound, ctl, &cur);
+    else
+        err = dd_carry(ctl, err);
     if (err == HF_OK)
         err = dd_finish(pl, &cur, out);
     rayset_clear(&cur);
@@ -1075,7 +1090,12 @@ hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
     long knob;
     if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
         hf_cone_split_pairs_min = knob;
-    HF_TRY(dd_plan_init(c, &pl));
+    /* with a split this is collective: every process returns the agreed status of the
+     * steps (a failure of its own before them is carried to their first agreement); only
+     * a failure in storing the rays, after the last agreement, is this process's alone */
+    err = dd_plan_init(c, &pl);
+    if (err != HF_OK)
+        return dd_carry(&ctl, err);
     err = dd_solve(&pl, bound, &ctl, &F);
     c->info.rays_max = ctl.rays_max;
     c->info.adjacencies = ctl.adjacencies;

@@ -130,15 +130,22 @@ hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const ch
     for (long a = 0; a < s->m; a++) {
         long i = j * s->m + a;
         memcpy(h->keys + a * s->d, s->keys + i * s->d, (size_t)s->d * sizeof *h->keys);
-        if (hf_rational_parse(h->weights + a, s->weights[i]) != HF_OK) {
+        hf_err_t e = hf_rational_parse(h->weights + a, s->weights[i]);
+        if (e == HF_ERR_NOMEM) /* out of memory is an error, not a bad file */
+            return e;
+        if (e != HF_OK) {
             *why = "a weight is not a valid rational";
             return HF_OK;
         }
-        for (int c = 0; c < s->dv; c++)
-            if (hf_rational_parse(h->values + a * s->dv + c, s->values[i * s->dv + c]) != HF_OK) {
+        for (int c = 0; c < s->dv; c++) {
+            e = hf_rational_parse(h->values + a * s->dv + c, s->values[i * s->dv + c]);
+            if (e == HF_ERR_NOMEM)
+                return e;
+            if (e != HF_OK) {
                 *why = "a value is not a valid rational";
                 return HF_OK;
             }
+        }
     }
     return HF_OK;
 }

@@ -66,14 +66,20 @@ hf_err_t hf_head_from_json(hf_head_t *h, const json_t *o, long m)
             h->keys[i * d + j] = json_integer_value(x);
         }
         const char *ws = json_string_value(json_array_get(jw, i));
-        if (!ws || hf_rational_parse(h->weights + i, ws) != HF_OK)
+        hf_err_t e = ws ? hf_rational_parse(h->weights + i, ws) : HF_ERR_INPUT;
+        if (e == HF_ERR_NOMEM) /* the parser's own message: not a fault of the record */
+            return e;
+        if (e != HF_OK)
             return hf_error(HF_ERR_INPUT, "weights[%ld]: not a rational string", i);
         int flat = dv == 1 && json_is_string(v);
         if (!flat && (!json_is_array(v) || (int)json_array_size(v) != dv))
             return hf_error(HF_ERR_INPUT, "values[%ld]: not %d rational strings", i, dv);
         for (int j = 0; j < dv; j++) {
             const char *vs = json_string_value(flat ? v : json_array_get(v, j));
-            if (!vs || hf_rational_parse(h->values + i * dv + j, vs) != HF_OK)
+            e = vs ? hf_rational_parse(h->values + i * dv + j, vs) : HF_ERR_INPUT;
+            if (e == HF_ERR_NOMEM)
+                return e;
+            if (e != HF_OK)
                 return hf_error(HF_ERR_INPUT, "values[%ld]: not %d rational strings", i, dv);
         }
     }
