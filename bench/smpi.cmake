@@ -1,5 +1,5 @@
 # The SimGrid SMPI build (bench/scaling configures it in build-smpi with CC=smpicc):
-# the search path (target, algebra, exact, bounds, search, sched, store) against serial
+# the search path (target, algebra, exact, bounds, symmetry, search, sched, store) against serial
 # HDF5, and bench/scaling_driver, which runs the real scheduler on simulated ranks.
 # No approx (PETSc links the real Open MPI), no cli, no tests. The read guard's fork is
 # off in this build (every simulated rank lives in the one smpirun process).
@@ -15,7 +15,7 @@ find_path(CDD_INCLUDE_DIR cddlib/cdd.h REQUIRED)
 find_library(CDD_LIBRARY cddgmp REQUIRED)
 pkg_check_modules(NAUTY REQUIRED IMPORTED_TARGET nauty) # symgraph.c (<nauty/...> headers)
 
-set(HF_SMPI_MODULES target algebra exact bounds search sched store core)
+set(HF_SMPI_MODULES target algebra exact bounds symmetry search sched store core)
 set(HF_SMPI_SOURCES)
 foreach(mod ${HF_SMPI_MODULES})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${mod}/*.c)
