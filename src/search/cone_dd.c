@@ -435,7 +435,7 @@ static int dd_poll(dd_ctl_t *ctl, long work)
     if (ctl->work < DD_POLL_WORK)
         return 0;
     ctl->work = 0;
-    return ctl->poll && ctl->poll(ctl->poll_ctx);
+    return (ctl->poll && ctl->poll(ctl->poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
 }
 
 /* The start: the rays of the simplicial cone of the first n rows of the order within the
@@ -625,7 +625,7 @@ static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, cons
         work += st->nneg;
         if (work >= DD_POLL_WORK) {
             work = 0;
-            if (poll && poll(poll_ctx)) {
+            if ((poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK) {
                 err =
                     hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
                 goto done;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/stop.h"
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 
@@ -215,6 +216,8 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
         hf_error_prefix("corrupt shard (move it away to recompute its units)");
     for (long s = 0; s < n && e == HF_OK; s++) {
         hf_shard_data_t d;
+        if ((e = hf_stop_check(HF_STOP_MERGE)) != HF_OK)
+            break;
         e = guarded ? hf_shard_read_after_guard(paths[s], fp, &d) : hf_shard_read(paths[s], fp, &d);
         if (e != HF_OK) {
             if (e == HF_ERR_CORRUPT)
@@ -242,11 +245,11 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
                 e = HF_GROW(&g->found_lo, &fcap[2], k + 1);
             if (e == HF_OK)
                 e = HF_GROW(&g->found_record, &fcap[3], k + 1);
-            char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
-            if (!rec) {
-                e = HF_ERR_NOMEM;
+            if (e != HF_OK)
                 break;
-            }
+            /* the record moves: a witness of 10^7 keys is not copied */
+            char *rec = d.found_record[i];
+            d.found_record[i] = NULL;
             g->found_m[k] = d.found_m[i];
             g->found_unit[k] = d.found_unit[i];
             g->found_lo[k] = d.found_lo[i];
