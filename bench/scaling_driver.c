@@ -33,6 +33,7 @@
 #include "headfuse/agree.h"
 #include "headfuse/core.h"
 #include "headfuse/sched.h"
+#include "search/cone_impl.h" /* hf_cone_split_threshold */
 
 /* A unit's or sub-unit's recorded cost. */
 typedef struct {
@@ -47,6 +48,7 @@ typedef struct {
     long nsub, first; /* its sub-units: size's sub[first .. first + nsub) */
     long bytes;
     double seconds; /* the whole round on one process (< 0: not recorded) */
+    double pairs;   /* a cone step's pair tests (< 0: not recorded, the step was dealt) */
 } round_t;
 
 typedef struct {
@@ -94,7 +96,7 @@ static int load(const char *path, workload_t *w)
     while (fgets(line, sizeof line, f)) {
         long m, n, u, found;
         long long nodes, polls, cells, cell;
-        double s;
+        double s, pairs;
         int k;
         if (line[0] == '#')
             continue;
@@ -115,10 +117,11 @@ static int load(const char *path, workload_t *w)
                 (cost_t){.seconds = s, .cells = k >= 2 ? cells : 1, .polls = k >= 3 ? polls : 0};
             cur->rounds[cur->nrounds - 1].nsub++;
             w->cells |= k >= 2;
-        } else if ((k = sscanf(line, "x %ld %ld %lf", &n, &u, &s)) >= 2) {
+        } else if ((k = sscanf(line, "x %ld %ld %lf %lf", &n, &u, &s, &pairs)) >= 2) {
             if (!cur || HF_GROW(&cur->rounds, &rcap, cur->nrounds + 1) != HF_OK)
                 goto bad;
-            cur->rounds[cur->nrounds++] = (round_t){0, cur->nsub, u, k == 3 ? s : -1};
+            cur->rounds[cur->nrounds++] =
+                (round_t){0, cur->nsub, u, k >= 3 ? s : -1, k >= 4 ? pairs : -1};
         } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
                                &cells)) >= 4) {
             if (!cur || cur == &w->prep || u < 0 || u >= cur->nunits)
@@ -301,6 +304,23 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
     const workload_t *w = r->w;
     if (!r->split || w->prep.nrounds == 0) {
         compute(r, w->prepare);
+    } else if (w->prep.rounds[0].pairs >= 0) {
+        /* every step recorded with its pairs (HF_CONE_SPLIT_PAIRS_MIN=0): the agreement
+         * before it, then the step dealt when it has as many pairs as cone_dd.c deals at
+         * this rank count, else run whole on every rank */
+        const hf_search_split_t *sp = r->split;
+        double thr = hf_cone_split_threshold(r->nranks);
+        compute(r, serial_rest(&w->prep, w->prepare));
+        for (long i = 0; i < w->prep.nrounds; i++) {
+            const round_t *rd = w->prep.rounds + i;
+            HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+            if (rd->pairs < thr)
+                compute(r, rd->seconds);
+            else
+                HF_TRY(replay_deal_exchange(r, &w->prep, rd));
+        }
+        for (long i = w->prep.nrounds; i < w->agrees; i++)
+            HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
     } else {
         const hf_search_split_t *sp = r->split;
         compute(r, serial_rest(&w->prep, w->prepare));

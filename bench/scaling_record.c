@@ -17,7 +17,7 @@
  *   x ... / s ... / p ...              its rounds (the cone engine's large steps: one
  *                                      sub-unit each, a cell per positive ray), as below
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
- *   x NSUB BYTES SECONDS               one round of the split preparation of size M
+ *   x NSUB BYTES SECONDS [PAIRS]       one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
  *                                      ranks, then BYTES gathered from all of them;
  *                                      SECONDS: the whole round on one process, with the
@@ -44,6 +44,7 @@
 
 #include "headfuse/core.h"
 #include "headfuse/search.h"
+#include "search/cone_impl.h"
 
 /* Profile points every this many seconds of a unit (of wall time, read cheaply; the
  * point itself holds CPU time). */
@@ -152,6 +153,9 @@ typedef struct {
     text_t out;       /* x, s and p lines of the size being prepared */
     long agrees;      /* agreements without an exchange (the one-time preparation's) */
     timer_t_ tm;
+    const hf_search_t *search; /* the cone's figures: pairs of each dealt step */
+    double pairs_seen;
+    double round_pairs;
 } rec_t;
 
 static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t *cells,
@@ -159,6 +163,11 @@ static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t 
 {
     rec_t *r = ctx;
     double t0 = cpu();
+    const hf_cone_info_t *ci = r->search ? hf_search_cone_info(r->search) : NULL;
+    if (ci) { /* the step's pairs (counted before it is dealt) */
+        r->round_pairs = ci->pairs - r->pairs_seen;
+        r->pairs_seen = ci->pairs;
+    }
     for (long u = 0; status == HF_OK && u < nunits; u++) {
         hf_search_range_t range = {0, cells[u]};
         timer_start(&r->tm, &range);
@@ -188,7 +197,8 @@ static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_
         }
         return status;
     }
-    text_add(&r->out, "x %ld %ld %.6f\n", r->nsub, (long)len, r->round_cpu);
+    text_add(&r->out, "x %ld %ld %.6f %.0f\n", r->nsub, (long)len, r->round_cpu, r->round_pairs);
+    r->round_pairs = 0;
     r->round_cpu = 0;
     text_append(&r->out, r->subs.text ? r->subs.text : "", r->subs.len);
     r->subs.len = 0;
@@ -231,6 +241,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot create the search\n", argv[0]);
         return 1;
     }
+    rec.search = s;
     /* the one-time preparation through the split, as the scheduler runs it with several
      * ranks: the cone engine's double description deals its large steps (x rounds of one
      * sub-unit whose cells are the step's positive rays) and agrees between steps */

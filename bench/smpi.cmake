@@ -33,3 +33,4 @@ target_link_libraries(headfuse_smpi PRIVATE PkgConfig::NAUTY)
 
 add_executable(scaling_driver ${CMAKE_SOURCE_DIR}/bench/scaling_driver.c)
 target_link_libraries(scaling_driver PRIVATE headfuse_smpi)
+target_include_directories(scaling_driver PRIVATE ${CMAKE_SOURCE_DIR}/src) # search/cone_impl.h

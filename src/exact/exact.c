@@ -100,10 +100,26 @@ hf_err_t hf_exact_create(const hf_fraction_t *f, hf_exact_t **out)
         e->toff[j + 2] = e->toff[j + 1] + f->P[j].length;
     e->nterms = e->toff[dv + 1];
     long nt = e->nterms ? e->nterms : 1;
-    e->texp = hf_malloc((size_t)nt * d * sizeof *e->texp);
+    /* the exponents' width from the degrees: exponents are degrees of a product of heads */
+    slong deg[HF_D_MAX];
+    int64_t top = 0;
+    for (int p = 0; p <= dv; p++) {
+        const fmpz_mpoly_struct *A = p == 0 ? f->Q : f->P + (p - 1);
+        if (A->length == 0)
+            continue;
+        fmpz_mpoly_degrees_si(deg, A, f->ctx);
+        for (int a = 0; a < d; a++)
+            top = deg[a] > top ? deg[a] : top;
+    }
+    if (top > (int64_t)UINT32_MAX) {
+        err =
+            hf_error(HF_ERR_LIMIT, "exact test: exponent %lld of P/Q out of range", (long long)top);
+        goto fail;
+    }
+    e->tw = top <= UINT8_MAX ? 1 : top <= UINT16_MAX ? 2 : 4;
+    e->texp = hf_malloc((size_t)nt * d * (size_t)e->tw);
     e->tmod = hf_malloc((size_t)nt * sizeof *e->tmod);
-    e->tpack = hf_malloc((size_t)nt * d * sizeof *e->tpack);
-    if (!e->texp || !e->tmod || !e->tpack) {
+    if (!e->texp || !e->tmod) {
         err = HF_ERR_NOMEM;
         goto fail;
     }
@@ -114,13 +130,19 @@ hf_err_t hf_exact_create(const hf_fraction_t *f, hf_exact_t **out)
             long t = e->toff[p] + i;
             fmpz_mpoly_get_term_exp_si(exp, A, i, f->ctx);
             for (int a = 0; a < d; a++) {
-                /* exponents are degrees of a product of heads, far below this */
-                if (exp[a] < 0 || exp[a] > (INT64_C(1) << 40)) {
-                    err = hf_error(HF_ERR_LIMIT, "exact test: exponent %ld of P/Q out of range",
-                                   (long)exp[a]);
+                if (exp[a] < 0 || exp[a] > top) {
+                    err =
+                        hf_error(HF_ERR_INTERNAL,
+                                 "exact test: exponent %ld of P/Q beyond its degree", (long)exp[a]);
                     goto fail;
                 }
-                e->texp[t * d + a] = exp[a];
+                size_t k = (size_t)t * (size_t)d + (size_t)a;
+                if (e->tw == 1)
+                    ((uint8_t *)e->texp)[k] = (uint8_t)exp[a];
+                else if (e->tw == 2)
+                    ((uint16_t *)e->texp)[k] = (uint16_t)exp[a];
+                else
+                    ((uint32_t *)e->texp)[k] = (uint32_t)exp[a];
                 if (exp[a] > e->emax[a])
                     e->emax[a] = exp[a];
             }
@@ -134,7 +156,7 @@ hf_err_t hf_exact_create(const hf_fraction_t *f, hf_exact_t **out)
     for (int a = 0; a < d; a++) {
         int64_t lo = INT64_MAX, hi = 0;
         for (long t = e->toff[0]; t < e->toff[1]; t++) {
-            int64_t x = e->texp[t * d + a];
+            int64_t x = hf_exact_texp(e, t, a);
             lo = x < lo ? x : lo;
             hi = x > hi ? x : hi;
         }
@@ -308,8 +330,16 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
             sk[a] = keys[i * d + a] - kmin[a];
         pack(e, sk, e->kpack + i * e->W);
     }
-    for (long t = 0; t < e->nterms; t++)
-        pack(e, e->texp + t * d, e->tpack + t * e->W);
+    /* the terms' packed exponents only for this form (R-space needs none): nterms * W */
+    if (!e->tpack &&
+        !(e->tpack = hf_malloc((size_t)(e->nterms ? e->nterms : 1) * d * sizeof *e->tpack)))
+        return HF_ERR_NOMEM;
+    int64_t te[HF_D_MAX];
+    for (long t = 0; t < e->nterms; t++) {
+        for (int a = 0; a < d; a++)
+            te[a] = hf_exact_texp(e, t, a);
+        pack(e, te, e->tpack + t * e->W);
+    }
 
     /* repeated keys: the hash of the keys themselves */
     long nk = 0;
@@ -676,6 +706,13 @@ hf_err_t hf_exact_check(hf_exact_t *e, long m, const int64_t *keys, int *feasibl
         if (applicable)
             return HF_OK;
     }
+    /* the direct form's null space is dense in its m (dv + 1) columns */
+    if ((double)m * (e->dv + 1) > (double)HF_EXACT_DIRECT_MAX_COLS)
+        return hf_error(HF_ERR_LIMIT,
+                        "exact test: a support of %ld keys is too large for the direct form "
+                        "(%ld columns, at most %ld) and the R-space form does not apply to it "
+                        "(docs/exact-test.md §6a)",
+                        m, m * (e->dv + 1), (long)HF_EXACT_DIRECT_MAX_COLS);
     return exact_decide(e, m, keys, 1, feasible, reason, witness);
 }
 

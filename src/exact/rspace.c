@@ -25,10 +25,14 @@
 #include "exact/exact_impl.h"
 #include "headfuse/stop.h"
 
-/* Largest box of monomials handled (mixed-radix indices must fit a word) and largest
- * dense modular matrix (entries). Beyond them the direct form decides. */
+/* Largest box of monomials handled (mixed-radix indices must fit a word), largest dense
+ * modular matrix (entries; a larger one is eliminated over Z directly) and largest block of
+ * positivity rows m x n (2 GiB of integers: a support of 10^7 keys with up to 25 unknowns).
+ * Beyond the first and the last the direct form decides, if the support is small enough
+ * for it (hf_exact_check). */
 #define RS_BOX_MAX (INT64_C(1) << 62)
 #define RS_DENSE_MAX (INT64_C(1) << 24)
+#define RS_POS_MAX (INT64_C(1) << 28)
 
 /* Open-addressing map from a monomial's mixed-radix index to a row number. */
 typedef struct {
@@ -37,11 +41,8 @@ typedef struct {
     long *val; /* -1: empty */
 } rs_map_t;
 
-static hf_err_t rs_map_init(rs_map_t *mp, long n)
+static hf_err_t rs_map_alloc(rs_map_t *mp, long cap)
 {
-    long cap = 64;
-    while (cap < 2 * n)
-        cap *= 2;
     mp->cap = cap;
     mp->key = hf_malloc((size_t)cap * sizeof *mp->key);
     mp->val = hf_malloc((size_t)cap * sizeof *mp->val);
@@ -50,6 +51,14 @@ static hf_err_t rs_map_init(rs_map_t *mp, long n)
     for (long i = 0; i < cap; i++)
         mp->val[i] = -1;
     return HF_OK;
+}
+
+static hf_err_t rs_map_init(rs_map_t *mp, long n)
+{
+    long cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    return rs_map_alloc(mp, cap);
 }
 
 static void rs_map_clear(rs_map_t *mp)
@@ -67,6 +76,24 @@ static long rs_map_slot(const rs_map_t *mp, int64_t x)
     for (long s = (long)(h & (uint64_t)mask);; s = (s + 1) & mask)
         if (mp->val[s] < 0 || mp->key[s] == x)
             return s;
+}
+
+/* Twice the slots, every entry moved (the equality rows are not known in advance: sizing
+ * the map for the worst case took 128 bytes a key). */
+static hf_err_t rs_map_grow(rs_map_t *mp)
+{
+    rs_map_t big;
+    HF_TRY(rs_map_alloc(&big, 2 * mp->cap));
+    for (long i = 0; i < mp->cap; i++)
+        if (mp->val[i] >= 0) {
+            long s = rs_map_slot(&big, mp->key[i]);
+            big.key[s] = mp->key[i];
+            big.val[s] = mp->val[i];
+        }
+    free(mp->key);
+    free(mp->val);
+    *mp = big;
+    return HF_OK;
 }
 
 long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long cap)
@@ -160,7 +187,7 @@ static hf_err_t rs_build(hf_exact_t *e, rs_t *w, long m, int *bad)
     hf_err_t err = HF_OK;
     *bad = 0;
     w->pos = _fmpz_vec_init(m * w->n);
-    HF_CHECK(err, rs_map_init(&w->rows, (m + w->n) * 4), done);
+    HF_CHECK(err, rs_map_init(&w->rows, m / 2 + w->n), done);
     unsigned long polls = 0;
     for (long c = 0; c < w->n; c++) {
         long rest = c;
@@ -173,7 +200,7 @@ static hf_err_t rs_build(hf_exact_t *e, rs_t *w, long m, int *bad)
                 HF_CHECK(err, HF_STOP_EVERY(polls, 16, HF_STOP_EXACT), done);
                 int out = 0;
                 for (int a = 0; a < d; a++) {
-                    x[a] = r[a] + e->texp[t * d + a] - e->qmin[a];
+                    x[a] = r[a] + hf_exact_texp(e, t, a) - e->qmin[a];
                     if (x[a] < 0 || x[a] >= w->rad[a])
                         out = 1;
                 }
@@ -196,9 +223,9 @@ static hf_err_t rs_build(hf_exact_t *e, rs_t *w, long m, int *bad)
                 int64_t key = idx * (dv + 1) + p;
                 long s = rs_map_slot(&w->rows, key);
                 if (w->rows.val[s] < 0) {
-                    if (w->neq * 2 >= w->rows.cap) {
-                        err = hf_error(HF_ERR_INTERNAL, "exact test: R-space row map overflow");
-                        goto done;
+                    if (2 * (w->neq + 1) > w->rows.cap) {
+                        HF_CHECK(err, rs_map_grow(&w->rows), done);
+                        s = rs_map_slot(&w->rows, key);
                     }
                     w->rows.key[s] = key;
                     w->rows.val[s] = w->neq++;
@@ -342,7 +369,7 @@ static hf_err_t rs_witness(hf_exact_t *e, rs_t *w, long m, const int64_t *keys, 
         for (int j = 0; j < dv; j++)
             for (long t = e->toff[j + 1]; t < e->toff[j + 2]; t++) {
                 for (int a = 0; a < d; a++)
-                    x[a] = r[a] + e->texp[t * d + a] - e->qmin[a];
+                    x[a] = r[a] + hf_exact_texp(e, t, a) - e->qmin[a];
                 long s = rs_map_slot(&w->kmap, rs_index(x, w->rad, d));
                 long kpos = w->kmap.val[s];
                 if (kpos >= 0)
@@ -397,7 +424,7 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
         box *= w.rad[a];
     }
     long n = hf_exact_rspace_size(e, m, keys, LONG_MAX);
-    if (n < 0 || (n > 0 && (int64_t)m * n > RS_DENSE_MAX))
+    if (n < 0 || (n > 0 && (double)m * (double)n > (double)RS_POS_MAX))
         return HF_OK;
     *applicable = 1;
 

@@ -627,16 +627,23 @@ static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
     return err;
 }
 
+/* A record: the positive ray's index and the size, the zero set, the vector's byte count,
+ * then its integers (buf_put_fmpz): the count lets the merge index the records without
+ * decoding them. */
 static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const uint64_t *Z,
                             long words, long size)
 {
     if (k->next)
         return rayset_push(k->next, v, Z, size);
-    int64_t head[2] = {pa, size};
+    int64_t head[3] = {pa, size, 0};
+    long at = k->len;
     HF_TRY(buf_put(k, head, sizeof head));
     HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
+    long vat = k->len;
     for (long i = 0; i < n; i++)
         HF_TRY(buf_put_fmpz(k, v + i));
+    head[2] = k->len - vat;
+    memcpy(k->buf + at, head, sizeof head);
     return HF_OK;
 }
 
@@ -728,8 +735,13 @@ done:
 
 /* Steps with fewer pair tests than this run whole on every process (no exchange): the
  * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
-long hf_cone_split_pairs_min = 1L << 20;
+long hf_cone_split_pairs_min = 1L << 16;
 long hf_cone_test_drop_cell = -1;
+
+double hf_cone_split_threshold(int nranks)
+{
+    return (double)hf_cone_split_pairs_min * (nranks > 8 ? (nranks + 7) / 8 : 1);
+}
 
 /* A step dealt across the processes: its positive rays are the cells of one unit. */
 typedef struct {
@@ -825,35 +837,59 @@ static int dd_cmp_rec(const void *vctx, long a, long b)
     return key[a] < key[b] ? -1 : key[a] > key[b];
 }
 
+/* A new ray of the next stage straight from a record's encoded integers (bytes at q, of
+ * the count its head gives) into a slot of the pool, and its zero set and size: no
+ * vector in between (every rank repeats this for every new ray of a dealt step). 0 when
+ * the encoding is damaged. */
+static int rayset_push_encoded(rayset_t *R, dd_reader_t *q, const uint64_t *zero, long size,
+                               hf_err_t *err)
+{
+    long slot, n = R->pool->n;
+    if ((*err = rayset_reserve(R, R->count + 1)) != HF_OK ||
+        (*err = vpool_take(R->pool, &slot, R->used)) != HF_OK)
+        return 1;
+    fmpz *v = R->pool->v + slot * n;
+    for (long i = 0; i < n; i++) {
+        const unsigned char *p = q->at;
+        /* one-byte varint: a small even code, |x| < 32 (most entries) */
+        if (p < q->end && !(*p & 0x81) && !COEFF_IS_MPZ(v[i])) {
+            uint64_t z = (uint64_t)*p >> 1;
+            v[i] = z & 1 ? -(fmpz)(z >> 1) - 1 : (fmpz)(z >> 1);
+            q->at = p + 1;
+        } else if (!rd_get_fmpz(q, v + i)) {
+            return 0;
+        }
+    }
+    *err = rayset_keep(R, slot, zero, size);
+    return 1;
+}
+
 /* Every process's new rays of a dealt step into next, in the serial loop's order: each
  * positive ray's cell was run by one process, whose records of it are in order, so a
  * stable sort by positive index restores the order of the whole step. */
 static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t len, rayset_t *next)
 {
-    long n = pl->n, words = pl->words, nrec = 0, cap = 0, kcap = 0;
+    long words = pl->words, nrec = 0, cap = 0, kcap = 0;
+    size_t zbytes = (size_t)words * sizeof(uint64_t);
     hf_err_t err = HF_OK;
     const unsigned char **at = NULL;
     int64_t *key = NULL;
     long *perm = NULL;
-    fmpz *v = _fmpz_vec_init(n);
-    uint64_t *Z = hf_malloc((size_t)words * sizeof *Z);
+    uint64_t *Z = hf_malloc(zbytes);
     dd_reader_t r = {all, all + len};
     if (!Z) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    while (r.at < r.end) { /* index the records */
-        int64_t head[2];
+    while (r.at < r.end) { /* index the records by their heads */
+        int64_t head[3];
         HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
         HF_CHECK(err, HF_GROW(&key, &kcap, nrec + 1), done);
         at[nrec] = r.at;
-        if (!rd_get(&r, head, sizeof head) || !rd_get(&r, Z, (size_t)words * sizeof *Z))
+        if (!rd_get(&r, head, sizeof head) || head[2] < 0 ||
+            (size_t)(r.end - r.at) < zbytes + (size_t)head[2])
             break;
-        for (long i = 0; i < n && r.at <= r.end; i++)
-            if (!rd_get_fmpz(&r, v + i))
-                r.at = r.end + 1;
-        if (r.at > r.end)
-            break;
+        r.at += zbytes + (size_t)head[2];
         key[nrec++] = head[0];
     }
     if (r.at != r.end) {
@@ -869,17 +905,17 @@ static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t l
         perm[i] = i;
     dd_rec_ctx_t rc = {key};
     HF_CHECK(err, hf_sort(perm, nrec, dd_cmp_rec, &rc), done);
-    for (long k = 0; k < nrec; k++) {
+    for (long k = 0; k < nrec && err == HF_OK; k++) {
+        int64_t head[3];
         dd_reader_t q = {at[perm[k]], all + len};
-        int64_t head[2];
         rd_get(&q, head, sizeof head);
-        rd_get(&q, Z, (size_t)words * sizeof *Z);
-        for (long i = 0; i < n; i++)
-            rd_get_fmpz(&q, v + i);
-        HF_CHECK(err, rayset_push(next, v, Z, head[1]), done);
+        rd_get(&q, Z, zbytes);
+        const unsigned char *vend = q.at + head[2];
+        dd_reader_t vq = {q.at, vend};
+        if (!rayset_push_encoded(next, &vq, Z, head[1], &err) || (err == HF_OK && vq.at != vend))
+            err = hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
     }
 done:
-    _fmpz_vec_clear(v, n);
     free(Z);
     free(perm);
     free(key);
@@ -906,7 +942,7 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     /* every process holds the same rays: they agree on going on, then all take the same
      * path (the step's size decides, and it is the same everywhere) */
     HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
-    if ((double)st->npos * st->nneg < (double)hf_cone_split_pairs_min) {
+    if ((double)st->npos * st->nneg < hf_cone_split_threshold(sp->nranks)) {
         dd_sink_t sink = {.next = next};
         hf_search_range_t range = {0, st->npos};
         /* a failure here is this process's own: it reaches the others at the next
@@ -959,6 +995,8 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             err = dd_step_prepare(pl, p, cur, nzi, &st);
         if (err == HF_OK)
             ctl->pairs += (double)st.npos * st.nneg;
+        if (ctl->info)
+            ctl->info->pairs = ctl->pairs; /* so far: reports, and the recorder's rounds */
         int agreed = 1;
         err = dd_step_pairs(pl, wpos, bound, cur, &st, ctl, err, &next, &agreed);
         if (err != HF_OK && agreed)

@@ -84,9 +84,13 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * With a split of several processes (collective: every process calls it with the same cone
  * and bound) the pair tests of each large step are dealt across them and the new rays
  * exchanged: every process ends with the same rays as one process alone. */
-/* Steps of the double description with fewer (positive, negative) pairs than this run whole
- * on every process (2^20); tests set 0 to deal every step. */
+/* Steps of the double description with fewer (positive, negative) pairs than
+ * hf_cone_split_threshold(nranks) run whole on every process: hf_cone_split_pairs_min
+ * (2^16, about a millisecond of pair tests) times one more for every 8 ranks beyond the
+ * first 8, so that a dealt step gives each rank work worth its round's messages; tests set
+ * it to 0 to deal every step (and HF_CONE_SPLIT_PAIRS_MIN does). */
 extern long hf_cone_split_pairs_min;
+double hf_cone_split_threshold(int nranks);
 /* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that positive ray's
  * cell of every dealt step are dropped, a planted bug that the comparison of rays with one
  * process's must catch. */
