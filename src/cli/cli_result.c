@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
+#include "headfuse/search.h"
 #include "cli/cli_common.h"
 
 json_t *cli_row_json(const hf_row_t *r)
@@ -59,6 +60,8 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
                                                              : "none found";
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,
             mstar, row->status, row->lb, row->lb_rule, row->ub, row->engine);
+    if (!strcmp(row->engine, HF_ENGINE_NONE))
+        fprintf(f, " (no search: LB = UB)");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0)

@@ -16,7 +16,8 @@ static const char *usage_text =
     "  status, engine, max_atoms, n_min_raw, n_min_sym, group_order, nodes, units, seconds\n"
     "  (and the file). lb_rule names what gives lb (newton_2d, newton_3d: m* proven over all\n"
     "  keys).\n"
-    "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune),\n"
+    "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune; none:\n"
+    "  no search ran, LB = UB certified the row),\n"
     "  max_atoms the largest support size tried (0, or 'none' in text: no limit).\n"
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
     "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV).\n";
