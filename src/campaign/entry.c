@@ -456,6 +456,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (e != HF_OK)
         goto out;
     row->group_order = hf_group_order(hf_search_group(s));
+    const char *why = hf_group_unknown_reason(hf_search_group(s));
+    snprintf(row->group_note, sizeof row->group_note, "%s", why ? why : "");
 
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)

@@ -36,6 +36,9 @@ json_t *cli_row_json(const hf_row_t *r)
                         r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
     json_object_set_new(o, "group_order",
                         r->group_order < 0 ? json_null() : json_integer(r->group_order));
+    /* why group_order is null although the search ran (null when known or not said) */
+    json_object_set_new(o, "group_note",
+                        r->group_note[0] ? json_string(r->group_note) : json_null());
     json_object_set_new(o, "nodes", json_integer(r->nodes));
     json_object_set_new(o, "units", json_integer(r->units));
     json_object_set_new(o, "seconds", json_real(r->seconds));
@@ -64,7 +67,11 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
         fprintf(f, " (no search: LB = UB)");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
-    if (row->n_min_raw >= 0)
+    if (row->n_min_raw >= 0 && row->group_order < 0)
+        fprintf(f, "  minimal supports %s (not counted up to symmetry: group not computed%s%s)",
+                count_text(row->n_min_raw, a, sizeof a), row->group_note[0] ? ": " : "",
+                row->group_note);
+    else if (row->n_min_raw >= 0)
         fprintf(f, "  minimal supports %s (%s up to symmetry, group order %s)",
                 count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
                 count_text(row->group_order, c, sizeof c));
