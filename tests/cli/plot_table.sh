@@ -1,5 +1,6 @@
 # tools/hf_plot.py on real RESULT.h5 files (the demo campaign and a row left open): the
-# PNG exists and is a non-blank image, the printed Markdown table is exactly `headfuse
+# PNG exists and is a non-blank image whose figure passes the object checks of
+# tests/python/test_hf_plot.py (check_figure), the printed Markdown table is exactly `headfuse
 # table --markdown` of the same files, bad files are reported; and the Python examples of
 # docs/analysis.md run as written and print what the page says.
 . "$HF_SOURCE_DIR/tests/lib.sh"
@@ -25,6 +26,11 @@ cp out.txt plot-table.md
 [ -s atoms.png ] || fail "no image"
 [ "$(stat -c %s atoms.png)" -gt 20000 ] || fail "suspiciously small image: $(stat -c %s atoms.png) bytes"
 png_ok atoms.png 800 400
+# the figure of these real rows, by its objects: every row's marker, none inside another,
+# one colour per span, 2^k labels apart, the legend (tests/python/test_hf_plot.py)
+run 0 "$PY" "$SRC/tests/python/test_hf_plot.py" --check demo.h5 p.h5
+grep -q "^checked the figure of $(($("$HEADFUSE" table demo.h5 --csv | wc -l) + 1)) rows of demo.h5, p.h5$" out.txt ||
+  fail "the figure check: $(cat out.txt err.txt)"
 run 0 "$HEADFUSE" table demo.h5 p.h5 --markdown
 diff -u out.txt plot-table.md >diff.txt || fail "hf_plot's table differs from headfuse table --markdown:
 $(cat diff.txt)"
