@@ -39,6 +39,18 @@ out=$("$HEADFUSE" target --family wd:d=53 --json)
 [ "$(json_get "$out" 'type(o["lb"]).__name__, o["lb"]')" = "('str', '9007199254740992')" ] || fail "2^53: $out"
 [ "$(json_get "$out" 'o["product_head"]')" = None ] || fail "huge product head must be null: $out"
 
+# the memory estimate of P/Q (hf_fraction_estimate): in the text and in JSON, the figure
+# of docs/performance.md section 13 for chain:d=11 (61.2 MiB), and what docs/cluster.md
+# says a rank holds besides
+run 0 "$HEADFUSE" target --family chain:d=11 --json
+[ "$(json_get "$(cat out.txt)" '"%.1f" % (o["fraction_bytes_estimate"] / 2**20)')" = 61.2 ] ||
+  fail "fraction_bytes_estimate of chain:d=11: $(head -c 300 out.txt)"
+grep -q "| chain:d=11 | .* | 61.2 | " "$SRC/docs/performance.md" || fail "docs/performance.md lacks chain:d=11's estimate 61.2"
+run 0 "$HEADFUSE" target --family chain:d=11
+grep -qx "memory      P/Q: about 61.2 MiB on each rank while it is built (estimate); a search holds more (docs/cluster.md, \"Memory per rank\")" out.txt ||
+  fail "target: no memory line: $(cat out.txt)"
+grep -q "^### Memory per rank$" "$SRC/docs/cluster.md" || fail "docs/cluster.md has no section Memory per rank"
+
 # export round trip: the exported file describes the same target
 "$HEADFUSE" target --family chain:d=2 --export chain2.json >/dev/null
 a=$("$HEADFUSE" target --family chain:d=2 --json | $PY -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
