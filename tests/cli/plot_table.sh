@@ -21,6 +21,11 @@ entries:
 EOF
 run 0 mpi 2 run p.yaml --quiet
 
+# the demo shows large d (issue 24, point 5): chain up to d = 8, multi up to d = 9
+run 0 "$HEADFUSE" table demo.h5 --json
+got=$($PY -c 'import json, sys
+print(sorted((r["name"], r["span"], r["m_star"]) for r in json.load(sys.stdin) if r["name"] in ("chain:d=8", "multi:d=9,k=3")))' <out.txt)
+[ "$got" = "[('chain:d=8', 3, 11144), ('multi:d=9,k=3', 2, 19683)]" ] || fail "the demo's large rows: $got"
 run 0 "${plot[@]}" demo.h5 p.h5 -o atoms.png
 cp out.txt plot-table.md
 [ -s atoms.png ] || fail "no image"
