@@ -64,6 +64,14 @@ grep -q "chain:d=2 6 head-atom terms" doc*.py.out || fail "docs example output c
 grep -q "^\[1, 1\] 2 3/2$" doc*.py.out || fail "docs example output changed: $(cat doc*.py.out)"
 grep -q "chain:d=2        span 2: m\* = 7  \[certified\]  LB 7  UB 7" doc*.py.out ||
   fail "docs example output changed: $(cat doc*.py.out)"
+# the /units example says what its seconds are: the plain cross-check of wd:d=3 (the
+# demo's row 18, on 2 ranks) has its unit seconds summed over both ranks, more than its
+# wall time (issue 24, point 4)
+line=$(grep "^wd:d=3 wall .* s, unit seconds summed over 2 rank(s) .* s, {" doc*.py.out | tail -1)
+[ -n "$line" ] || fail "the /units example: $(cat doc*.py.out)"
+$PY -c 'import re, sys
+w, s = map(float, re.search(r"wall ([0-9.]+) s, unit seconds summed over 2 rank\(s\) ([0-9.]+) s", sys.argv[1]).groups())
+assert s > 1.2 * w, (w, s)' "$line" || fail "unit seconds of the 2-rank row not above its wall time: $line"
 echo "ok: the examples of docs/analysis.md run and print what they say"
 
 # errors: a missing file (2) and a file that is not a result (6); no image written
