@@ -194,10 +194,16 @@ int cli_cmd_target(int argc, char **argv)
         }
         /* every rank of a search builds P/Q: the first thing to know before asking for
          * memory per rank */
-        int mib = pq_bytes >= (1 << 20);
-        printf("memory      P/Q: about %.*f %s on each rank while it is built (estimate); a "
-               "search holds more (docs/cluster.md, \"Memory per rank\")\n",
-               mib, pq_bytes / (mib ? 1 << 20 : 1 << 10), mib ? "MiB" : "KiB");
+        char size[48];
+        if (pq_bytes >= (1 << 20))
+            snprintf(size, sizeof size, "about %.1f MiB", pq_bytes / (1 << 20));
+        else if (pq_bytes >= (1 << 10))
+            snprintf(size, sizeof size, "about %.0f KiB", pq_bytes / (1 << 10));
+        else
+            snprintf(size, sizeof size, "under 1 KiB");
+        printf("memory      P/Q: %s on each rank while it is built (estimate); a search holds "
+               "more (docs/cluster.md, \"Memory per rank\")\n",
+               size);
         if (export_path)
             printf("exported    %s\n", export_path);
         flint_free(ls);
