@@ -4,12 +4,12 @@
  * and the one encoding of a found support's witness. */
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/stop.h"
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 
@@ -215,6 +215,8 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
         hf_error_prefix("corrupt shard (move it away to recompute its units)");
     for (long s = 0; s < n && e == HF_OK; s++) {
         hf_shard_data_t d;
+        if ((e = hf_stop_check(HF_STOP_MERGE)) != HF_OK)
+            break;
         e = guarded ? hf_shard_read_after_guard(paths[s], fp, &d) : hf_shard_read(paths[s], fp, &d);
         if (e != HF_OK) {
             if (e == HF_ERR_CORRUPT)
@@ -242,11 +244,11 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
                 e = HF_GROW(&g->found_lo, &fcap[2], k + 1);
             if (e == HF_OK)
                 e = HF_GROW(&g->found_record, &fcap[3], k + 1);
-            char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
-            if (!rec) {
-                e = HF_ERR_NOMEM;
+            if (e != HF_OK)
                 break;
-            }
+            /* the record moves: a witness of 10^7 keys is not copied */
+            char *rec = d.found_record[i];
+            d.found_record[i] = NULL;
             g->found_m[k] = d.found_m[i];
             g->found_unit[k] = d.found_unit[i];
             g->found_lo[k] = d.found_lo[i];
@@ -282,22 +284,14 @@ void hf_shards_remove(const char *dir)
 
 hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out)
 {
-    hf_head_t h = *w;
-    h.natoms = m; /* the witness's first m atoms carry the support */
-    json_t *o = hf_head_to_json(&h, keys, 0);
-    *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    if (!*out)
-        return hf_error(HF_ERR_NOMEM, "out of memory formatting a found support");
-    return HF_OK;
+    /* the witness's first m atoms carry the support; the compact JSON of
+     * hf_head_to_json, written directly (a witness of 10^7 atoms) */
+    return hf_head_to_json_text(w, keys, m, out);
 }
 
 hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w)
 {
-    json_error_t je;
-    json_t *o = json_loads(text, 0, &je);
-    hf_err_t e = o ? hf_head_from_json(w, o, m) : hf_error(HF_ERR_INPUT, "not JSON");
-    json_decref(o);
+    hf_err_t e = hf_head_from_json_text(w, text, m);
     if (e == HF_ERR_INPUT) {
         hf_error_prefix("a found-support record");
         e = HF_ERR_CORRUPT;
