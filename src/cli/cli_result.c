@@ -67,7 +67,11 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
         fprintf(f, " (no search: LB = UB)");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
-    if (row->n_min_raw >= 0 && row->group_order < 0)
+    if (row->n_min_raw >= 0 && row->group_order < 0 && row->n_min_sym >= 0)
+        fprintf(f, "  minimal supports %s (%s up to symmetry; group not computed%s%s)",
+                count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
+                row->group_note[0] ? ": " : "", row->group_note);
+    else if (row->n_min_raw >= 0 && row->group_order < 0)
         fprintf(f, "  minimal supports %s (not counted up to symmetry: group not computed%s%s)",
                 count_text(row->n_min_raw, a, sizeof a), row->group_note[0] ? ": " : "",
                 row->group_note);

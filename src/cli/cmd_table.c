@@ -292,7 +292,8 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
                 const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
                 if (i == F_MAX_ATOMS && res[f].rows[r].max_atoms == 0)
                     t = "none"; /* no limit: the search went up to UB */
-                if (text && (i == F_GROUP || i == F_N_SYM) && res[f].rows[r].group_note[0])
+                if (text && res[f].rows[r].group_note[0] &&
+                    (i == F_GROUP || (i == F_N_SYM && res[f].rows[r].n_min_sym < 0)))
                     t = "n/c";
                 cell[i] = hf_strdup(t[0] ? t : "-");
             }
@@ -347,9 +348,9 @@ static void print_group_notes(const hf_result_t *res, int nfiles)
         for (long r = 0; r < res[f].nrows; r++) {
             const hf_row_t *w = &res[f].rows[r];
             if (w->group_note[0])
-                printf("n/c: %s span %d: group not computed: %s; minimal supports not counted "
-                       "up to symmetry\n",
-                       w->name, w->span, w->group_note);
+                printf("n/c: %s span %d: group not computed: %s%s\n", w->name, w->span,
+                       w->group_note,
+                       w->n_min_sym < 0 ? "; minimal supports not counted up to symmetry" : "");
         }
 }
 
