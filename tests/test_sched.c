@@ -4,7 +4,10 @@
  * (MPI singleton); cli.search_ranks covers several. */
 #include <CUnit/CUnit.h>
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "headfuse/sched.h"
 #include "unit.h"
@@ -88,7 +91,8 @@ static hf_err_t f_unit_done(void *ctx, long m, long unit, int64_t lo, int64_t hi
     return HF_OK;
 }
 
-static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_outcome_t *out)
+static void run_with(fake_t *f, const hf_sched_done_t *done, long ndone, int quiet, double interval,
+                     hf_sched_outcome_t *out)
 {
     memset(f, 0, sizeof *f);
     hf_sched_runner_t runner = {.prepare = f_prepare,
@@ -102,10 +106,16 @@ static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_out
                          .last_m = LAST,
                          .done = done,
                          .ndone = ndone,
-                         .quiet = 1,
-                         .progress_interval = 1e9,
+                         .quiet = quiet,
+                         .progress_interval = interval,
+                         .label = "fake",
                          .runner = &runner};
     CU_ASSERT_EQUAL(hf_sched_run(MPI_COMM_WORLD, NULL, &o, &hooks, out), HF_OK);
+}
+
+static void run(fake_t *f, const hf_sched_done_t *done, long ndone, hf_sched_outcome_t *out)
+{
+    run_with(f, done, ndone, 1, 1e9, out);
 }
 
 static long cell_nodes(long m, long u, int64_t c)
@@ -184,6 +194,45 @@ static void test_runner_resume(void)
     CU_ASSERT_EQUAL(f.done_hook, 2 * UNITS - 1);
 }
 
+static void test_progress_no_estimate_before_a_unit(void)
+{
+    /* a progress line at every poll: the first ones come before any unit of the size
+     * has finished, when there is no rate and no time left to give */
+    char path[] = "/tmp/hf-sched-progress.XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    CU_ASSERT_FATAL(fd >= 0 && saved >= 0);
+    fflush(stderr);
+    dup2(fd, 2);
+    fake_t f;
+    hf_sched_outcome_t out;
+    run_with(&f, NULL, 0, 0, 0, &out);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *in = fdopen(fd, "r");
+    CU_ASSERT_FATAL(in != NULL);
+    rewind(in);
+    char line[512];
+    int before = 0, after = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (!strstr(line, ": units "))
+            continue;
+        if (strstr(line, ": units 0/")) {
+            before++;
+            CU_ASSERT_PTR_NULL(strstr(line, "remaining"));
+            CU_ASSERT_PTR_NULL(strstr(line, " 0 supports/s"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(line, "no estimate yet"));
+        } else if (strstr(line, "remaining ~")) {
+            after++;
+        }
+    }
+    fclose(in);
+    unlink(path);
+    CU_ASSERT(before > 0); /* the case was shown */
+    CU_ASSERT(after > 0);  /* and the estimate once a unit finished */
+    CU_ASSERT_EQUAL(out.m_star, FOUND_M);
+}
+
 static int sched_cleanup(void)
 {
     return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
@@ -194,6 +243,8 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"runner: sizes in order, stop at the first support", test_runner_sizes_in_order},
         {"runner: resumed units are skipped, their yield counts", test_runner_resume},
+        {"progress: no estimate before a unit of the size finished",
+         test_progress_no_estimate_before_a_unit},
         {NULL, NULL},
     };
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)

@@ -8,7 +8,9 @@ Draws, per family, atoms against d on a log2 axis: the head-atom terms of the ta
 (2d for W_d), the product-construction upper bound UB, the lower bound LB, and
 m_star, one marker per row whose shape says the row's status (certified, exhaustive
 within the span, open; an infeasible row, without m*, as a hollow diamond at LB with a
-note). Writes a PNG (matplotlib's Agg backend: no display needed; an existing PNG is
+note) and whose colour says its span (the same colour in every figure); at each d the
+markers of UB, of the rows and of LB stand side by side, so that none hides another, and
+the axis is labelled 2^k. Writes a PNG (matplotlib's Agg backend: no display needed; an existing PNG is
 kept unless --force) and prints the table as Markdown, the same table as `headfuse
 table FILES --markdown`.
 
@@ -35,10 +37,12 @@ FIELDS = ["name", "d", "span", "m_star", "lb", "lb_rule", "ub", "status", "engin
 HEADERS = ["name", "d", "span", "m*", "LB", "rule", "UB", "status", "engine", "max_atoms", "n_min",
            "n_sym", "group", "nodes", "units", "seconds"]
 TEXT_FIELDS = ("name", "lb_rule", "status", "engine")
-STATUS_MARKERS = {"certified": ("o", "certified (LB = UB)"),
-                  "exhaustive": ("s", "exhaustive within span"),
-                  "open": ("^", "open (bar: LB..UB)"),
-                  "infeasible": ("D", "no head with keys in the span (drawn at LB)")}
+STATUS_MARKERS = {"certified": ("o", "certified: m*, the minimum for all keys"),
+                  "exhaustive": ("s", "exhaustive: m*, the minimum within the span"),
+                  "open": ("^", "open: stopped at max_atoms; hollow at the best\nhead known, "
+                                "bar from LB to UB"),
+                  "infeasible": ("D", "infeasible: no head with keys in the span;\nhollow, "
+                                      "at LB")}
 
 
 def text(x):
@@ -121,173 +125,325 @@ def log2_safe(v):
         return None
 
 
-# markers of the bounds are drawn this many points left (UB) and right (LB) of their d,
-# and above the m* markers, so that a bound equal to m* (UB = m* is common) stays visible
-BOUND_SHIFT_PT = 7
-BOUND_MS = 6
+# One colour per span, the same in every figure (span 2 is always green): Okabe-Ito's
+# colour-blind-safe colours without the red and the blue of UB and LB; spans past the
+# list take its colours again.
+SPAN_COLOURS = ("#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#8C564B", "#7F7F7F",
+                "#BCBD22")
+UB_COLOUR, LB_COLOUR, TERMS_COLOUR = "tab:red", "tab:blue", "0.45"
+
+
+def span_colour(span):
+    return SPAN_COLOURS[(span - 1) % len(SPAN_COLOURS)]
+
+
+# At each d the markers stand side by side, in points from the d: UB's, then one m* marker
+# per row (by span), then LB's, so that none covers another whatever the values are (UB =
+# m* = LB is common). Sizes in points; a panel whose d are too close for them shrinks
+# them (never below MIN_MS) so that the markers of neighbouring d stay apart too.
 MSTAR_MS = 10
+BOUND_MS = 6.5
+SLOT_GAP = 2.0
+MIN_MS = 4.5
+MIN_GAP = 2.0  # more than the widest two half edges (1.6 pt hollow, 1.2 pt bounds)
 
 
-def integer_ticks(lo, hi, axes_px, label_px=15, prefer=()):
-    """Integer ticks on a log axis from lo to hi (data units) of axes_px pixels: every
-    power of two, then every other integer whose label keeps label_px from the others:
-    first the values in `prefer`, in its order (what the panel shows: m* before the
-    bounds), then the rest from the smallest (where the log axis has room). Returns
-    (labelled, unlabelled)."""
-    first, last = max(1, math.ceil(lo)), math.floor(hi)
-    if last < first or axes_px <= 0:
-        return [], []
-    span = math.log2(hi) - math.log2(lo)
-    pos = lambda v: (math.log2(v) - math.log2(lo)) / span * axes_px
-    powers = [2 ** k for k in range(int(math.log2(first)), int(math.log2(last)) + 2) if first <= 2 ** k <= last]
-    others = list(range(first, last + 1)) if last - first <= 4096 else []
-    chosen = []
-    wanted = [int(v) for v in prefer if v and float(v).is_integer() and first <= v <= last]
-    for v in powers + wanted + [v for v in others if v & (v - 1)]:
-        if v in chosen:
-            continue
-        if all(abs(pos(v) - pos(c)) >= label_px for c in chosen) or v in powers:
-            chosen.append(v)
-    chosen.sort()
-    rest = [v for v in others if v not in chosen] if len(others) <= 256 else []
-    return chosen, rest
+def slot_offsets(nrows, ms, bs, gap):
+    """Offsets in points of UB's marker, the nrows m* markers and LB's marker at one d,
+    centred on the d: (ub, [m* ...], lb)."""
+    widths = [bs] + [ms] * nrows + [bs]
+    total = sum(widths) + gap * (len(widths) - 1)
+    x, centres = -total / 2, []
+    for w in widths:
+        centres.append(x + w / 2)
+        x += w + gap
+    return centres[0], centres[1:-1], centres[-1]
+
+
+def group_width(nrows, ms, bs, gap):
+    return nrows * ms + 2 * bs + (nrows + 1) * gap
+
+
+# An axis with at most this many integers from its lowest to its highest power of two
+# also labels the integers between them (4, 5, 6, 7, 8: every one, so none is odd out)
+FEW_INTEGERS = 12
+
+
+def power_ticks(lo, hi, axes_px, label_px):
+    """Ticks of a log2 axis from 2^lo to 2^hi on axes_px pixels: (labelled, unlabelled)
+    powers of two, every step-th one labelled (step 1, 2, 4, 5, 8, 10, 16, ...) so that
+    labels keep label_px apart."""
+    octave_px = axes_px / max(1e-9, hi - lo + 1)  # at most: the ends have margins
+    step = 1
+    for step in (1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100):
+        if step * octave_px >= label_px:
+            break
+    labelled = [2.0 ** k for k in range(lo, hi + 1) if k % step == 0]
+    if len(labelled) < 2:  # at least both ends
+        labelled = sorted({2.0 ** lo, 2.0 ** hi})
+    rest = [2.0 ** k for k in range(lo, hi + 1) if 2.0 ** k not in labelled]
+    return labelled, rest
+
+
+def integer_ticks(lo, hi):
+    """The integers strictly between the powers of two of a short axis (2^lo to 2^hi
+    holding at most FEW_INTEGERS integers), else none."""
+    a, b = 2 ** lo, 2 ** hi
+    if lo < 0 or b - a + 1 > FEW_INTEGERS:
+        return []
+    return [float(v) for v in range(a + 1, b) if v & (v - 1)]
+
+
+def power_label(y, _pos=None):
+    """2^k for a power of two (mathtext), as tools/hf_bounds.py labels its axis."""
+    k = round(math.log2(y)) if y > 0 else 0
+    return f"$2^{{{k}}}$" if y > 0 and abs(2.0 ** k - y) < 1e-9 * y else ""
+
+
+def panel_points(fr):
+    """The marker groups of one panel: {d: rows at d, by span then as given}."""
+    groups = {}
+    for r in fr:
+        groups.setdefault(r["d"], []).append(r)
+    for d in groups:
+        groups[d].sort(key=lambda r: r["span"])
+    return groups
+
+
+def row_y(r):
+    """Where a row's marker goes: m*; an open row at m* when a support was found, else at
+    UB (the best head known); an infeasible row at LB; None when out of float range."""
+    if r["status"] == "infeasible":
+        return log2_safe(r["lb"])
+    if r["status"] == "open":
+        return log2_safe(r["m_star"]) or log2_safe(r["ub"])
+    y = log2_safe(r["m_star"])
+    if y is None and r["status"] == "certified":
+        y = log2_safe(r["lb"])  # m* = LB = UB, beyond 64 bits in the table
+    return y
+
+
+LEGEND_TITLE = "at each d, side by side: UB, one m* marker per row (colour: its span, shape: its status), LB"
 
 
 def build_figure(rows, title=None):
     """The figure of result rows (matplotlib, Agg): one panel per family. Artists carry a
-    gid naming what they show ("ub", "lb", "head_atoms", "mstar", "infeasible", ...)."""
+    gid naming what they show ("ub", "lb", "head_atoms", "mstar", "infeasible", ...); the
+    marker of a row also carries hf_row = (name, span) and hf_point = (d, y)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter
     from matplotlib.transforms import offset_copy
 
-    families = []
-    for r in rows:
-        if r["family"] not in families:
-            families.append(r["family"])
+    families = list(dict.fromkeys(r["family"] for r in rows))
     ncol = min(3, len(families))
     nrow = (len(families) + ncol - 1) // ncol
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.2 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.0 * nrow + 1.0), squeeze=False)
     spans = sorted({r["span"] for r in rows})
-    cmap = plt.get_cmap("viridis")
-    span_color = {s: cmap(0.15 + 0.7 * i / max(1, len(spans) - 1)) for i, s in enumerate(spans)}
     panels = []
 
+    # first the axes (limits, labels, titles), so that the layout is known before the
+    # markers are sized to it
     for k, fam in enumerate(families):
         ax = axes[k // ncol][k % ncol]
-        fr = sorted((r for r in rows if r["family"] == fam), key=lambda r: (r["d"], r["span"]))
-        # one value per d for the target's own quantities (they do not depend on the span)
-        per_d = {}
-        for r in fr:
-            per_d.setdefault(r["d"], r)
-        ds = sorted(per_d)
-        for key, label, style, shift in (
-                ("head_atoms", "head-atom terms", dict(color="0.45", ls="-", marker="."), 0),
-                ("ub", "UB (product construction)", dict(color="tab:red", ls="--", marker="v"), -1),
-                ("lb", "LB", dict(color="tab:blue", ls=":", marker="^", mfc="none"), 1)):
-            pts = [(d, log2_safe(per_d[d][key])) for d in ds]
-            pts = [(d, y) for d, y in pts if y is not None]
-            if not pts:
-                continue
-            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-            marker = style.pop("marker")
-            # the line through the true positions, under everything; its markers on top,
-            # shifted sideways in screen space so that they never sit on an m* marker
-            ax.plot(xs, ys, label=label, lw=1.4, zorder=2, gid=key + "-line", **style)
-            tr = offset_copy(ax.transData, fig=fig, x=shift * BOUND_SHIFT_PT, y=0, units="points")
-            ax.plot(xs, ys, ls="none", marker=marker, ms=BOUND_MS, zorder=6, transform=tr, gid=key,
-                    color=style["color"], mfc=style.get("mfc", style["color"]))
-        # m_star: one marker per row; several spans at one d are nudged apart. An open
-        # row shows its known interval LB..UB as a bar, its marker hollow (at m_star when
-        # a support was found, else at UB: the best known head). An infeasible row (no
-        # head with keys in its span) has no m*: a hollow diamond at LB with a note.
-        ys = []
-        for r in fr:
-            dx = 0.08 * (spans.index(r["span"]) - (len(spans) - 1) / 2) if len(spans) > 1 else 0
-            marker = STATUS_MARKERS.get(r["status"], ("x", r["status"]))[0]
-            color = span_color[r["span"]]
-            gid = "mstar"
-            if r["status"] == "open":
-                lo, hi = log2_safe(r["lb"]), log2_safe(r["ub"])
-                if lo and hi:
-                    ax.plot([r["d"] + dx] * 2, [lo, hi], color=color, lw=3, alpha=0.5, zorder=3)
-                y = log2_safe(r["m_star"]) or hi
-                face = "white"
-            elif r["status"] == "infeasible":
-                y = log2_safe(r["lb"])
-                face = "white"
-                gid = "infeasible"
-                if y is not None:
-                    ax.annotate(f"none in span {r['span']}", (r["d"] + dx, y), xytext=(0, -14),
-                                textcoords="offset points", ha="center", va="top", fontsize=7,
-                                color="0.25", zorder=7, gid="infeasible-note")
-            else:
-                y = log2_safe(r["m_star"])
-                if y is None and r["status"] == "certified":
-                    y = log2_safe(r["lb"])  # m* = LB = UB, beyond 64 bits in the table
-                face = color
-            if y is None:
-                continue
-            ys.append(y)
-            ax.plot(r["d"] + dx, y, marker=marker, ms=MSTAR_MS, ls="none",
-                    mec=color if face == "white" else "black", mew=1.6 if face == "white" else 1.0,
-                    color=face, zorder=4, gid=gid)
-        # m* first, then the bounds, then the head-atom terms: the order labels are tried
-        vals = ys + [v for k in ("lb", "ub", "head_atoms") for d in ds for v in [log2_safe(per_d[d][k])] if v]
+        fr = [r for r in rows if r["family"] == fam]
+        groups = panel_points(fr)
+        ds = sorted(groups)
+        vals = [v for r in fr for v in [row_y(r)] + [log2_safe(r[c]) for c in ("lb", "ub", "head_atoms")]
+                if v is not None]
         lim = None
         if vals:
-            # whole powers of two at both ends, so every panel has at least two labels
+            # whole powers of two at both ends, so that every panel has two labels
             lo, hi = math.floor(math.log2(min(vals))), math.ceil(math.log2(max(vals)))
-            if hi == lo:
-                hi += 1
-            lim = (2 ** lo / 1.15, 2 ** hi * 1.15)
-            ax.set_ylim(*lim)
+            hi = hi if hi > lo else lo + 1
+            lim = (lo, hi)
+            ax.set_ylim(2.0 ** lo / 1.15, 2.0 ** hi * 1.15)
         ax.set_yscale("log", base=2)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("d (query dimension)")
         ax.set_ylabel("atoms (log2 axis)")
-        ax.set_title(fam if len(ds) > 1 or ":" in fr[0]["name"] else f"{fam} (d = {ds[0]})")
-        if len(ds) == 1:
+        single = len(ds) == 1
+        ax.set_title(fam if not single or ":" in fr[0]["name"] else f"{fam} (d = {ds[0]})")
+        if single:
             ax.set_xlim(ds[0] - 1, ds[0] + 1)
-        panels.append((ax, lim, vals))
+            ax.xaxis.set_major_locator(FixedLocator(ds))
+        else:
+            ax.set_xlim(ds[0] - 0.6, ds[-1] + 0.6)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=2))
+        ax.grid(True, which="major", alpha=0.3)
+        panels.append((ax, fr, groups, ds, lim))
     for k in range(len(families), nrow * ncol):
         axes[k // ncol][k % ncol].axis("off")
 
-    # one legend for the figure: bounds, then m* by status and by span
-    handles = [Line2D([], [], color="0.45", marker=".", label="head-atom terms"),
-               Line2D([], [], color="tab:red", ls="--", marker="v", label="UB (product construction)"),
-               Line2D([], [], color="tab:blue", ls=":", marker="^", mfc="none", label="LB")]
+    # one legend for the figure: what each mark is, then the colour of each span
+    handles = [Line2D([], [], color=TERMS_COLOUR, marker=".", label="head-atom terms of the target"),
+               Line2D([], [], color=UB_COLOUR, ls="--", marker="v", ms=BOUND_MS,
+                      label="UB: product construction (left of m*)"),
+               Line2D([], [], color=LB_COLOUR, ls=":", marker="^", ms=BOUND_MS, mfc="white",
+                      label="LB: lower bound (right of m*)")]
+    shown = {r["status"] for r in rows}
     for st, (m, label) in STATUS_MARKERS.items():
-        if any(r["status"] == st for r in rows):
+        if st in shown:
             hollow = st in ("open", "infeasible")
-            handles.append(Line2D([], [], ls="none", marker=m, ms=9, mec="black",
-                                  color="white" if hollow else "0.6",
-                                  label=label if st == "infeasible" else f"m* {label}"))
-    if len(spans) > 1:
-        for s in spans:
-            handles.append(Line2D([], [], ls="none", marker="o", ms=9, mec="black",
-                                  color=span_color[s], label=f"m* at span {s}"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), frameon=False,
-               bbox_to_anchor=(0.5, 0.0))
+            handles.append(Line2D([], [], ls="none", marker=m, ms=9, mec="black", mew=1.2,
+                                  color="white" if hollow else "0.6", label=label))
+    for s in spans:
+        handles.append(Line2D([], [], ls="none", marker="o", ms=9, mec="black",
+                              color=span_colour(s), label=f"span {s}: keys in {{0..{s}}}^d"))
     fig.suptitle(title or "Minimal atoms of one head equal to a sum of heads", fontsize=13)
-    legend_rows = (len(handles) + 3) // 4
-    fig.tight_layout(rect=(0, 0.045 * legend_rows / nrow + 0.03, 1, 0.96))
-    # integer ticks once the panels have their size: every one whose label fits
-    for ax, lim, vals in panels:
+    # as many legend columns as the figure's width takes
+    for ncols_legend in (3, 2, 1):
+        legend = fig.legend(handles=handles, loc="lower center", ncol=ncols_legend,
+                            frameon=False, bbox_to_anchor=(0.5, 0.0), fontsize=9,
+                            title=LEGEND_TITLE if ncols_legend > 1 else LEGEND_TITLE.replace(
+                                " (", "\n("), title_fontsize=9)
+        fig.canvas.draw()
+        if legend.get_window_extent().width <= 0.98 * fig.bbox.width or ncols_legend == 1:
+            break
+        legend.remove()
+    legend_h = legend.get_window_extent().height / fig.bbox.height
+    fig.tight_layout(rect=(0, legend_h + 0.01, 1, 0.95))
+
+    label_px = 1.7 * font_px(fig)
+    crowded = False
+    for ax, fr, groups, ds, lim in panels:
         if lim is None:
             continue
-        label_px = 0.9 * font_px(fig)  # digits need less than the font's full height
-        labelled, rest = integer_ticks(lim[0], lim[1], ax.get_window_extent().height, label_px,
-                                       prefer=vals)
+        height = ax.get_window_extent().height
+        labelled, rest = power_ticks(lim[0], lim[1], height, label_px)
         ax.yaxis.set_major_locator(FixedLocator(labelled))
-        ax.yaxis.set_major_formatter(FuncFormatterInt())
-        ax.yaxis.set_minor_locator(FixedLocator(rest))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_ylim(*lim)
-        ax.grid(True, which="major", alpha=0.3)
+        ax.yaxis.set_major_formatter(FuncFormatter(power_label))
+        between = integer_ticks(lim[0], lim[1])
+        ax.yaxis.set_minor_locator(FixedLocator(sorted(rest + between)))
+        if between:
+            ax.yaxis.set_minor_formatter(FuncFormatter(lambda y, _, b=between: f"{y:.0f}" if y in b else ""))
+            ax.tick_params(axis="y", which="minor", labelsize=8, labelcolor="0.3")
+        else:
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        # room above and below for a whole marker at the extreme values
+        room = (MSTAR_MS / 2 + 3) * fig.dpi / 72
+        pad = max(math.log2(1.15), room * (lim[1] - lim[0]) / max(1.0, height - 2 * room))
+        ax.set_ylim(2.0 ** (lim[0] - pad), 2.0 ** (lim[1] + pad))
+        crowded |= draw_panel(fig, ax, fr, groups, ds, offset_copy)
+    if crowded:
+        # one more line in the legend's title: the layout makes room for it (the markers'
+        # offsets are in points and stay as they are)
+        legend.set_title(legend.get_title().get_text() + "\nwhere d are too close for them all, "
+                         "a bound equal to m* is shown by its line alone")
+        fig.canvas.draw()
+        legend_h = legend.get_window_extent().height / fig.bbox.height
+        fig.tight_layout(rect=(0, legend_h + 0.01, 1, 0.95))
     return fig
+
+
+def target_value(rows, key):
+    """The target's own head-atom terms, LB or UB at one d from its rows (of any span):
+    the best bound any of them holds (a row whose m* is proven for all keys records it as
+    its LB; a row stopped before m* does not)."""
+    vals = [v for v in (log2_safe(r[key]) for r in rows) if v is not None]
+    if not vals:
+        return None
+    return max(vals) if key == "lb" else min(vals)
+
+
+def group_sizes(groups, ds, pt_per_d):
+    """Marker sizes at each d: {d: (ms, bs, gap, bounds)}, from the room to its nearest
+    neighbour (the axes' edge for a lone d). A group that would not fit even at MIN_MS
+    leaves out the bound markers equal to one of its m* (the bound's line still runs
+    through that m* marker): bounds is False then."""
+    out = {}
+    for i, d in enumerate(ds):
+        near = ([d - ds[i - 1]] if i > 0 else []) + ([ds[i + 1] - d] if i + 1 < len(ds) else [])
+        room = 0.9 * (min(near) if near else 2) * pt_per_d
+        n = len(groups[d])
+        scale = min(1.0, room / group_width(n, MSTAR_MS, BOUND_MS, SLOT_GAP))
+        # the gap keeps edges apart however small the markers get
+        ms, bs, gap = MSTAR_MS * scale, BOUND_MS * scale, max(MIN_GAP, SLOT_GAP * scale)
+        bounds = ms >= MIN_MS
+        if not bounds:  # without the bounds' slots, as large as the room allows
+            ms = max(MIN_MS, min(MSTAR_MS, (room - (n + 1) * gap) / n))
+            bs = 0
+        out[d] = (ms, bs, gap, bounds)
+    return out
+
+
+def draw_panel(fig, ax, fr, groups, ds, offset_copy):
+    """The lines and markers of one panel, sized to the room between its d. True when a
+    bound's marker was left out for want of room."""
+    crowded = False
+    x0, x1 = ax.get_xlim()
+    pt_per_d = ax.get_window_extent().width * 72 / fig.dpi / (x1 - x0)
+    sizes = group_sizes(groups, ds, pt_per_d)
+    # room at the ends for the outer groups
+    if len(ds) > 1:
+        half = [group_width(len(groups[d]), *sizes[d][:3]) / 2 / pt_per_d for d in (ds[0], ds[-1])]
+        ax.set_xlim(ds[0] - max(0.6, half[0] + 0.15), ds[-1] + max(0.6, half[1] + 0.15))
+
+    def at(points):
+        return offset_copy(ax.transData, fig=fig, x=points, y=0, units="points")
+
+    # the target's own quantities, one value per d (they do not depend on the span): a line
+    # through the d, under everything; the bounds' markers beside the m* markers
+    for key, style in (("head_atoms", dict(color=TERMS_COLOUR, ls="-")),
+                       ("ub", dict(color=UB_COLOUR, ls="--")),
+                       ("lb", dict(color=LB_COLOUR, ls=":"))):
+        pts = [(d, target_value(groups[d], key)) for d in ds]
+        pts = [(d, y) for d, y in pts if y is not None]
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        ax.plot(xs, ys, lw=1.4, zorder=2, gid=key + "-line", **style)
+        if key == "head_atoms":
+            # a dot where no m* marker has the same value (there the line runs through
+            # it); a lone d gets a short stroke, as a line of one point shows nothing
+            dots = [(d, y) for d, y in pts if all(row_y(r) != y for r in groups[d])]
+            if dots:
+                ax.plot([p[0] for p in dots], [p[1] for p in dots], ls="none", marker=".", ms=6,
+                        zorder=3, color=TERMS_COLOUR, gid=key)
+            if len(ds) == 1:
+                ax.plot([ds[0] - 0.4, ds[0] + 0.4], [ys[0]] * 2, lw=1.4, zorder=2,
+                        gid=key + "-stroke", **style)
+            continue
+        for d, y in pts:
+            ms, bs, gap, bounds = sizes[d]
+            if not bounds and any(row_y(r) == y for r in groups[d]):
+                crowded = True
+                continue  # no room: the line runs through the m* marker of that value
+            ub_x, _, lb_x = slot_offsets(len(groups[d]), ms, bs or ms * 0.65, gap)
+            hollow = key == "lb"
+            ax.plot([d], [y], ls="none", marker="v" if key == "ub" else "^", ms=bs or ms * 0.65,
+                    zorder=5, transform=at(ub_x if key == "ub" else lb_x), gid=key,
+                    color=style["color"], mfc="white" if hollow else style["color"], mew=1.2)
+
+    # m*: one marker per row at its own slot. An open row shows its known interval LB..UB
+    # as a bar, its marker hollow; an infeasible row (no head with keys in its span) has no
+    # m*: a hollow diamond at LB with a note.
+    for d in ds:
+        ms, bs, gap, bounds = sizes[d]
+        _, xs, _ = slot_offsets(len(groups[d]), ms, bs, gap)
+        for r, dx in zip(groups[d], xs):
+            y = row_y(r)
+            if y is None:
+                continue
+            marker = STATUS_MARKERS.get(r["status"], ("x", r["status"]))[0]
+            color = span_colour(r["span"])
+            hollow = r["status"] in ("open", "infeasible")
+            if r["status"] == "open":
+                lo, hi = log2_safe(r["lb"]), log2_safe(r["ub"])
+                if lo and hi:
+                    ax.plot([d, d], [lo, hi], color=color, lw=3, alpha=0.5, zorder=3,
+                            transform=at(dx), gid="open-bar")
+            if r["status"] == "infeasible":
+                ax.annotate(f"none in span {r['span']}", (d, y), xytext=(dx, -ms),
+                            textcoords="offset points", ha="center", va="top", fontsize=7,
+                            color="0.25", zorder=7, gid="infeasible-note")
+            (line,) = ax.plot([d], [y], marker=marker, ms=ms, ls="none", transform=at(dx),
+                              mec=color if hollow else "black", mew=1.6 if hollow else 0.8,
+                              color="white" if hollow else color, zorder=4,
+                              gid="infeasible" if r["status"] == "infeasible" else "mstar")
+            line.hf_row, line.hf_point = (r["name"], r["span"]), (d, y)
+    return crowded
 
 
 def font_px(fig):
@@ -296,11 +452,6 @@ def font_px(fig):
     from matplotlib.font_manager import FontProperties
     size = FontProperties(size=matplotlib.rcParams["ytick.labelsize"]).get_size_in_points()
     return size * fig.dpi / 72
-
-
-def FuncFormatterInt():
-    from matplotlib.ticker import FuncFormatter
-    return FuncFormatter(lambda y, _: f"{y:.0f}")
 
 
 def plot(rows, out, title=None):

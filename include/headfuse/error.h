@@ -7,7 +7,8 @@
 #ifndef HEADFUSE_ERROR_H
 #define HEADFUSE_ERROR_H
 
-/* X-macro: code, exit status, short description. Exit status 2 means "bad input". */
+/* X-macro: code, exit status, short description. Exit status 2 means "bad input".
+ * Exit status 1 is no error but an answer "no", as for grep and cmp: HF_EXIT_NO. */
 #define HF_ERROR_TABLE(X)                                                                          \
     X(HF_OK, 0, "success")                                                                         \
     X(HF_ERR_INPUT, 2, "bad input")                                                                \
@@ -18,6 +19,11 @@
     X(HF_ERR_MPI, 7, "MPI failure")                                                                \
     X(HF_ERR_INTERRUPTED, 75, "interrupted by a signal; resumable")                                \
     X(HF_ERR_INTERNAL, 70, "internal error")
+
+/* The exit status of a command whose answer is "no" (not an error): `headfuse check` on
+ * an infeasible key set, `headfuse approx` when a budget with a known exact head misses
+ * rounding level. Distinct from every status of HF_ERROR_TABLE. */
+#define HF_EXIT_NO 1
 
 typedef enum {
 #define HF_ERROR_ENUM(code, status, text) code,

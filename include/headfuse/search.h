@@ -55,8 +55,12 @@ hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out)
 /* The engines' names in table order, separated by sep and the last two by last
  * ("auto, cone, layered or plain"), into buf (n bytes). */
 void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
+/* A row's engine when no search ran: LB = UB certified it from the bounds alone. */
+#define HF_ENGINE_NONE "none"
+
 /* Whether a search that ran engine `used` (a row's engine: auto resolved) is what
- * `requested` asks for: the same engine, or any pruning engine for auto. */
+ * `requested` asks for: the same engine, or any pruning engine for auto; a row that ran
+ * no search (HF_ENGINE_NONE) is what every engine would give. */
 int hf_engine_satisfies(hf_engine_t requested, const char *used);
 
 /* The bounds of a target computed once (headfuse/bounds.h, hf_bounds_compute). */

@@ -18,6 +18,7 @@
 #define HF_STATUS_LEN 16
 #define HF_ENGINE_LEN 16
 #define HF_RULE_LEN 24
+#define HF_NOTE_LEN 96
 
 /* One row of the minimal-atom table: one (target, span). -1 means null/unknown.
  *
@@ -49,6 +50,10 @@ typedef struct {
      * "newton_2d" / "newton_3d" when lb is m* proven over all integer keys (search.h);
      * "unknown" in files written before rows recorded it. */
     char lb_rule[HF_RULE_LEN];
+    /* Why group_order is -1 although the search ran ("P/Q has more than 2^18 terms",
+     * hf_group_unknown_reason); "" when it is known or nothing says. Not a /table field:
+     * the attribute group_note of /rows/<i>, written only when not empty. */
+    char group_note[HF_NOTE_LEN];
 } hf_row_t;
 
 /* The minimal supports of one row with their exact witnesses (rationals as strings). */

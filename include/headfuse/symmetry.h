@@ -31,6 +31,10 @@ void hf_group_destroy(hf_group_t **g); /* accepts NULL */
 /* |G|, or -1 when it is not known. */
 long hf_group_order(const hf_group_t *g);
 
+/* Why |G| is not known, as a phrase for "group not computed: ..." ("P/Q has more than
+ * 2^18 terms"); NULL when it is known. Static text. */
+const char *hf_group_unknown_reason(const hf_group_t *g);
+
 /* The orbit representative of the support keys[m*d] (any position, any order): the
  * lexicographically smallest image in canonical form (hf_symmetry_canonical) over the
  * orbit's closure under the generators, or over the group's elements for an orbit too

@@ -419,7 +419,7 @@ hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
 /* What decided a row: assembled into it in one place (row_settle). */
 typedef struct {
     const hf_bounds_t *bounds;
-    const char *engine;           /* the engine that ran (auto resolved), else the options' */
+    const char *engine;           /* the engine that ran (auto resolved), or HF_ENGINE_NONE */
     long m_star;                  /* -1: no support found (or too large to hold) */
     int none;                     /* every size up to UB decided without a support */
     const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
@@ -517,6 +517,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         /* LB = UB: certified without building a search; keep the product head. m* as a
          * number below 2^63; a larger LB keeps only its decimal string */
         ro.m_star = fmpz_fits_si(b->low.lb) ? fmpz_get_si(b->low.lb) : -1;
+        ro.engine = HF_ENGINE_NONE;
         row_settle(row, &ro);
         if (rank == 0)
             e = product_support(t, sup);
@@ -538,6 +539,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (e != HF_OK)
         goto out;
     row->group_order = hf_group_order(hf_search_group(s));
+    const char *why = hf_group_unknown_reason(hf_search_group(s));
+    snprintf(row->group_note, sizeof row->group_note, "%s", why ? why : "");
 
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)

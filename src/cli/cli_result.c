@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
+#include "headfuse/search.h"
 #include "cli/cli_common.h"
 
 json_t *cli_row_json(const hf_row_t *r)
@@ -35,6 +36,9 @@ json_t *cli_row_json(const hf_row_t *r)
                         r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
     json_object_set_new(o, "group_order",
                         r->group_order < 0 ? json_null() : json_integer(r->group_order));
+    /* why group_order is null although the search ran (null when known or not said) */
+    json_object_set_new(o, "group_note",
+                        r->group_note[0] ? json_string(r->group_note) : json_null());
     json_object_set_new(o, "nodes", json_integer(r->nodes));
     json_object_set_new(o, "units", json_integer(r->units));
     json_object_set_new(o, "seconds", json_real(r->seconds));
@@ -59,9 +63,19 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
                                                              : "none found";
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,
             mstar, row->status, row->lb, row->lb_rule, row->ub, row->engine);
+    if (!strcmp(row->engine, HF_ENGINE_NONE))
+        fprintf(f, " (no search: LB = UB)");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
-    if (row->n_min_raw >= 0)
+    if (row->n_min_raw >= 0 && row->group_order < 0 && row->n_min_sym >= 0)
+        fprintf(f, "  minimal supports %s (%s up to symmetry; group not computed%s%s)",
+                count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
+                row->group_note[0] ? ": " : "", row->group_note);
+    else if (row->n_min_raw >= 0 && row->group_order < 0)
+        fprintf(f, "  minimal supports %s (not counted up to symmetry: group not computed%s%s)",
+                count_text(row->n_min_raw, a, sizeof a), row->group_note[0] ? ": " : "",
+                row->group_note);
+    else if (row->n_min_raw >= 0)
         fprintf(f, "  minimal supports %s (%s up to symmetry, group order %s)",
                 count_text(row->n_min_raw, a, sizeof a), count_text(row->n_min_sym, b, sizeof b),
                 count_text(row->group_order, c, sizeof c));

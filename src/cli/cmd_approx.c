@@ -345,7 +345,7 @@ int cli_cmd_approx(int argc, char **argv)
             fprintf(stderr, "headfuse approx: check failed: a budget with a known exact head "
                             "did not reach rounding level\n");
     }
-    status = missed ? 1 : 0;
+    status = missed ? HF_EXIT_NO : 0;
     goto done;
 fail:
     status = cli_fail_mpi(MPI_COMM_WORLD, "approx", e);

@@ -13,7 +13,8 @@ static const char *usage_text =
     "usage: headfuse check (FILE.json | --family NAME:d=N[,k=K]) --keys \"0,0;1,0;0,1;1,1\" "
     "[--json]\n"
     "  Decides exactly whether the keys (';' between keys, ',' between coordinates) can\n"
-    "  carry one head equal to the target. Exit 0 whether feasible or not.\n";
+    "  carry one head equal to the target. Exit status 0 when feasible, 1 when\n"
+    "  infeasible (the answer, as grep and cmp say 1), 2 for bad input, others for errors.\n";
 
 static void print_plain(const hf_target_t *t, long m, int feasible, hf_reason_t reason,
                         const hf_head_t *w, double err)
@@ -88,7 +89,7 @@ int cli_cmd_check(int argc, char **argv)
     } else {
         print_plain(&t, m, feasible, reason, &w, err);
     }
-    status = 0;
+    status = feasible ? 0 : HF_EXIT_NO;
     goto done;
 fail:
     status = cli_fail("check", e);

@@ -16,17 +16,20 @@ static const char *usage_text =
     "  status, engine, max_atoms, n_min_raw, n_min_sym, group_order, nodes, units, seconds\n"
     "  (and the file). lb_rule names what gives lb (newton_2d, newton_3d: m* proven over all\n"
     "  keys).\n"
-    "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune),\n"
+    "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune; none:\n"
+    "  no search ran, LB = UB certified the row),\n"
     "  max_atoms the largest support size tried (0, or 'none' in text: no limit).\n"
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
-    "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV).\n";
+    "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV);\n"
+    "  a group the search could not compute as 'n/c' in text, with the reason below the\n"
+    "  table (JSON: group_order null, group_note the reason).\n";
 
 /* The table fields, in the documented order. */
 static const char *const fields[] = {
     "name",   "d",         "span",      "m_star",    "lb",          "lb_rule", "ub",    "status",
     "engine", "max_atoms", "n_min_raw", "n_min_sym", "group_order", "nodes",   "units", "seconds"};
 #define NFIELDS (int)(sizeof fields / sizeof *fields)
-enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9 };
+enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9, F_N_SYM = 11, F_GROUP = 12 };
 
 /* Field i of a row as text; "" for null (-1) values. buf holds at least 64 bytes. */
 static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
@@ -260,9 +263,10 @@ static void grid_clear(grid_t *g)
     free(g->cells);
 }
 
-/* Build the cells: header row, then one row per table row ('-' for null). */
+/* Build the cells: header row, then one row per table row ('-' for null; in text, 'n/c'
+ * for a group not computed, whose reason print_group_notes gives). */
 static int grid_build(grid_t *g, const hf_result_t *res, const char *const *paths, int nfiles,
-                      int with_file, int supports)
+                      int with_file, int supports, int text)
 {
     long n = 1;
     for (int f = 0; f < nfiles; f++)
@@ -288,6 +292,9 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
                 const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
                 if (i == F_MAX_ATOMS && res[f].rows[r].max_atoms == 0)
                     t = "none"; /* no limit: the search went up to UB */
+                if (text && res[f].rows[r].group_note[0] &&
+                    (i == F_GROUP || (i == F_N_SYM && res[f].rows[r].n_min_sym < 0)))
+                    t = "n/c";
                 cell[i] = hf_strdup(t[0] ? t : "-");
             }
             int k = NFIELDS;
@@ -332,6 +339,19 @@ static void print_text(const grid_t *g)
         }
         putchar('\n');
     }
+}
+
+/* Below the text table: why each 'n/c' group was not computed. */
+static void print_group_notes(const hf_result_t *res, int nfiles)
+{
+    for (int f = 0; f < nfiles; f++)
+        for (long r = 0; r < res[f].nrows; r++) {
+            const hf_row_t *w = &res[f].rows[r];
+            if (w->group_note[0])
+                printf("n/c: %s span %d: group not computed: %s%s\n", w->name, w->span,
+                       w->group_note,
+                       w->n_min_sym < 0 ? "; minimal supports not counted up to symmetry" : "");
+        }
 }
 
 /* A Markdown cell: '|' escaped so it does not split the cell. */
@@ -429,12 +449,14 @@ int cli_cmd_table(int argc, char **argv)
             status = cli_fail("table", HF_ERR_NOMEM);
     } else {
         grid_t g = {0};
-        if (grid_build(&g, res, pos, npos, npos > 1, supports) < 0)
+        if (grid_build(&g, res, pos, npos, npos > 1, supports, !markdown) < 0)
             status = cli_fail("table", HF_ERR_NOMEM);
         else if (markdown)
             print_markdown(&g);
         else
             print_text(&g);
+        if (!markdown && status == 0)
+            print_group_notes(res, npos);
         grid_clear(&g);
     }
     fflush(stdout);

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "headfuse/algebra.h"
 #include "headfuse/bounds.h"
 #include "headfuse/search.h"
 #include "headfuse/verify.h"
@@ -33,7 +34,9 @@ static const char *usage_text =
     "  to 64 atoms; --json: always, as product_head). --json adds lb_rule,\n"
     "  newton_vertices (null when out of reach), m_star_certified (null unless\n"
     "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies);\n"
-    "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on.\n";
+    "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on. memory (--json:\n"
+    "  fraction_bytes_estimate) estimates what building P/Q takes on each rank of a search\n"
+    "  (docs/cluster.md, \"Memory per rank\").\n";
 
 /* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
@@ -107,9 +110,10 @@ int cli_cmd_target(int argc, char **argv)
     fmpz_init(ub);
     hf_head_init(&product, 0, 0); /* empty until the target gives its dimensions */
     int ub_exact = 0, product_ok = 0;
-    double product_err = 0;
+    double product_err = 0, pq_bytes = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
+    HF_CHECK(e, hf_fraction_estimate(&t, &pq_bytes), fail);
     hf_head_init(&product, t.d, t.dv);
     if (export_path)
         HF_CHECK(e, hf_target_save_json(&t, export_path), fail);
@@ -144,6 +148,7 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "certified_rule",
                             cert.certified ? json_string(cert.rule) : json_null());
         json_object_set_new(o, "span_free", span_free_json(&cert));
+        json_object_set_new(o, "fraction_bytes_estimate", json_real(pq_bytes));
         if (small) {
             json_t *p = json_object(), *head = hf_head_to_json(&product, NULL, 1);
             json_object_set_new(p, "atoms", json_integer(product.natoms));
@@ -187,6 +192,18 @@ int cli_cmd_target(int argc, char **argv)
         } else if (small) {
             printf("product head: %ld atoms, listed by --json (product_head)\n", product.natoms);
         }
+        /* every rank of a search builds P/Q: the first thing to know before asking for
+         * memory per rank */
+        char size[48];
+        if (pq_bytes >= (1 << 20))
+            snprintf(size, sizeof size, "about %.1f MiB", pq_bytes / (1 << 20));
+        else if (pq_bytes >= (1 << 10))
+            snprintf(size, sizeof size, "about %.0f KiB", pq_bytes / (1 << 10));
+        else
+            snprintf(size, sizeof size, "under 1 KiB");
+        printf("memory      P/Q: %s on each rank while it is built (estimate); a search holds "
+               "more (docs/cluster.md, \"Memory per rank\")\n",
+               size);
         if (export_path)
             printf("exported    %s\n", export_path);
         flint_free(ls);

@@ -33,7 +33,7 @@ int hf_err_exit_status(hf_err_t err)
         HF_ERROR_TABLE(HF_ERROR_STATUS)
 #undef HF_ERROR_STATUS
     }
-    return 1;
+    return 70; /* not in the table: internal; never HF_EXIT_NO, which is an answer */
 }
 
 static void record(int relayed, const char *fmt, va_list ap)

@@ -133,12 +133,16 @@ static void progress(level_t *L, int force)
         return;
     L->last_progress = now;
     double el = now - L->level_start;
-    double rate = el > 0 ? L->nodes_done / el : 0;
     long left = L->level_todo - L->units_done;
-    double eta = (L->units_done > 0 && left > 0) ? el / L->units_done * left : 0;
-    fprintf(stderr,
-            "[%s] m=%ld: units %ld/%ld (%ld resumed), %.0f supports/s, elapsed %.0fs "
-            "(total %.0fs), remaining ~%.0fs for this size\n",
+    /* a rate once some range has finished, a time left once some unit has: before that
+     * there is nothing to estimate from, and the line says so */
+    char rate[48] = "", eta[64] = ", no estimate yet (no unit finished)";
+    if (L->nodes_done > 0 && el > 0)
+        snprintf(rate, sizeof rate, ", %.0f supports/s", L->nodes_done / el);
+    if (L->units_done > 0)
+        snprintf(eta, sizeof eta, ", remaining ~%.0fs for this size",
+                 left > 0 ? el / L->units_done * left : 0);
+    fprintf(stderr, "[%s] m=%ld: units %ld/%ld (%ld resumed)%s, elapsed %.0fs (total %.0fs)%s\n",
             L->opts->label ? L->opts->label : "search", L->m,
             L->units_done + (L->level_units - L->level_todo), L->level_units,
             L->level_units - L->level_todo, rate, el, now - L->run_start, eta);

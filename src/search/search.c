@@ -77,7 +77,7 @@ hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out)
 
 int hf_engine_satisfies(hf_engine_t requested, const char *used)
 {
-    if (!strcmp(used, hf_engine_name(requested)))
+    if (!strcmp(used, hf_engine_name(requested)) || !strcmp(used, HF_ENGINE_NONE))
         return 1;
     /* auto resolves the same way for the same target and span: any pruning engine */
     return requested == HF_ENGINE_AUTO && strcmp(used, hf_engine_name(HF_ENGINE_PLAIN)) != 0;

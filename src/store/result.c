@@ -411,7 +411,7 @@ static hf_err_t write_str_dataset(hid_t loc, const char *name, int rank, const h
 }
 
 static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
-                                wctx_t *c)
+                                const char *group_note, wctx_t *c)
 {
     char name[32];
     snprintf(name, sizeof name, "%ld", i);
@@ -425,7 +425,8 @@ static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, cons
     hf_err_t err = HF_OK;
     if (hf_h5_attr_write_text(g, "target_json", json) < 0 ||
         hf_h5_attr_write_i64(g, "m", s->m) < 0 || hf_h5_attr_write_i32(g, "d", s->d) < 0 ||
-        hf_h5_attr_write_i32(g, "dv", s->dv) < 0 || hf_h5_attr_write_i64(g, "n", s->n) < 0)
+        hf_h5_attr_write_i32(g, "dv", s->dv) < 0 || hf_h5_attr_write_i64(g, "n", s->n) < 0 ||
+        (group_note[0] && hf_h5_attr_write_text(g, "group_note", group_note) < 0))
         rc = -1;
     if (rc >= 0) {
         snprintf(c->what, sizeof c->what, "writing /rows/%ld/keys", i);
@@ -489,7 +490,8 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
         goto done;
     for (long i = 0; i < r->nrows; i++)
         if ((err = hf_stop_check(HF_STOP_WRITE)) != HF_OK ||
-            (err = write_row_group(rows, i, &r->supports[i], r->target_json[i], c)) != HF_OK)
+            (err = write_row_group(rows, i, &r->supports[i], r->target_json[i],
+                                   r->rows[i].group_note, c)) != HF_OK)
             goto done;
     err = HF_ERR_IO;
     snprintf(c->what, sizeof c->what, "closing /rows");
@@ -897,6 +899,24 @@ done:
     return err;
 }
 
+/* The optional attribute group_note of /rows/<i> into row->group_note (files written
+ * before it existed have none: ""); printable text that fits, else corrupt. */
+static hf_err_t read_group_note(hid_t g, const char *path, const char *where, hf_row_t *row)
+{
+    row->group_note[0] = '\0';
+    if (H5Aexists(g, "group_note") <= 0)
+        return HF_OK;
+    char *note = NULL;
+    HF_TRY(hf_h5_attr_read_str(g, "group_note", path, where, &note));
+    int ok = strlen(note) < sizeof row->group_note;
+    for (const char *p = note; ok && *p; p++)
+        ok = *p >= ' ' && *p <= '~';
+    if (ok)
+        snprintf(row->group_note, sizeof row->group_note, "%s", note);
+    free(note);
+    return ok ? HF_OK : hf_error(HF_ERR_CORRUPT, "%s: %s: invalid group_note", path, where);
+}
+
 /* Read /rows/<i> into r->supports[i] and r->target_json[i]. */
 static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t *r)
 {
@@ -917,6 +937,7 @@ static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t
     HF_CHECK(err, hf_h5_attr_read_i64(g, "d", path, where, &d), done);
     HF_CHECK(err, hf_h5_attr_read_i64(g, "dv", path, where, &dv), done);
     HF_CHECK(err, hf_h5_attr_read_i64(g, "n", path, where, &n), done);
+    HF_CHECK(err, read_group_note(g, path, where, &r->rows[i]), done);
     if (d < 1 || d > HF_D_MAX || dv < 1 || dv > HF_DV_MAX || m < -1 || m > (1L << 30) || n < 0 ||
         n > (1L << 40)) {
         err = hf_error(HF_ERR_CORRUPT,

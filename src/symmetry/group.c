@@ -521,8 +521,8 @@ hf_err_t hf_group_brute(const hf_target_t *t, const hf_fraction_t *f, long *orde
     return hf_group_filter(t, f, d, p, sg, LONG_MAX, 1, order, ngens, gperm, gsign, elems);
 }
 
-/* A new group of order `order` (unknown: reported as -1) with the given generators (taken
- * over: the group frees them). */
+/* A new group of order `order` (unknown: a GROUP_UNKNOWN_* reason, the order reported as
+ * -1) with the given generators (taken over: the group frees them). */
 static hf_err_t group_new(int d, long order, int unknown, long ngens, int8_t *gperm, int8_t *gsign,
                           hf_group_t **out)
 {
@@ -557,7 +557,7 @@ hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_
             HF_CHECK(err, hf_group_brute(t, f, &order, &ng, &gp, &gs, NULL), done);
             err = group_new(d, order, 0, ng, gp, gs, out);
         } else {
-            err = group_new(d, 1, 1, 0, NULL, NULL, out);
+            err = group_new(d, 1, GROUP_UNKNOWN_TERMS, 0, NULL, NULL, out);
         }
         gp = gs = NULL;
         goto done;
@@ -580,7 +580,8 @@ hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_
     }
     if (nok == nn) {
         /* the graph's group is the symmetry group (docs/search.md, "Symmetry") */
-        err = group_new(d, norder < 0 ? 1 : norder, norder < 0, nn, gp, gs, out);
+        err = group_new(d, norder < 0 ? 1 : norder, norder < 0 ? GROUP_UNKNOWN_ORDER : 0, nn, gp,
+                        gs, out);
     } else if (norder > 0 && norder <= HF_GROUP_ENUM_MAX) {
         /* a generator failed: the symmetries are a subgroup of the graph's group, found
          * by testing its elements one by one */
@@ -595,7 +596,7 @@ hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_
     } else {
         /* too large to test element by element: keep the checked generators (a subgroup)
          * and report the order as unknown, so no orbit count is claimed */
-        err = group_new(d, 1, 1, nok, gp, gs, out);
+        err = group_new(d, 1, GROUP_UNKNOWN_TESTS, nok, gp, gs, out);
     }
     gp = gs = NULL;
 done:
@@ -619,4 +620,19 @@ void hf_group_destroy(hf_group_t **gp)
 long hf_group_order(const hf_group_t *g)
 {
     return g->unknown ? -1 : g->order;
+}
+
+const char *hf_group_unknown_reason(const hf_group_t *g)
+{
+    switch (g->unknown) {
+    case 0:
+        return NULL;
+    case GROUP_UNKNOWN_TERMS:
+        return "P/Q has more than 2^18 terms";
+    case GROUP_UNKNOWN_ORDER:
+        return "its order is beyond 2^53";
+    default:
+        return "a candidate generator failed and the group is too large to test element by "
+               "element";
+    }
 }

@@ -15,10 +15,18 @@
 #define HF_GROUP_ORBIT_BYTES (1L << 28) /* most bytes of one orbit closure */
 #define HF_GROUP_LIST_MAX (1L << 22)    /* above: the group's elements, when listed */
 
+/* Why a group's order is unknown (hf_group_s.unknown; hf_group_unknown_reason). */
+enum {
+    GROUP_UNKNOWN_TERMS = 1, /* P/Q too large for the graph, d too large for the brute force */
+    GROUP_UNKNOWN_ORDER,     /* the graph's group has an order beyond 2^53 */
+    GROUP_UNKNOWN_TESTS      /* a generator failed and the group is too large to test */
+};
+
 struct hf_group_s {
     int d;
     long order;  /* |G| (1 when unknown) */
-    int unknown; /* the full group was not established: hf_group_order says -1 */
+    int unknown; /* the full group was not established (a GROUP_UNKNOWN_* reason, 0: it
+                  * was): hf_group_order says -1, hf_group_unknown_reason why */
     long ngens;
     int8_t *gperm, *gsign; /* ngens x d: generator k maps k'_j = gsign[k][j] k_{gperm[k][j]} */
 };

@@ -3,9 +3,10 @@
 # `mpirun -n N headfuse ...`, `build/headfuse ...`, with its continuation lines, or in
 # inline code) uses an existing subcommand and only options that subcommand accepts
 # (each is given to `headfuse CMD OPTION`, which must not answer "unknown option");
-# `slurm/submit` and `tools/hf_plot.py` lines only options their --help lists. The
-# `--list` transcript in docs/jobs.md is what the program prints. The checker itself
-# must fail on a planted wrong page.
+# `slurm/submit` and `tools/hf_plot.py` lines only options their --help lists. Every
+# transcript marked runnable (a ```console block) prints what the page shows (issue 24,
+# point 4), and writes nothing into the source tree. Each checker must fail on a planted
+# wrong page.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
 cat >check_docs.py <<'PY'
@@ -93,6 +94,7 @@ for path in files:
             continue
         m = OTHER.match(text)
         tool, rest = m.group(1), m.group(2)
+        rest = re.sub(r"--sbatch[ =]\S+", "--sbatch", rest)  # its value is sbatch's option
         for opt in OPT.findall(rest.split(" -- ")[0]):
             checked += 1
             if opt not in help_options(tool):
@@ -127,16 +129,6 @@ n=$(sed -n 's/^\([0-9]*\) options.*/\1/p' out.txt)
 [ "$n" -ge 100 ] || fail "only $n options found: the extractor lost the command lines"
 echo "ok: every headfuse, slurm/submit and hf_plot command line in README.md and docs/*.md names existing options"
 
-# docs/jobs.md's --list transcript is what the program prints
-want=$(sed -n '/^\$ headfuse run jobs\/demo.yaml --list$/{n;p}' "$SRC/docs/jobs.md")
-got=$(cd "$SRC" && "$HEADFUSE" run jobs/demo.yaml --list | head -1)
-[ -n "$want" ] && [ "$want" = "$got" ] || fail "docs/jobs.md says '$want', headfuse run jobs/demo.yaml --list prints '$got'"
-for i in 0 1 2; do
-  line=$(cd "$SRC" && "$HEADFUSE" run jobs/demo.yaml --list | sed -n "$((i + 2))p")
-  grep -qxF "$line" "$SRC/docs/jobs.md" || fail "docs/jobs.md lacks the --list line '$line'"
-done
-echo "ok: docs/jobs.md's --list transcript matches the program"
-
 # docs/jobs.md's example job file is valid as written, from any directory
 mkdir elsewhere
 sed -n '/^```yaml$/,/^```$/p' "$SRC/docs/jobs.md" | sed '1d;$d' >elsewhere/example.yaml
@@ -152,3 +144,142 @@ cmake --install "$build" --prefix "$WORK/inst" >inst.log || fail "cmake --instal
 run 0 "$WORK/inst/bin/headfuse" --version
 grep -q "^headfuse " out.txt || fail "installed headfuse: $(cat out.txt)"
 echo "ok: cmake --install --prefix puts a working bin/headfuse there"
+
+# Transcripts marked runnable (a ```console block: `$ COMMAND` lines, each followed by
+# the output it shows) are run, and what the program prints (stdout and stderr, as a
+# terminal shows them) must be what the page shows: line by line, where a line "..."
+# stands for any lines and "..." inside a line for any text. The commands of one page run
+# in turn in one scratch directory that has the source tree's jobs/, data/, tools/ and
+# slurm/ and build/headfuse, so that pages can use the paths a user types in a checkout.
+cat >run_docs.py <<'PY'
+"""run_docs.py DIR FILE.md...: run the ```console transcripts of each page in DIR (one
+page after the other, commands in order) and compare; exit 1 listing every mismatch."""
+import os
+import re
+import subprocess
+import sys
+
+workdir, files = sys.argv[1], sys.argv[2:]
+
+
+def transcripts(path):
+    """[(line number, command, [expected lines])] of the page's console blocks."""
+    out, block = [], None
+    for n, raw in enumerate(open(path, encoding="utf-8"), 1):
+        line = raw.rstrip("\n")
+        if block is None:
+            if line.strip() == "```console":
+                block = []
+            continue
+        if line.strip() == "```":
+            out += block
+            block = None
+        elif line.startswith("$ "):
+            block.append((n, line[2:], []))
+        elif block:
+            block[-1][2].append(line)
+    return out
+
+
+def pattern(expected):
+    """The expected lines as one regular expression over the printed text."""
+    parts = []
+    for line in expected:
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(".*?".join(re.escape(p) for p in line.rstrip().split("...")) + r"\n")
+    return re.compile("".join(parts))
+
+
+def first_difference(expected, printed):
+    """The first expected line without a match, for the message."""
+    got = printed.splitlines()
+    i = 0
+    for line in expected:
+        if line.strip() == "...":
+            return None  # after a gap the exact spot is not well defined
+        rx = re.compile(".*?".join(re.escape(p) for p in line.rstrip().split("...")) + "$")
+        if i >= len(got) or not rx.match(got[i]):
+            return line, got[i] if i < len(got) else "(nothing more)"
+        i += 1
+    return "(the page shows no more)", got[i] if i < len(got) else ""
+
+
+bad, ran = [], 0
+for path in files:
+    for n, cmd, expected in transcripts(path):
+        ran += 1
+        try:
+            # one pipe for both, so their lines come in the order a terminal shows them
+            p = subprocess.run(["bash", "-c", cmd], cwd=workdir, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600,
+                               stdin=subprocess.DEVNULL)
+            printed = p.stdout
+        except subprocess.TimeoutExpired:
+            bad.append(f"{path}:{n}: `{cmd}` did not finish in 600 s")
+            continue
+        printed = "".join(l.rstrip() + "\n" for l in printed.splitlines())
+        if not pattern(expected).fullmatch(printed):
+            d = first_difference(expected, printed)
+            where = f": the page shows '{d[0]}', the program prints '{d[1]}'" if d else ""
+            bad.append(f"{path}:{n}: `{cmd}`: the output differs from the page{where}\n"
+                       + "".join(f"    | {l}\n" for l in printed.splitlines()[:40]))
+print(f"{ran} commands of console transcripts in {len(files)} files run")
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+
+# a scratch checkout: the paths a page uses, none of them writable into the source tree
+mkdir docrun
+for d in jobs data tools slurm; do ln -s "$SRC/$d" "docrun/$d"; done
+mkdir docrun/build
+ln -s "$HEADFUSE" docrun/build/headfuse
+export PATH="$(dirname "$HEADFUSE"):$PATH" HF_HEADFUSE=$HEADFUSE
+
+# the runner catches a planted wrong transcript, and takes a right one with its gaps
+mkdir plantrun
+cp -r docrun/. plantrun/
+cat >planted-run.md <<'EOF'
+```console
+$ headfuse target --family wd:d=2
+target      wd:d=2  (d = 2, dv = 1, 2 heads, 4 head-atom terms)
+lower bound 4  (face rule)
+...
+$ headfuse check --family wd:d=1 --keys "0;2"
+...
+feasible  no  (...)
+```
+EOF
+cat >right-run.md <<'EOF'
+```console
+$ headfuse target --family wd:d=2
+target      wd:d=2  (d = 2, dv = 1, 2 heads, 4 head-atom terms)
+lower bound 4  (vertices of the Newton polytope ...)
+...
+$ headfuse check --family wd:d=1 --keys "0;2"
+...
+feasible  no  (...)
+```
+EOF
+run 1 $PY run_docs.py plantrun planted-run.md
+grep -q "planted-run.md:2: \`headfuse target --family wd:d=2\`: the output differs from the page: the page shows 'lower bound 4  (face rule)'" out.txt ||
+  fail "the runner missed the planted transcript: $(cat out.txt)"
+[ "$(grep -c "differs" out.txt)" = 1 ] || fail "the runner flagged more than was planted: $(cat out.txt)"
+run 0 $PY run_docs.py plantrun right-run.md
+grep -q "^2 commands of console transcripts in 1 files run$" out.txt || fail "right transcript: $(cat out.txt)"
+echo "ok: the transcript runner fails on a planted wrong transcript and passes a right one"
+
+# the real pages: every transcript marked runnable prints what it shows
+touch started
+sleep 1
+run 0 $PY run_docs.py docrun "$SRC/README.md" "$SRC"/docs/*.md
+cat out.txt
+n=$(sed -n 's/^\([0-9]*\) commands of console.*/\1/p' out.txt)
+[ "$n" -ge 8 ] || fail "only $n commands in console transcripts: the runnable blocks were lost"
+echo "ok: the console transcripts of README.md and docs/*.md print what they show"
+# ... and wrote nothing into the source tree (the pages write under scratch/ or their
+# own directory, never next to the sources)
+written=$(find "$SRC" \( -path "$SRC/build*" -o -path "$SRC/.git" \) -prune -o -newer started -print)
+[ -z "$written" ] || fail "the transcripts wrote into the source tree: $written"

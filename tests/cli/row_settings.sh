@@ -1,7 +1,8 @@
 # What a row says and what gives it its meaning (issue 13, points 4 and 5): the four
 # statuses (certified, exhaustive, infeasible: no support in the span, open: stopped at
 # max_atoms) in text, JSON, CSV and RESULT.h5; each row's engine (cone / layered / plain), lb_rule and
-# max_atoms in RESULT.h5 and in `headfuse table`; the job file's text as the root
+# max_atoms in RESULT.h5 and in `headfuse table` (engine none: a row certified by LB = UB
+# without a search); the job file's text as the root
 # attribute job_text; and a file of format 1 (no settings, "exhaustive" without a
 # support) read as engine unknown, max_atoms unknown, status infeasible.
 . "$HF_SOURCE_DIR/tests/lib.sh"
@@ -17,10 +18,11 @@ entries:
   - {target: data/two_heads_shared.json, span: 2, prune: false}   # plain
   - {family: chain, d: 2, span: 3}                 # certified: m* = 7 proven for all keys
   - {family: wd, d: 2, span: 2, engine: layered}   # certified, searched by the layered engine
+  - {family: wd, d: 16, span: 1, engine: layered}  # certified by LB = UB alone: no search ran
 EOF
 run 0 mpi 2 run rows.yaml --quiet
-want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0'
-rules='newton_vertices newton_vertices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices'
+want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0'
+rules='newton_vertices newton_vertices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices newton_vertices'
 
 # JSON: status, engine, max_atoms; m_star null for the infeasible and open rows
 run 0 "$HEADFUSE" table rows.h5 --json
@@ -47,11 +49,12 @@ grep -Eq '^chain:d=2 +2 +2 +- +6 +newton_vertices +7 +open +cone +6 ' out.txt ||
 grep -Eq '^chain:d=2 +2 +3 +7 +7 +newton_2d +7 +certified +cone +none ' out.txt || fail "text table: $(cat out.txt)"
 grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text table: $(cat out.txt)"
 head -1 out.txt | grep -Eq "LB +rule +UB +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
+grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none +none ' out.txt || fail "text table: $(cat out.txt)"
 
 # RESULT.h5 itself: format 2, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
 import sys, h5py
-want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0"
+want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0"
 with h5py.File(sys.argv[1], "r") as f:
     assert f.attrs["format"].decode() == "headfuse-result-2", f.attrs["format"]
     t = f["table"][()]
@@ -66,7 +69,35 @@ grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 18 (newto
   fail "search line: $(cat out.txt)"
 $PY -c 'import h5py,sys; f=h5py.File(sys.argv[1],"r"); assert f.attrs["job_text"] == b"", f.attrs["job_text"]' inf.h5 ||
   fail "a search's job_text should be empty"
-echo "ok: statuses, engine and max_atoms in text, JSON, CSV and RESULT.h5; job_text"
+# a row that ran no search (LB = UB certified it) says so, whatever engine was asked for;
+# and it is kept by --resume under any engine (no engine decided it)
+run 0 mpi 2 search --family wd:d=16 --span 1 --engine plain --out w16.h5 --quiet
+grep -q "wd:d=16 span 1: m\\* = 65536  \\[certified\\]  LB 65536 (newton_vertices)  UB 65536  engine none (no search: LB = UB)" out.txt ||
+  fail "search line of a row without a search: $(cat out.txt)"
+printf 'name: e\nentries:\n  - {family: wd, d: 16, span: 1}\n' >e.yaml
+run 0 mpi 2 run e.yaml --quiet
+printf 'name: e\nentries:\n  - {family: wd, d: 16, span: 1, engine: cone}\n  - {family: wd, d: 2, span: 1}\n' >e.yaml
+run 0 mpi 2 run e.yaml --quiet --resume
+grep -q "e.h5: 2 rows (1 run now, 1 finished earlier)" out.txt err.txt || fail "--resume reran the row without a search: $(cat out.txt err.txt)"
+# a group the search could not compute (P/Q over 2^18 terms): "not computed" and why, in
+# the line, the text table (n/c and a note below it), JSON (null and group_note) and the file
+run 0 mpi 2 search --family multi:d=11,k=3 --span 2 --out m11.h5 --quiet
+grep -q "multi:d=11,k=3 span 2: m\\* = 177147 .* minimal supports 1 (1 up to symmetry; group not computed: P/Q has more than 2^18 terms)" out.txt ||
+  fail "search line of a row without its group: $(cat out.txt)"
+! grep -q "?" out.txt || fail "a '?' in the line: $(cat out.txt)"
+run 0 "$HEADFUSE" table m11.h5 rows.h5
+grep -Eq '^multi:d=11,k=3 .* 1 +1 +n/c +1 ' out.txt || fail "text table: $(cat out.txt)"
+grep -qx "n/c: multi:d=11,k=3 span 2: group not computed: P/Q has more than 2^18 terms" out.txt ||
+  fail "text table note: $(cat out.txt)"
+[ "$(grep -c "^n/c" out.txt)" = 1 ] || fail "notes for rows whose group is known: $(cat out.txt)"
+run 0 "$HEADFUSE" table m11.h5 --json
+[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[0]; print(r["group_order"], r["n_min_sym"], r["group_note"])' <out.txt)" = "None 1 P/Q has more than 2^18 terms" ] ||
+  fail "table --json: $(cat out.txt)"
+[ "$($PY -c 'import json,sys; print({r["group_note"] for r in json.load(sys.stdin)})' < <("$HEADFUSE" table rows.h5 --json))" = "{None}" ] ||
+  fail "group_note of rows whose group is known"
+$PY -c 'import h5py,sys; f=h5py.File(sys.argv[1],"r"); assert f["rows/0"].attrs["group_note"] == b"P/Q has more than 2^18 terms"' m11.h5 ||
+  fail "RESULT.h5: /rows/0 group_note"
+echo "ok: statuses, engine and max_atoms in text, JSON, CSV and RESULT.h5; job_text; a group not computed"
 
 # format 1: the 13 fields, "exhaustive" without a support, no job_text
 $PY - rows.h5 old.h5 <<'PY' || fail "cannot make a format-1 file"
@@ -87,7 +118,7 @@ with h5py.File(sys.argv[2], "r+") as f:
 PY
 run 0 "$HEADFUSE" table old.h5 --json
 got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in json.load(sys.stdin)))' <out.txt)
-[ "$got" = "certified,unknown,None exhaustive,unknown,None infeasible,unknown,None open,unknown,None exhaustive,unknown,None certified,unknown,None certified,unknown,None" ] ||
+[ "$got" = "certified,unknown,None exhaustive,unknown,None infeasible,unknown,None open,unknown,None exhaustive,unknown,None certified,unknown,None certified,unknown,None certified,unknown,None" ] ||
   fail "format 1 read: $got"
 run 0 "$HEADFUSE" table old.h5
 grep -Eq '^chain:d=3 .* infeasible +unknown +- ' out.txt || fail "format 1 text: $(cat out.txt)"

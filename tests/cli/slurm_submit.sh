@@ -18,11 +18,11 @@ printf 'name: j\nentries:\n  - {family: wd, d: 1..2, span: 1}\n' >j.yaml
 
 # --help: the usage on stdout, exit 0; no argument: the usage on stderr, exit 2
 run 0 "${submit[@]}" --help
-grep -q "^  slurm/submit JOB.yaml \[options\] \[-- headfuse run options\]" out.txt || fail "--help: $(cat out.txt)"
+grep -q "^  slurm/submit \[options\] JOB.yaml \[options\] \[-- headfuse run options\]" out.txt || fail "--help: $(cat out.txt)"
 grep -q -- "--dry-run" out.txt && [ ! -s err.txt ] || fail "--help: $(cat out.txt err.txt)"
 run 0 "${submit[@]}" j.yaml --help
 run 2 "${submit[@]}"
-grep -q "slurm/submit JOB.yaml" err.txt && [ ! -s out.txt ] || fail "no argument: $(cat err.txt)"
+grep -q "slurm/submit \[options\] JOB.yaml" err.txt && [ ! -s out.txt ] || fail "no argument: $(cat err.txt)"
 echo "ok: --help prints the usage (exit 0)"
 
 # an option without its value
@@ -87,3 +87,21 @@ run 0 "${nosl[@]}" "${submit[@]}" j.yaml --dry-run --resume
 grep -q "HF_RESUME=1" out.txt || fail "--resume: $(cat out.txt)"
 run 0 "${nosl[@]}" "${submit[@]}" j.yaml --dry-run -- --force
 echo "ok: an existing result is refused at submission unless --resume or -- --force"
+
+# options before the job file, as sbatch users type them, give the same script as after it
+rm -f j.h5
+run 0 "${nosl[@]}" "${submit[@]}" j.yaml --ntasks 64 --time 02:00:00 --dry-run -- --json
+cp out.txt after.sh
+run 0 "${nosl[@]}" "${submit[@]}" --ntasks 64 --time 02:00:00 --dry-run j.yaml -- --json
+cmp -s out.txt after.sh || fail "options before the job file: $(diff after.sh out.txt)"
+run 0 "${nosl[@]}" "${submit[@]}" --ntasks 64 j.yaml --time 02:00:00 --dry-run -- --json
+cmp -s out.txt after.sh || fail "options around the job file: $(diff after.sh out.txt)"
+grep -q -- "--ntasks=64 " after.sh || fail "--ntasks 64 lost: $(cat after.sh)"
+run 2 "${nosl[@]}" "${submit[@]}" --ntasks 64 --dry-run
+[ "$(cat err.txt)" = "submit: no job file given: slurm/submit [options] JOB.yaml [options] (see slurm/submit --help)" ] ||
+  fail "no job file: $(cat err.txt)"
+run 2 "${nosl[@]}" "${submit[@]}" j.yaml --dry-run j.yaml
+grep -q "^submit: one job file only: j.yaml and j.yaml" err.txt || fail "two job files: $(cat err.txt)"
+run 2 "${nosl[@]}" "${submit[@]}" --ntasks --dry-run j.yaml
+[ "$(cat err.txt)" = "submit: --ntasks needs a value (see slurm/submit --help)" ] || fail "--ntasks --dry-run: $(cat err.txt)"
+echo "ok: options before and after the job file"

@@ -39,6 +39,18 @@ out=$("$HEADFUSE" target --family wd:d=53 --json)
 [ "$(json_get "$out" 'type(o["lb"]).__name__, o["lb"]')" = "('str', '9007199254740992')" ] || fail "2^53: $out"
 [ "$(json_get "$out" 'o["product_head"]')" = None ] || fail "huge product head must be null: $out"
 
+# the memory estimate of P/Q (hf_fraction_estimate): in the text and in JSON, the figure
+# of docs/performance.md section 13 for chain:d=11 (61.2 MiB), and what docs/cluster.md
+# says a rank holds besides
+run 0 "$HEADFUSE" target --family chain:d=11 --json
+[ "$(json_get "$(cat out.txt)" '"%.1f" % (o["fraction_bytes_estimate"] / 2**20)')" = 61.2 ] ||
+  fail "fraction_bytes_estimate of chain:d=11: $(head -c 300 out.txt)"
+grep -q "| chain:d=11 | .* | 61.2 | " "$SRC/docs/performance.md" || fail "docs/performance.md lacks chain:d=11's estimate 61.2"
+run 0 "$HEADFUSE" target --family chain:d=11
+grep -qx "memory      P/Q: about 61.2 MiB on each rank while it is built (estimate); a search holds more (docs/cluster.md, \"Memory per rank\")" out.txt ||
+  fail "target: no memory line: $(cat out.txt)"
+grep -q "^### Memory per rank$" "$SRC/docs/cluster.md" || fail "docs/cluster.md has no section Memory per rank"
+
 # export round trip: the exported file describes the same target
 "$HEADFUSE" target --family chain:d=2 --export chain2.json >/dev/null
 a=$("$HEADFUSE" target --family chain:d=2 --json | $PY -c 'import json,sys; o=json.load(sys.stdin); print(o["lb"], o["ub"], o["head_atoms"])')
@@ -52,19 +64,26 @@ out=$("$HEADFUSE" check --family wd:d=2 --keys "0,0;1,0;0,1;1,1" --json)
 [ "$(json_get "$out" 'len(set(o["witness"]["weights"]))')" = 1 ] || fail "W_2 weights: $out"
 [ "$(json_get "$out" 'o["max_abs_error"] < 1e-12')" = True ] || fail "W_2 numeric: $out"
 
-# ... and W_2 minus any key is infeasible, exit status still 0
+# ... and W_2 minus any key is infeasible: exit status 1, the answer "no" (as grep and
+# cmp say it), distinct from bad input (2) and the errors of include/headfuse/error.h
 for keys in "1,0;0,1;1,1" "0,0;0,1;1,1" "0,0;1,0;1,1" "0,0;1,0;0,1"; do
-  run 0 "$HEADFUSE" check --family wd:d=2 --keys "$keys" --json
+  run 1 "$HEADFUSE" check --family wd:d=2 --keys "$keys" --json
   [ "$(json_get "$(cat out.txt)" 'o["feasible"]')" = False ] || fail "W_2 minus a key: $keys"
+  [ ! -s err.txt ] || fail "an infeasible key set is no error: $(cat err.txt)"
 done
+run 0 "$HEADFUSE" check --family wd:d=2 --keys "0,0;1,0;0,1;1,1"
+run 2 "$HEADFUSE" check --family wd:d=2 --keys "0,0;1"
+"$HEADFUSE" check --help | grep -q "1 when" || fail "check --help does not name exit status 1"
+grep -q "HF_EXIT_NO 1" "$SRC/include/headfuse/error.h" || fail "error.h does not define HF_EXIT_NO"
+grep -q "1 infeasible (\`headfuse check\`" "$SRC/README.md" || fail "README's exit statuses lack 1"
 
 # strict positivity: 1+x+x^2 has the signed multiple 1-x^3, so {0,3} must be infeasible
-out=$("$HEADFUSE" check "$SRC/data/cubic_factor.json" --keys "0;3" --json)
-[ "$(json_get "$out" 'o["feasible"]')" = False ] || fail "cubic {0,3}: $out"
+run 1 "$HEADFUSE" check "$SRC/data/cubic_factor.json" --keys "0;3" --json
+[ "$(json_get "$(cat out.txt)" 'o["feasible"]')" = False ] || fail "cubic {0,3}: $(cat out.txt)"
 out=$("$HEADFUSE" check "$SRC/data/cubic_factor.json" --keys "0;1;2" --json)
 [ "$(json_get "$out" 'o["feasible"]')" = True ] || fail "cubic {0,1,2}: $out"
 
 # plain output mentions the reason
-run 0 "$HEADFUSE" check --family wd:d=1 --keys "0;2"
+run 1 "$HEADFUSE" check --family wd:d=1 --keys "0;2"
 grep -q "feasible  no" out.txt || fail "plain check output: $(cat out.txt)"
 echo "target/check: all assertions passed"
