@@ -226,6 +226,7 @@ typedef struct {
     long supp_q;         /* |supp Q| (0: not computed) */
     int supp_q_feasible; /* supp(Q) passed the exact test */
     char faces[320];     /* 3-D: the face types of Newt(Q) in words ("" otherwise) */
+    char weakest[96];    /* 3-D: the kind of hull that gives `nonpoint`, in words */
 } hf_certificate_t;
 
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */
