@@ -346,11 +346,14 @@ static hf_err_t polygons_and_polytopes(const zones_t *S, weakest_t *w)
     HF_CHECK(err, relax(S, S->a2, NULL, t, y0, &v), done);
     consider(w, v + 4, HF_FACES3D_WEAK_POLYTOPE, NULL); /* f0 - 2 >= 2 */
     consider(w, v + 2, HF_FACES3D_WEAK_POLYGON, NULL);  /* normal off every zone */
+    int symmetric = 1; /* every facet normal's opposite is one: then so is -n's only if n's */
+    for (long k = 0; k < S->nf; k++)
+        symmetric &= S->anti[k] >= 0;
     for (long z = 0; z < nz; z++) { /* normal inside a gaining edge arc of zone z */
         if (!S->gaining[z])
             continue;
         t[z] = 2;
-        y0[z] = 2;
+        y0[z] = symmetric ? 2 : 1; /* n, and -n unless it is a facet normal */
         HF_CHECK(err, relax(S, S->a2, NULL, t, y0, &v), done);
         consider(w, v + 2, HF_FACES3D_WEAK_POLYGON, NULL);
         t[z] = hf_faces3d_test_zone_threshold;
