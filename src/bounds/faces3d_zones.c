@@ -26,6 +26,12 @@
 int hf_faces3d_test_zone_threshold = 3;
 int hf_faces3d_test_skip_edge_segments = 0;
 
+/* ceil(v / 2): the counts are integers. */
+static long half_up(long v)
+{
+    return v >= 0 ? v / 2 + v % 2 : -((-v) / 2);
+}
+
 /* Nodes of one covering search before it settles for its root bound. */
 #define RELAX_NODES (1L << 22)
 
@@ -447,12 +453,26 @@ static long union_with_shift(const hf_faces3d_t *A, const int64_t *u)
 
 /* Segments along an edge direction u: L on Z + [0, u] and Z + [0, 2u], the latter for
  * every length >= 2 (the edges along u are then at least 3 long, where the count stops
- * growing); a unit segment with a one-signed Q has exactly |supp Q u (supp Q + u)| keys. */
-static hf_err_t edge_segments(const hf_faces3d_t *A, const zones_t *S, long *bound, int64_t *at)
+ * growing); a unit segment with a one-signed Q has exactly |supp Q u (supp Q + u)| keys.
+ * When Lemma 11.10 on the wall u^perp alone (base plus the costs of the facet normals on
+ * it) already reaches `enough`, that value stands for the direction and no hull is built. */
+static hf_err_t edge_segments(const hf_faces3d_t *A, const zones_t *S, long enough, long *bound,
+                              int64_t *at)
 {
     *bound = LONG_MAX;
     for (long i = 0; i < S->ndirs; i++) {
         const int64_t *u = S->dir[i];
+        long cheap = 0;
+        for (long k = 0; k < S->nf; k++)
+            cheap += hf_faces3d_dot(S->v[k], u) == 0 ? S->a2[k] : 0;
+        cheap = A->base + half_up(cheap);
+        if (cheap >= enough) {
+            if (cheap < *bound) {
+                *bound = cheap;
+                memcpy(at, u, 3 * sizeof *u);
+            }
+            continue;
+        }
         int64_t p[9] = {0, 0, 0, u[0], u[1], u[2], 2 * u[0], 2 * u[1], 2 * u[2]};
         hf_faces3d_count_t one, two;
         HF_TRY(hf_faces3d_count_sum(A, p, 2, &one));
@@ -469,12 +489,6 @@ static hf_err_t edge_segments(const hf_faces3d_t *A, const zones_t *S, long *bou
         }
     }
     return HF_OK;
-}
-
-/* ceil(v / 2): the counts are integers. */
-static long half_up(long v)
-{
-    return v >= 0 ? v / 2 + v % 2 : -((-v) / 2);
 }
 
 hf_err_t hf_faces3d_zone_count(hf_faces3d_t *A)
@@ -499,7 +513,7 @@ hf_err_t hf_faces3d_zone_count(hf_faces3d_t *A)
     A->zone_polytope = half_up(w.by_kind[HF_FACES3D_WEAK_POLYTOPE]);
     A->seg_bound = LONG_MAX;
     if (!hf_faces3d_test_skip_edge_segments)
-        HF_CHECK(err, edge_segments(A, &S, &A->seg_bound, at), done);
+        HF_CHECK(err, edge_segments(A, &S, A->base + A->zone_delta, &A->seg_bound, at), done);
     if (A->seg_bound < A->base + A->zone_delta) {
         A->weak_kind = HF_FACES3D_WEAK_EDGE_SEGMENT;
         memcpy(A->weak_u, at, sizeof at);
