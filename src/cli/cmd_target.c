@@ -59,6 +59,8 @@ static json_t *span_free_json(const hf_certificate_t *c)
     if (c->dim == 3) {
         json_object_set_new(o, "faces", json_string(c->faces));
         json_object_set_new(o, "weakest", json_string(c->weakest));
+        json_object_set_new(o, "shares_at_least", json_integer(c->shares));
+        json_object_set_new(o, "zones_at_least", json_integer(c->zones));
     }
     return o;
 }
