@@ -96,8 +96,20 @@ static void test_chain_face_values(void)
     CU_ASSERT_EQUAL(hexagons, 4);
     CU_ASSERT_EQUAL(A.base, 22); /* 18 vertices + 4 hexagon centres */
     CU_ASSERT_EQUAL(A.gain_min, 3);
-    CU_ASSERT_EQUAL(A.delta, 0);
-    CU_ASSERT_EQUAL(A.bound, 22);
+    CU_ASSERT_EQUAL(A.delta, 0); /* the shares alone: 22 */
+    /* the zone count (Corollary 11.14 of docs/math.md): five zones, all gaining; the weakest kind
+     * is a polygon, 22 + 3; the segments along the generators count 26 at least ([0, e2]: 22, but
+     * 33 keys by Lemma 11.12; [0, 2 e2]: 26) */
+    CU_ASSERT_EQUAL(A.nzones, 5);
+    CU_ASSERT_EQUAL(A.nzones_gaining, 5);
+    CU_ASSERT_EQUAL(A.zone_delta, 3);
+    CU_ASSERT_EQUAL(A.zone_segment, 4);
+    CU_ASSERT_EQUAL(A.zone_polygon, 3);
+    CU_ASSERT_EQUAL(A.zone_polytope, 4);
+    CU_ASSERT_EQUAL(A.seg_bound, 26);
+    CU_ASSERT(A.q_one_sign);
+    CU_ASSERT_EQUAL(A.weak_kind, HF_FACES3D_WEAK_POLYGON);
+    CU_ASSERT_EQUAL(A.bound, 25);
     char buf[320];
     hf_faces3d_describe(&A, buf, sizeof buf);
     CU_ASSERT_STRING_EQUAL(buf, "18 vertices; 28 edges (28 sigmoid-type of length 1); 12 "
@@ -142,15 +154,118 @@ static void test_chain_counts_by_hand(void)
     hf_target_clear(&t);
 }
 
+/* 1 when conv(p[0..n)) is a segment (not a point): *u its primitive direction (first
+ * nonzero coordinate positive), *len its lattice length. */
+static int segment_of(const int64_t *p, long n, int64_t *u, long *len)
+{
+    long far = -1;
+    for (long i = 1; i < n && far < 0; i++)
+        if (p[3 * i] != p[0] || p[3 * i + 1] != p[1] || p[3 * i + 2] != p[2])
+            far = i;
+    if (far < 0)
+        return 0;
+    int64_t d[3] = {p[3 * far] - p[0], p[3 * far + 1] - p[1], p[3 * far + 2] - p[2]};
+    int64_t o[3] = {0, 0, 0};
+    long g = hf_faces3d_lattice_length(o, d);
+    for (int j = 0; j < 3; j++)
+        u[j] = d[j] / g;
+    if (u[0] < 0 || (!u[0] && (u[1] < 0 || (!u[1] && u[2] < 0))))
+        for (int j = 0; j < 3; j++)
+            u[j] = -u[j];
+    int64_t lo = 0, hi = 0;
+    for (long i = 0; i < n; i++) {
+        int64_t x[3] = {p[3 * i] - p[0], p[3 * i + 1] - p[1], p[3 * i + 2] - p[2]};
+        int j = u[0] ? 0 : u[1] ? 1 : 2;
+        int64_t t = x[j] / u[j];
+        for (int l = 0; l < 3; l++)
+            if (x[l] != t * u[l])
+                return 0;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+    }
+    *len = (long)(hi - lo);
+    return 1;
+}
+
+/* 1 when some edge of Z is parallel to u. */
+static int edge_direction(const hf_faces3d_t *A, const int64_t *u)
+{
+    for (long e = 0; e < A->nedges; e++) {
+        const int64_t *a = A->Z.verts + 3 * A->edges[e].v0, *b = A->Z.verts + 3 * A->edges[e].v1;
+        int64_t d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        if (d[1] * u[2] == d[2] * u[1] && d[2] * u[0] == d[0] * u[2] && d[0] * u[1] == d[1] * u[0])
+            return 1;
+    }
+    return 0;
+}
+
+/* |supp Q u (supp Q + u)|, counted pair by pair (independent of faces3d_zones.c). */
+static long union_count(const hf_faces3d_t *A, const int64_t *u)
+{
+    long n = A->supp_q;
+    for (long i = 0; i < A->supp_q; i++) {
+        int found = 0;
+        for (long j = 0; j < A->supp_q && !found; j++)
+            found = A->q_exps[3 * j] == A->q_exps[3 * i] + u[0] &&
+                    A->q_exps[3 * j + 1] == A->q_exps[3 * i + 1] + u[1] &&
+                    A->q_exps[3 * j + 2] == A->q_exps[3 * i + 2] + u[2];
+        n += !found;
+    }
+    return n;
+}
+
+/* Each rule's claim on P' = conv(p) (not a point) against the direct count L(Z + P'):
+ *  - the shares (Theorem 11.6): L >= base + delta;
+ *  - the zone count (Lemmas 11.10, 11.11): L >= base + zone_delta, unless P' is a segment
+ *    along an edge direction of Z (then the exact count, below, is the claim; with the
+ *    planted hf_faces3d_test_skip_edge_segments the zone count claims those too);
+ *  - on a segment along an edge direction: seg_bound <= L, or on a unit segment with a
+ *    one-signed Q, seg_bound <= |supp Q u (supp Q + u)| (Lemma 11.12);
+ *  - so every support with that hull has at least bound keys: bound <= keys.
+ * Returns the number of claims that fail (0 by the theorems); *L = L(Z + P'), *keys the
+ * keys proven for that hull (L, or the union on a unit edge segment). */
+static long claims_fail(const hf_faces3d_t *A, const int64_t *p, long n, long *L, long *keys)
+{
+    int64_t u[3];
+    long len = 0, fail = 0;
+    int translate = 0;
+    *L = count_p(A, p, n, &translate);
+    *keys = *L;
+    if (translate)
+        return *L != A->base;
+    int seg = segment_of(p, n, u, &len), along = seg && edge_direction(A, u);
+    if (along && len == 1 && A->q_one_sign) {
+        long k = union_count(A, u);
+        *keys = k > *L ? k : *L;
+    }
+    fail += *L < A->base + A->delta;
+    if (!along || hf_faces3d_test_skip_edge_segments)
+        fail += *L < A->base + A->zone_delta;
+    else
+        fail += *keys < A->seg_bound;
+    hf_newton_t P;
+    hf_newton_init(&P);
+    CU_ASSERT_EQUAL_FATAL(hf_newton_from_points(p, n, 3, 0, &P), HF_OK);
+    if (P.dim == 1 && !along)
+        fail += *L < A->base + A->zone_segment;
+    else if (P.dim == 2)
+        fail += *L < A->base + A->zone_polygon;
+    else if (P.dim == 3)
+        fail += *L < A->base + A->zone_polytope;
+    hf_newton_clear(&P);
+    fail += *keys < A->bound;
+    return fail;
+}
+
 /* Every lattice polytope with vertices in {0,1}^3 and every segment [0, u], u in
- * [-2,2]^3: the bound never exceeds L(Z + P) (the theorem against the direct count), and
- * for chain:d=3 the P with L < 25 are exactly the unit segments along e2, with L = 22;
- * every other P tried has L >= 26. (Random hulls of up to six points in [-2,2]^3 give the
- * same picture: docs/math.md.) */
+ * [-2,2]^3: no rule's claim fails (each against the direct count), and for chain:d=3 the
+ * P with L < 25 are exactly the unit segments along e2, with L = 22 and 33 keys; every
+ * other P tried has L >= 26. (Random hulls of up to six points in [-2,2]^3 give the same
+ * picture: docs/math.md.) Returns the claims that fail. */
 static long check_small_p(const hf_faces3d_t *A, long *min_other, long *n_defeat)
 {
     int64_t p[24];
-    long below = 0; /* P with L < bound: none, by the theorem */
+    long fails = 0;
     *min_other = LONG_MAX;
     *n_defeat = 0;
     for (int S = 1; S < 256 + 125; S++) {
@@ -177,16 +292,17 @@ static long check_small_p(const hf_faces3d_t *A, long *min_other, long *n_defeat
         }
         if (n < 2)
             continue;
-        long L = count_p(A, p, n, NULL);
-        below += L < A->bound;
+        long L, keys;
+        fails += claims_fail(A, p, n, &L, &keys);
         if (e2) {
             CU_ASSERT_EQUAL(L, 22);
+            CU_ASSERT_EQUAL(keys, 33);
             (*n_defeat)++;
         } else if (L < *min_other) {
             *min_other = L;
         }
     }
-    return below;
+    return fails;
 }
 
 /* 1 if conv(p) is a unit segment along e2. */
@@ -216,10 +332,11 @@ static void check_random_hulls(const hf_faces3d_t *A)
         for (long i = 0; i < 3 * n; i++)
             p[i] = fam_rnd(-radius, radius);
         int translate = 0;
-        long L = count_p(A, p, n, &translate);
+        long L = count_p(A, p, n, &translate), L2, keys;
         if (translate)
             continue;
         CU_ASSERT(unit_e2_segment(p, n) ? L == 22 : L >= 26);
+        CU_ASSERT_EQUAL(claims_fail(A, p, n, &L2, &keys), 0);
         hist[L < 63 ? L : 63]++;
     }
     if (n_hulls)
@@ -243,17 +360,101 @@ static void test_chain_where_it_breaks(void)
     hf_target_clear(&t);
 }
 
-/* The theorem against the direct count on random targets: for random P (hulls of two to
- * four points in [-1,1]^3), L(Z + P) >= bound unless Z + P is a translate of Z, where
- * L = base. */
+/* Structured P' built from Z's own edge vectors d (each the primitive direction of an
+ * edge): the segments [0, k d] (k = 1, 2, 3), and for the two edge directions d, d' of
+ * each pair of edges of a facet, the triangle {0, d, d'} and the parallelogram
+ * {0, d, d', d + d'} (both with the facet's normal), and {0, d, d', d''} with the direction
+ * d'' of an edge off the facet (a tetrahedron). Returns the claims that fail. */
+static long check_structured(const hf_faces3d_t *A)
+{
+    long fails = 0, L, keys;
+    int64_t(*d)[3] = malloc((size_t)(A->nedges + 1) * sizeof *d);
+    for (long e = 0; e < A->nedges; e++) {
+        const int64_t *a = A->Z.verts + 3 * A->edges[e].v0, *b = A->Z.verts + 3 * A->edges[e].v1;
+        for (int j = 0; j < 3; j++)
+            d[e][j] = (b[j] - a[j]) / A->edges[e].len;
+        for (int k = 1; k <= 3; k++) {
+            int64_t p[6] = {0, 0, 0, k * d[e][0], k * d[e][1], k * d[e][2]};
+            fails += claims_fail(A, p, 2, &L, &keys);
+        }
+    }
+    for (long f = 0; f < A->nfacets; f++) {
+        const hf_newton_face_t *F = A->Z.faces + A->facets[f].face;
+        long in[64], n = 0;
+        for (long e = 0; e < A->nedges && n < 64; e++) {
+            int a = 0, b = 0;
+            for (long i = 0; i < F->nverts; i++) {
+                a |= F->verts[i] == A->edges[e].v0;
+                b |= F->verts[i] == A->edges[e].v1;
+            }
+            if (a && b)
+                in[n++] = e;
+        }
+        for (long i = 0; i < n; i++)
+            for (long j = i + 1; j < n; j++) {
+                const int64_t *x = d[in[i]], *y = d[in[j]];
+                int64_t tri[9] = {0, 0, 0, x[0], x[1], x[2], y[0], y[1], y[2]};
+                int64_t par[12] = {0,    0,    0,    x[0],        x[1],        x[2],
+                                   y[0], y[1], y[2], x[0] + y[0], x[1] + y[1], x[2] + y[2]};
+                if (x[1] * y[2] == x[2] * y[1] && x[2] * y[0] == x[0] * y[2] &&
+                    x[0] * y[1] == x[1] * y[0])
+                    continue; /* parallel edges */
+                fails += claims_fail(A, tri, 3, &L, &keys);
+                fails += claims_fail(A, par, 4, &L, &keys);
+                const int64_t *z = d[(in[i] + in[j]) % A->nedges];
+                if (hf_faces3d_dot(F->w, z) != 0) {
+                    int64_t tet[12] = {0,    0,    0,    x[0], x[1], x[2],
+                                       y[0], y[1], y[2], z[0], z[1], z[2]};
+                    fails += claims_fail(A, tet, 4, &L, &keys);
+                }
+            }
+    }
+    free(d);
+    return fails;
+}
+
+/* A random target in three variables that is not a sum of two-atom heads: one head on
+ * the triangle {0, a, b} (a, b two of the 13 directions), weights and values in 1..3,
+ * then two or three two-atom heads; Newt(Q) is then rarely a zonotope. */
+static void random3_triangle(hf_target_t *t)
+{
+    static const int64_t dirs[][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1}, {1, 1, 0},  {1, -1, 0},
+                                      {0, 1, 1},  {0, 1, -1}, {1, 0, 1}, {1, 0, -1}, {1, 1, 1},
+                                      {1, 1, -1}, {1, -1, 1}, {-1, 1, 1}};
+    const int64_t *a = dirs[fam_rnd(0, 12)], *b = dirs[fam_rnd(0, 12)];
+    int64_t k[3][3] = {{0, 0, 0}, {a[0], a[1], a[2]}, {b[0], b[1], b[2]}};
+    for (int j = 0; j < 3; j++) { /* shift to nonnegative keys */
+        int64_t lo = k[0][j] < k[1][j] ? k[0][j] : k[1][j];
+        lo = lo < k[2][j] ? lo : k[2][j];
+        for (int i = 0; i < 3; i++)
+            k[i][j] -= lo;
+    }
+    fam_die(hf_target_init(t, "random_3d_triangle", 3, 1));
+    hf_head_t h;
+    hf_head_init(&h, 3, 1);
+    for (int i = 0; i < 3; i++)
+        fam_atom(&h, k[i], fam_rnd(1, 3), i ? fam_rnd(1, 3) : 0);
+    fam_die(hf_target_add_head(t, &h));
+    hf_head_clear(&h);
+    for (long n = fam_rnd(2, 3); n > 0; n--)
+        fam_pair3(t, dirs[fam_rnd(0, 12)], fam_rnd(1, 3), fam_rnd(1, 3), fam_rnd(1, 3));
+}
+
+/* The theorems against the direct count on random targets (sums of two-atom heads, then
+ * targets with a three-atom head): for random P (hulls of two to four points in
+ * [-1,1]^3) and the structured P of check_structured, no rule's claim fails
+ * (claims_fail), and L(Z + P) = base when Z + P is a translate of Z. */
 static void test_random_bound_vs_count(void)
 {
     fam_rng_state = 11;
     long applied = 0;
-    for (int trial = 0; trial < 12; trial++) {
+    for (int trial = 0; trial < 24; trial++) {
         hf_target_t t;
         hf_faces3d_t A;
-        fam_random3(&t, (int)fam_rnd(3, 5));
+        if (trial < 12)
+            fam_random3(&t, (int)fam_rnd(3, 5));
+        else
+            random3_triangle(&t);
         hf_faces3d_init(&A);
         CU_ASSERT_EQUAL_FATAL(hf_faces3d_from_target(&t, &A), HF_OK);
         if (A.ok) {
@@ -263,17 +464,25 @@ static void test_random_bound_vs_count(void)
                 long n = fam_rnd(2, 4);
                 for (long i = 0; i < 3 * n; i++)
                     p[i] = fam_rnd(-1, 1);
-                int translate = 0;
-                long L = count_p(&A, p, n, &translate);
-                CU_ASSERT(translate ? L == A.base : L >= A.bound);
-                if (!translate && L < A.bound)
-                    fprintf(stderr, "\ntrial %d: L = %ld < bound %ld\n", trial, L, A.bound);
+                long L, keys, f = claims_fail(&A, p, n, &L, &keys);
+                CU_ASSERT_EQUAL(f, 0);
+                if (f)
+                    fprintf(stderr, "\ntrial %d: L = %ld, keys %ld, bound %ld\n", trial, L, keys,
+                            A.bound);
             }
+            CU_ASSERT_EQUAL(check_structured(&A), 0);
+            if (getenv("HF_TEST_VERBOSE"))
+                fprintf(stderr,
+                        "\n  trial %d: %ld vertices, zones %ld (%ld gaining), base %ld, delta %ld, "
+                        "zone %ld/%ld/%ld, seg %ld, bound %ld, supp Q %ld",
+                        trial, A.Z.nverts, A.nzones, A.nzones_gaining, A.base, A.delta,
+                        A.zone_segment, A.zone_polygon, A.zone_polytope, A.seg_bound, A.bound,
+                        A.supp_q);
         }
         hf_faces3d_clear(&A);
         hf_target_clear(&t);
     }
-    CU_ASSERT(applied >= 6);
+    CU_ASSERT(applied >= 12);
 }
 
 /* Descartes' rule on an edge: two heads along e1 with different weights give the edge
@@ -375,8 +584,8 @@ static void test_planted_face_values(void)
 }
 
 /* A planted error in the combination: gains charged in full to every lost facet (no
- * sharing) lift chain:d=3's bound to 24, as if the minimum were certified; the direct
- * count on P = [0, e2] (22) catches it. */
+ * sharing) lift the shares' count for chain:d=3 to 24; the direct count on P = [0, e2]
+ * (22) catches it. */
 static void test_planted_unshared(void)
 {
     hf_target_t t;
@@ -385,11 +594,115 @@ static void test_planted_unshared(void)
     hf_faces3d_test_unshared = 1;
     account(&t, &A);
     hf_faces3d_test_unshared = 0;
-    CU_ASSERT_EQUAL(A.bound, 24);
+    CU_ASSERT_EQUAL(A.base + A.delta, 24);
     long min_other, n_defeat;
     CU_ASSERT(check_small_p(&A, &min_other, &n_defeat) > 0); /* [0, e2] and its translates */
     hf_faces3d_clear(&A);
     hf_target_clear(&t);
+}
+
+/* Planted errors in the zone count, each caught by a direct count: five points claimed on
+ * every zone circle instead of three (Lemma 11.11) lift chain:d=3's count for polygons to
+ * 22 + 7 and for three-dimensional P' to 22 + 9, refuted by the triangle
+ * {(-1,-1,0), (-1,0,0), (0,1,0)} (L = 27) and the tetrahedron {(1,1,0), (1,0,1), (0,-1,0),
+ * (0,1,1)} (L = 28), the smallest counts of their kinds among 20,000 random hulls; and
+ * trusting the zone count on the segments along the edge directions (no exact count there)
+ * is refuted by P = [0, e2] (L = 22 < 25). The true values pass on the same P. */
+static void test_planted_zone_count(void)
+{
+    hf_target_t t;
+    hf_faces3d_t A;
+    long L, keys;
+    int64_t tri[9] = {-1, -1, 0, -1, 0, 0, 0, 1, 0},
+            tet[12] = {1, 1, 0, 1, 0, 1, 0, -1, 0, 0, 1, 1}, e2[6] = {0, 0, 0, 0, 1, 0};
+    fam_chain(&t, 3);
+    account(&t, &A);
+    CU_ASSERT_EQUAL(claims_fail(&A, tri, 3, &L, &keys), 0);
+    CU_ASSERT_EQUAL(L, 27);
+    CU_ASSERT_EQUAL(claims_fail(&A, tet, 4, &L, &keys), 0);
+    CU_ASSERT_EQUAL(L, 28);
+    CU_ASSERT_EQUAL(claims_fail(&A, e2, 2, &L, &keys), 0);
+    hf_faces3d_test_zone_threshold = 5;
+    CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
+    hf_faces3d_test_zone_threshold = 3;
+    CU_ASSERT_EQUAL(A.zone_polygon, 7);
+    CU_ASSERT_EQUAL(A.zone_polytope, 9);
+    CU_ASSERT(claims_fail(&A, tri, 3, &L, &keys) > 0);
+    CU_ASSERT(claims_fail(&A, tet, 4, &L, &keys) > 0);
+    hf_faces3d_test_skip_edge_segments = 1;
+    CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
+    CU_ASSERT_EQUAL(A.bound, 25);
+    CU_ASSERT(claims_fail(&A, e2, 2, &L, &keys) > 0);
+    hf_faces3d_test_skip_edge_segments = 0;
+    CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
+    CU_ASSERT_EQUAL(A.bound, 25);
+    hf_faces3d_clear(&A);
+    hf_target_clear(&t);
+}
+
+/* The covering problem of the zone count (hf_faces3d_cover_min, a depth-first search with
+ * pruning) against every subset, on 400 random instances of up to 12 normals and 5 zones
+ * with costs in -2..2, thresholds in 0..4, some normals forced; plus chain:d=3's by hand:
+ * the hexagon normals (cost 0) put two points on each of the zones e1, e3, e1+e2, e2+e3 and
+ * four on e2, and two parallelogram normals (e2 on the zones e1 and e3, (1,-1,1) on e1+e2
+ * and e2+e3) give the third point: 2 (doubled 4). */
+static void test_cover_min(void)
+{
+    fam_rng_state = 17;
+    for (int trial = 0; trial < 400; trial++) {
+        long nf = fam_rnd(1, 12), nz = fam_rnd(1, 5), cost[12], t[5], y0[5], got;
+        char on[60], use[5], forced[12];
+        int exact;
+        for (long k = 0; k < nf; k++) {
+            cost[k] = fam_rnd(-2, 2);
+            forced[k] = fam_rnd(0, 5) == 0;
+            for (long z = 0; z < nz; z++)
+                on[k * nz + z] = fam_rnd(0, 2) == 0;
+        }
+        for (long z = 0; z < nz; z++) {
+            use[z] = fam_rnd(0, 4) > 0;
+            t[z] = fam_rnd(0, 4);
+            y0[z] = fam_rnd(0, 3) == 0 ? fam_rnd(1, 2) : 0;
+        }
+        CU_ASSERT_EQUAL(hf_faces3d_cover_min(nf, nz, on, use, cost, forced, t, y0, &got, &exact),
+                        HF_OK);
+        CU_ASSERT(exact);
+        long best = LONG_MAX;
+        for (long X = 0; X < 1L << nf; X++) {
+            long v = 0, ok = 1;
+            for (long k = 0; k < nf; k++) {
+                if (forced[k] && !(X >> k & 1))
+                    ok = 0;
+                v += X >> k & 1 ? cost[k] : 0;
+            }
+            for (long z = 0; z < nz && ok; z++) {
+                long c = 0;
+                for (long k = 0; k < nf; k++)
+                    c += (X >> k & 1) && on[k * nz + z];
+                if (use[z])
+                    v += 2 * (t[z] - c > y0[z] ? t[z] - c : y0[z]);
+            }
+            if (ok && v < best)
+                best = v;
+        }
+        CU_ASSERT_EQUAL(got, best);
+    }
+    /* chain:d=3: normals +-e1, +-e3 (hexagons), +-e2, +-(0,1,-1), +-(1,-1,0), +-(1,-1,1);
+     * zones e1, e2, e3, e1+e2, e2+e3 */
+    static const int64_t nrm[12][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 0, 1},  {0, 0, -1},
+                                       {0, 1, 0},  {0, -1, 0}, {0, 1, -1}, {0, -1, 1},
+                                       {1, -1, 0}, {-1, 1, 0}, {1, -1, 1}, {-1, 1, -1}};
+    static const int64_t zone[5][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}};
+    char on[60], use[5] = {1, 1, 1, 1, 1};
+    long cost[12], t[5] = {3, 3, 3, 3, 3}, y0[5] = {0}, got;
+    int exact;
+    for (int k = 0; k < 12; k++) {
+        cost[k] = k < 4 ? 0 : 2;
+        for (int z = 0; z < 5; z++)
+            on[k * 5 + z] = hf_faces3d_dot(nrm[k], zone[z]) == 0;
+    }
+    CU_ASSERT_EQUAL(hf_faces3d_cover_min(12, 5, on, use, cost, NULL, t, y0, &got, &exact), HF_OK);
+    CU_ASSERT_EQUAL(got, 4);
 }
 
 /* Where the accounting does not apply: d != 3, a flat Newton polytope. */
@@ -419,11 +732,14 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"chain:d=3 face values and bound", test_chain_face_values},
         {"chain:d=3 counts L(Z + P) against hand counts", test_chain_counts_by_hand},
-        {"chain:d=3 small P: bound <= L; only P = [0, e2] below 25", test_chain_where_it_breaks},
+        {"chain:d=3 small P: every claim holds; only P = [0, e2] has L below 25",
+         test_chain_where_it_breaks},
         {"random targets: bound <= L(Z + P) for random P", test_random_bound_vs_count},
         {"Descartes' rule on edges", test_descartes_edges},
         {"planted face values are caught by the support check", test_planted_face_values},
         {"planted unshared gains are caught by the count", test_planted_unshared},
+        {"planted zone counts are caught by the count", test_planted_zone_count},
+        {"the zone count's covering problem against every subset", test_cover_min},
         {"not applicable: d != 3, flat Newt(Q)", test_not_applicable},
         {NULL, NULL},
     };

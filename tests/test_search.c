@@ -743,10 +743,10 @@ static void certify_3d_case(const hf_target_t *t, int certified, long m_star, in
 }
 
 /* Minima certified over all keys in three dimensions (face accounting), and the span-free
- * lower bound where it does not certify, held against the search: chain:d=3 (bound 22,
- * m* = 24: not certified, the accounting breaks at P = [0, e2]); W_3; a hexagonal prism
- * sigma(q1) + sigma(q2) + sigma(q1+q2) + sigma(q3); the zonotope of e1, e2, e3, e1+e2+e3;
- * two heads along e1 (Descartes' rule: three keys on each e1-edge); then random sums of
+ * lower bound where it does not certify, held against the search: chain:d=3 (m* = 24,
+ * unique: every other support has at least 25 keys, docs/math.md, Corollary 11.14); W_3; a
+ * hexagonal prism sigma(q1) + sigma(q2) + sigma(q1+q2) + sigma(q3); the zonotope of e1, e2, e3,
+ * e1+e2+e3; two heads along e1 (Descartes' rule: three keys on each e1-edge); then random sums of
  * two-atom heads in three variables. Spans up to HF_TEST_SPAN_MAX. */
 static void test_certify_3d(void)
 {
@@ -755,7 +755,7 @@ static void test_certify_3d(void)
     int64_t e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1}, e12[3] = {1, 1, 0},
             e123[3] = {1, 1, 1};
     fam_chain(&t, 3);
-    certify_3d_case(&t, 0, -1, 0, 22, 3, hi, 10);
+    certify_3d_case(&t, 1, 24, 1, 24, 3, hi, 10);
     hf_target_clear(&t);
     fam_wd(&t, 3);
     certify_3d_case(&t, 1, 8, 1, 8, 2, hi, 6);

@@ -76,8 +76,34 @@ typedef struct {
     long gain_min; /* every P' that is not a point gains at least this much: 3 when every
                     * edge of Z has gain 1, else 0 */
     long delta;    /* every P' that is not a point has L(X) - base >= delta */
-    long bound;    /* base + delta: keys of every support whose hull is not a translate of Z */
+    /* the zone count (faces3d_zones.c; docs/math.md §11.9 to §11.14): */
+    int q_one_sign;      /* every coefficient of Q has the same sign */
+    int64_t *q_exps;     /* supp Q: supp_q x 3 exponents, sorted lexicographically */
+    long nzones;         /* edge directions u of Z whose great circle u^perp lies in the 1-skeleton
+                          * of Z's normal fan (all of them for a zonotope) */
+    long nzones_gaining; /* those whose edges all gain */
+    long zone_delta;     /* every P' other than a point and a segment along an edge direction of
+                          * Z has L(X) - base >= zone_delta: the least of */
+    long zone_segment;   /*   ... for the other segments, */
+    long zone_polygon;   /*   ... for polygons, */
+    long zone_polytope;  /*   ... and for three-dimensional P' */
+    long seg_bound;      /* every support whose P' is a segment along an edge direction of Z has
+                          * at least this many keys (LONG_MAX: no such direction) */
+    int weak_kind;       /* the kind of P' that attains min(seg_bound, base + zone_delta):
+                          * HF_FACES3D_WEAK_* */
+    int64_t weak_u[3];   /* its direction: the segment's, or the polygon's normal (else 0) */
+    long bound;          /* max(base + delta, min(seg_bound, base + zone_delta)): keys of every
+                          * support whose hull is not a translate of Z */
 } hf_faces3d_t;
+
+/* Kinds of P' (the weakest one, weak_kind). */
+enum {
+    HF_FACES3D_WEAK_SHARES = 0,   /* the shares of Lemma 11.5 give the bound (zone count lower) */
+    HF_FACES3D_WEAK_EDGE_SEGMENT, /* a lattice segment along the edge direction weak_u */
+    HF_FACES3D_WEAK_SEGMENT,      /* another segment */
+    HF_FACES3D_WEAK_POLYGON,      /* a polygon (normal weak_u when it is a facet normal of Z) */
+    HF_FACES3D_WEAK_POLYTOPE      /* a three-dimensional P' */
+};
 
 void hf_faces3d_init(hf_faces3d_t *A);
 void hf_faces3d_clear(hf_faces3d_t *A);
@@ -122,6 +148,10 @@ hf_err_t hf_faces3d_check_support(const hf_faces3d_t *A, const int64_t *keys, lo
 /* The limit target T_w of t (bounds.h) is sigmoid-type: reduced, its denominator has two
  * terms whose exponents differ by a primitive vector, and it is not constant. */
 hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int *yes);
+
+/* The kind of P' that gives the bound (weak_kind, weak_u) in words, e.g. "a polygon" or
+ * "a segment along (0,1,0)". Writes at most n bytes. */
+void hf_faces3d_weakest(const hf_faces3d_t *A, char *buf, size_t n);
 
 /* The face types of Z in words, e.g. "18 vertices; 28 edges (28 sigmoid-type of length 1);
  * 12 facets (4 hexagons with 1 inner key, 8 quadrilaterals)". Writes at most n bytes. */

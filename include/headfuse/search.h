@@ -230,6 +230,9 @@ typedef struct {
     long supp_q;         /* |supp Q| (0: not computed) */
     int supp_q_feasible; /* supp(Q) passed the exact test */
     char faces[320];     /* 3-D: the face types of Newt(Q) in words ("" otherwise) */
+    char weakest[96];    /* 3-D: the kind of hull that gives `nonpoint`, in words */
+    long shares, zones;  /* 3-D: nonpoint is the larger of the shares' count (base + delta)
+                          * and the zone count's (docs/math.md §11.13) */
 } hf_certificate_t;
 
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */

@@ -36,6 +36,7 @@ void hf_faces3d_init(hf_faces3d_t *A)
 
 void hf_faces3d_clear(hf_faces3d_t *A)
 {
+    free(A->q_exps);
     free(A->vertex_shared);
     free(A->facets);
     free(A->edges);
@@ -240,6 +241,40 @@ static int face_has(const hf_newton_face_t *F, long v)
     return 0;
 }
 
+static int exp_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (int j = 0; j < 3; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
+/* supp Q (sorted) and whether Q's coefficients share one sign, for Lemma 11.12. */
+static hf_err_t supp_q_of(const hf_fraction_t *f, hf_faces3d_t *A)
+{
+    long n = f->Q->length;
+    int pos = 0, neg = 0;
+    A->q_exps = hf_malloc((size_t)(3 * n + 3) * sizeof *A->q_exps);
+    if (!A->q_exps)
+        return HF_ERR_NOMEM;
+    fmpz_t c;
+    fmpz_init(c);
+    for (long i = 0; i < n; i++) {
+        slong e[HF_D_MAX];
+        fmpz_mpoly_get_term_exp_si(e, f->Q, i, f->ctx);
+        fmpz_mpoly_get_term_coeff_fmpz(c, f->Q, i, f->ctx);
+        pos |= fmpz_sgn(c) > 0;
+        neg |= fmpz_sgn(c) < 0;
+        for (int j = 0; j < 3; j++)
+            A->q_exps[3 * i + j] = e[j];
+    }
+    fmpz_clear(c);
+    qsort(A->q_exps, (size_t)n, 3 * sizeof *A->q_exps, exp_cmp);
+    A->q_one_sign = !(pos && neg);
+    return HF_OK;
+}
+
 static void not_applicable(hf_faces3d_t *A, const char *why)
 {
     A->ok = 0;
@@ -258,8 +293,10 @@ hf_err_t hf_faces3d_from_target(const hf_target_t *t, hf_faces3d_t *A)
     err = hf_fraction_from_target(&f, t);
     if (err == HF_OK) {
         A->supp_q = f.Q->length;
-        err = hf_newton_from_fraction(&f, HF_FACES3D_MAX_FACES, &A->Z);
+        err = supp_q_of(&f, A);
     }
+    if (err == HF_OK)
+        err = hf_newton_from_fraction(&f, HF_FACES3D_MAX_FACES, &A->Z);
     hf_fraction_clear(&f);
     if (err == HF_ERR_LIMIT) {
         hf_error_clear();
@@ -453,8 +490,17 @@ hf_err_t hf_faces3d_combine(hf_faces3d_t *A)
     }
     hf_err_t err = knapsack_delta(A, share, &A->delta);
     _fmpq_vec_clear(share, A->nfacets ? A->nfacets : 1);
+    HF_TRY(err);
+    HF_TRY(hf_faces3d_zone_count(A));
+    long zone = A->base + A->zone_delta;
+    if (A->seg_bound < zone)
+        zone = A->seg_bound;
     A->bound = A->base + A->delta;
-    return err;
+    if (zone >= A->bound)
+        A->bound = zone;
+    else
+        A->weak_kind = HF_FACES3D_WEAK_SHARES;
+    return HF_OK;
 }
 
 /* ---------------------------------------------------------------- description */
@@ -479,6 +525,35 @@ static void put(char *buf, size_t n, size_t *pos, const char *fmt, ...)
     va_end(ap);
     if (k > 0)
         *pos += (size_t)k;
+}
+
+void hf_faces3d_weakest(const hf_faces3d_t *A, char *buf, size_t n)
+{
+    const int64_t *u = A->weak_u;
+    int has_u = u[0] || u[1] || u[2];
+    if (n == 0)
+        return;
+    switch (A->weak_kind) {
+    case HF_FACES3D_WEAK_SHARES:
+        snprintf(buf, n, "the gains shared around lost facets");
+        break;
+    case HF_FACES3D_WEAK_EDGE_SEGMENT:
+        snprintf(buf, n, "a segment along (%lld,%lld,%lld)", (long long)u[0], (long long)u[1],
+                 (long long)u[2]);
+        break;
+    case HF_FACES3D_WEAK_SEGMENT:
+        snprintf(buf, n, "a segment across the edge directions");
+        break;
+    case HF_FACES3D_WEAK_POLYGON:
+        if (has_u)
+            snprintf(buf, n, "a polygon with normal (%lld,%lld,%lld)", (long long)u[0],
+                     (long long)u[1], (long long)u[2]);
+        else
+            snprintf(buf, n, "a polygon");
+        break;
+    default:
+        snprintf(buf, n, "a three-dimensional polytope");
+    }
 }
 
 void hf_faces3d_describe(const hf_faces3d_t *A, char *buf, size_t n)

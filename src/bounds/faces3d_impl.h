@@ -16,6 +16,26 @@ long hf_faces3d_lattice_length(const int64_t *a, const int64_t *b);
  * error that the count on P = [0, e2] for chain:d=3 must catch. */
 extern int hf_faces3d_test_unshared;
 
+/* Test-only (tests/test_faces3d.c), planted errors in the zone count that the direct
+ * counts must catch: the points claimed on every zone circle (3, Lemma 11.11; a planted 5
+ * claims two too many), and skipping the exact count of the segments along edge
+ * directions (as if Lemma 11.10's count covered them). */
+extern int hf_faces3d_test_zone_threshold;
+extern int hf_faces3d_test_skip_edge_segments;
+
+/* The zone count (faces3d_zones.c): nzones, nzones_gaining, zone_delta, seg_bound,
+ * weak_kind and weak_u from the face values, base and q_exps. */
+hf_err_t hf_faces3d_zone_count(hf_faces3d_t *A);
+
+/* The covering problem of the zone count (docs/math.md §11.13), exposed for its tests: the
+ * least, over sets X of the nf facet normals holding every forced one (forced may be NULL),
+ * of sum_{F in X} cost[F] + 2 sum_{zones z with use[z]} max(y0[z], t[z] - |X n z|), where
+ * on[F * nz + z] says that normal F lies on zone z. *exact = 0 when the search stopped at
+ * its node cap: *out is then a smaller value, still a lower bound. */
+hf_err_t hf_faces3d_cover_min(long nf, long nz, const char *on, const char *use, const long *cost,
+                              const char *forced, const long *t, const long *y0, long *out,
+                              int *exact);
+
 /* Keys forced inside an edge of X of lattice length len over the Z-edge e: the edge lemma
  * (sigmoid-type: min(len + 1, 4) keys on it) or Descartes' rule (roots + 1 keys on it),
  * less its two endpoints. */

@@ -59,8 +59,12 @@ static json_t *span_free_json(const hf_certificate_t *c)
     json_object_set_new(o, "supp_q_feasible", json_boolean(c->supp_q_feasible));
     json_object_set_new(o, "boundary", json_integer(c->boundary));
     json_object_set_new(o, "other_supports_at_least", json_integer(c->nonpoint));
-    if (c->dim == 3)
+    if (c->dim == 3) {
         json_object_set_new(o, "faces", json_string(c->faces));
+        json_object_set_new(o, "weakest", json_string(c->weakest));
+        json_object_set_new(o, "shares_at_least", json_integer(c->shares));
+        json_object_set_new(o, "zones_at_least", json_integer(c->zones));
+    }
     return o;
 }
 
@@ -70,8 +74,9 @@ static void print_faces3d(const hf_certificate_t *c)
     printf("faces       Newt(Q): %s\n", c->faces);
     printf("span-free   m* >= %ld over all integer keys  (face accounting: a head whose hull is "
            "a translate of Newt(Q) has the keys supp(Q), %ld, %s; any other hull forces at "
-           "least %ld keys on its boundary)\n",
-           c->lb, c->supp_q, c->supp_q_feasible ? "feasible" : "infeasible", c->nonpoint);
+           "least %ld keys, the fewest on %s)\n",
+           c->lb, c->supp_q, c->supp_q_feasible ? "feasible" : "infeasible", c->nonpoint,
+           c->weakest);
 }
 
 /* Build the product head into h (initialised by the caller) and check it exactly and

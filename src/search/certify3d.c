@@ -57,10 +57,13 @@ hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out)
     out->dim = 3;
     out->boundary = A.base;
     out->nonpoint = A.bound;
+    out->shares = A.base + A.delta;
+    out->zones = A.seg_bound < A.base + A.zone_delta ? A.seg_bound : A.base + A.zone_delta;
     out->supp_q = m;
     out->supp_q_feasible = feasible;
     out->lb = feasible && m < A.bound ? m : A.bound;
     hf_faces3d_describe(&A, out->faces, sizeof out->faces);
+    hf_faces3d_weakest(&A, out->weakest, sizeof out->weakest);
     if (feasible && m <= A.bound) {
         out->certified = 1;
         out->m_star = m;

@@ -1,23 +1,29 @@
 # The span-free arguments in the command line (docs/search.md, "Certified over all keys"):
-# headfuse target prints the 3-D face types and the span-free lower bound (chain:d=3: 22,
-# above the vertex bound 18, not certified), the 3-D certificate where it holds (the
-# zonotope of e1, e2, e3, e1+e2+e3: m* = 15, unique), --json's span_free object, and a
-# search row whose span holds a 3-D certified minimum gets status certified with
-# lb_rule newton_3d; the 2-D argument is still named as before.
+# headfuse target prints the 3-D face types and what the accounting proves (chain:d=3:
+# certified, m* = 24 with one minimal support, every other support at least 25 keys, the
+# fewest on a polygon; multi:d=3,k=3: not certified, the vertex bound 8), the 3-D
+# certificate where it holds (the zonotope of e1, e2, e3, e1+e2+e3: m* = 15, unique),
+# --json's span_free object, and a search row whose span holds a 3-D certified minimum
+# gets status certified with lb_rule newton_3d; the 2-D argument is still named as before.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
 run 0 "$HEADFUSE" target --family chain:d=3
+grep -q '^certified   m\* = 24 over all integer keys  (three-dimensional face accounting, newton_3d; the minimal support is supp(Q), unique up to translation)$' out.txt ||
+  fail "chain:d=3 certified: $(cat out.txt)"
 grep -q '^faces       Newt(Q): 18 vertices; 28 edges (28 sigmoid-type of length 1); 12 facets (4 hexagons with 1 inner key, 8 quadrilaterals)$' out.txt ||
   fail "chain:d=3 faces: $(cat out.txt)"
-grep -q '^span-free   m\* >= 22 over all integer keys  (face accounting: a head whose hull is a translate of Newt(Q) has the keys supp(Q), 24, feasible; any other hull forces at least 22 keys on its boundary)$' out.txt ||
+grep -q '^span-free   m\* >= 24 over all integer keys  (face accounting: a head whose hull is a translate of Newt(Q) has the keys supp(Q), 24, feasible; any other hull forces at least 25 keys, the fewest on a polygon)$' out.txt ||
   fail "chain:d=3 span-free: $(cat out.txt)"
-grep -q '^certified' out.txt && fail "chain:d=3 is not certified: $(cat out.txt)"
 out=$("$HEADFUSE" target --family chain:d=3 --json)
-[ "$(json_get "$out" 'o["span_free"]["lb"], o["span_free"]["rule"], o["span_free"]["dim"]')" = "(22, 'newton_3d', 3)" ] ||
+[ "$(json_get "$out" 'o["span_free"]["lb"], o["span_free"]["rule"], o["span_free"]["dim"]')" = "(24, 'newton_3d', 3)" ] ||
   fail "chain:d=3 span_free: $out"
-[ "$(json_get "$out" 'o["span_free"]["supp_q"], o["span_free"]["other_supports_at_least"]')" = "(24, 22)" ] ||
+[ "$(json_get "$out" 'o["span_free"]["supp_q"], o["span_free"]["other_supports_at_least"], o["span_free"]["weakest"]')" = "(24, 25, 'a polygon')" ] ||
   fail "chain:d=3 span_free counts: $out"
-[ "$(json_get "$out" 'o["m_star_certified"], o["lb"]')" = "(None, 18)" ] || fail "chain:d=3: $out"
+[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"]')" = "(24, 'newton_3d', 18)" ] || fail "chain:d=3: $out"
+
+run 0 "$HEADFUSE" target --family multi:d=3,k=3
+grep -q '^certified' out.txt && fail "multi:d=3,k=3 is not certified: $(cat out.txt)"
+grep -q '^span-free   m\* >= 8 over all integer keys ' out.txt || fail "multi:d=3,k=3: $(cat out.txt)"
 
 cat >diagonal.json <<'EOF'
 {"name": "diagonal", "d": 3, "dv": 1, "heads": [
