@@ -123,16 +123,14 @@ static void head_softmax(const hf_approx_head_t *h, const double *q, int skip, d
     }
 }
 
-void hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out)
+hf_err_t hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out)
 {
-    double *p = malloc((size_t)h->m * sizeof *p);
-    if (!p) {
-        for (int j = 0; j < h->dv; j++)
-            out[j] = NAN;
-        return;
-    }
+    double *p = hf_malloc((size_t)h->m * sizeof *p);
+    if (!p)
+        return HF_ERR_NOMEM;
     head_softmax(h, q, -1, p, out);
     free(p);
+    return HF_OK;
 }
 
 long hf_approx_nparams(int m, int d, int dv)
@@ -266,14 +264,14 @@ static double mse_skip(const hf_approx_head_t *h, const hf_approx_data_t *s, int
     return sum / ((double)s->n * s->dv);
 }
 
-double hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s)
+hf_err_t hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s, double *mse)
 {
-    double *work = malloc((size_t)(h->m + h->dv) * sizeof *work);
+    double *work = hf_malloc((size_t)(h->m + h->dv) * sizeof *work);
     if (!work)
-        return NAN;
-    double e = mse_skip(h, s, -1, work);
+        return HF_ERR_NOMEM;
+    *mse = mse_skip(h, s, -1, work);
     free(work);
-    return e;
+    return HF_OK;
 }
 
 hf_err_t hf_approx_least_useful(const hf_approx_head_t *h, const hf_approx_data_t *s, int *atom,

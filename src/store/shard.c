@@ -225,24 +225,26 @@ done:
     return rc;
 }
 
-/* Append the buffered texts to /text (each from a fresh block) and their index
- * entries to /found. */
-static herr_t write_found(hf_shard_t *sh)
+/* Blocks of /text the buffered texts take (each from a fresh block). */
+static hsize_t text_blocks(const hf_shard_t *sh)
 {
     hsize_t blocks = 0;
     for (long i = 0; i < sh->nbuf; i++)
         blocks += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
-    char *bytes = calloc(blocks ? blocks : 1, TEXT_BLOCK);
-    if (!bytes)
-        return -1;
-    hsize_t at = 0;
+    return blocks;
+}
+
+/* Append the buffered texts to /text (each from a fresh block), laid out in bytes
+ * (text_blocks(sh) blocks, zeroed), and their index entries to /found. */
+static herr_t write_found(hf_shard_t *sh, char *bytes)
+{
+    hsize_t blocks = text_blocks(sh), at = 0;
     for (long i = 0; i < sh->nbuf; i++) {
         sh->buf[i].offset = (int64_t)((sh->ntext + at) * TEXT_BLOCK);
         memcpy(bytes + at * TEXT_BLOCK, sh->buftext[i], (size_t)sh->buf[i].length);
         at += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
     }
     herr_t rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
-    free(bytes);
     if (rc >= 0)
         rc = append(sh->found, sh->found_mtype, &sh->nfound, (hsize_t)sh->nbuf, 0, sh->buf);
     return rc;
@@ -316,19 +318,29 @@ static hf_err_t write_unit(hf_shard_t *sh, const hf_unit_record_t *u)
     hsize_t need = sizeof *u + (hsize_t)sh->nbuf * (sizeof *sh->buf + TEXT_BLOCK);
     for (long i = 0; i < sh->nbuf; i++)
         need += (hsize_t)sh->buf[i].length;
+    /* the texts' blocks are laid out before anything is written: out of memory leaves the
+     * shard as it was */
+    hsize_t blocks = text_blocks(sh);
+    char *bytes = NULL;
+    if (sh->nbuf > 0 && !(bytes = hf_calloc(blocks ? blocks : 1, TEXT_BLOCK))) {
+        buf_clear(sh); /* the unit is not recorded; the shard stays usable */
+        return HF_ERR_NOMEM;
+    }
     hf_h5_quiet_begin(&q);
     if ((err = reserve(sh, need)) != HF_OK) {
+        free(bytes);
         buf_clear(sh); /* the unit is not recorded; the shard stays usable */
         hf_h5_quiet_end(&q);
         return err;
     }
     if ((sh->nbuf > 0 &&
-         (write_found(sh) < 0 || HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0)) ||
+         (write_found(sh, bytes) < 0 || HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0)) ||
         (u && (append(sh->units, sh->unit_mtype, &sh->nunits, 1, 0, u) < 0 ||
                HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0))) {
         sh->broken = 1;
         err = hf_h5_fail(HF_ERR_IO, sh->path, "writing a finished unit");
     }
+    free(bytes);
     buf_clear(sh);
     hf_h5_quiet_end(&q);
     return err;
