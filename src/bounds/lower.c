@@ -786,7 +786,7 @@ static hf_err_t lb_ctx_init(lb_ctx_t *cx, int newton)
     cx->primes[0] = n_nextprime(UWORD(1) << 61, 1);
     for (int i = 1; i < LB_PRIMES; i++)
         cx->primes[i] = n_nextprime(cx->primes[i - 1], 1);
-    HF_TRY(hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX));
+    hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX);
     return hf_bounds_arr_init(&cx->arr);
 }
 

@@ -217,10 +217,10 @@ static void hash_reset(hf_exact_t *e)
 static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
 {
     int W = e->W;
-    ulong h = 0;
+    uint64_t h = HF_HASH_INIT;
     for (int w = 0; w < W; w++)
-        h = (h ^ key[w]) * UWORD(0x9E3779B97F4A7C15);
-    h ^= h >> 29;
+        h = hf_hash_word(h, key[w]);
+    h = hf_hash_mix(h);
     ulong mask = (ulong)e->hcap - 1;
     for (ulong s = h & mask;; s = (s + 1) & mask) {
         ulong *slot = e->hkey + s * W;
@@ -241,8 +241,7 @@ static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
 /* hash_row for one-word keys (the common case): no memcpy or memcmp. */
 static inline long hash_row1(hf_exact_t *e, ulong key, long *nrows)
 {
-    ulong h = key * UWORD(0x9E3779B97F4A7C15);
-    h ^= h >> 29;
+    uint64_t h = hf_hash_mix(key);
     ulong mask = (ulong)e->hcap - 1;
     for (ulong s = h & mask;; s = (s + 1) & mask) {
         if (e->hstamp[s] != e->gen) {

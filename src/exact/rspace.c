@@ -29,7 +29,10 @@
 #define RS_BOX_MAX (INT64_C(1) << 62)
 #define RS_DENSE_MAX (INT64_C(1) << 24)
 
-/* Open-addressing map from a monomial's mixed-radix index to a row number. */
+/* Open-addressing map from a monomial's mixed-radix index to a row number. Not core's
+ * hf_index_t: it is sized once for a count known beforehand and never grows, and it is
+ * probed for every term of every unknown, so the keys sit in the slots (no call back to
+ * compare them). */
 typedef struct {
     long cap; /* power of two */
     int64_t *key;
@@ -60,8 +63,7 @@ static void rs_map_clear(rs_map_t *mp)
 /* Slot of key x: either where it is, or the empty slot where it belongs. */
 static long rs_map_slot(const rs_map_t *mp, int64_t x)
 {
-    uint64_t h = (uint64_t)x * UINT64_C(0x9E3779B97F4A7C15);
-    h ^= h >> 31;
+    uint64_t h = hf_hash_mix((uint64_t)x);
     long mask = mp->cap - 1;
     for (long s = (long)(h & (uint64_t)mask);; s = (s + 1) & mask)
         if (mp->val[s] < 0 || mp->key[s] == x)
