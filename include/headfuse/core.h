@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "headfuse/error.h"
 
@@ -136,6 +137,15 @@ long hf_ivset_insert(hf_ivset_t *s, const int64_t *key, int *added);
 
 /* Index of key[b], or -1 when absent. */
 long hf_ivset_find(const hf_ivset_t *s, const int64_t *key);
+
+/* ---------------------------------------------------------------- whole files */
+
+/* The rest of the stream f as one NUL-terminated buffer: *out (malloc'd) and *len, its
+ * bytes before the NUL (len may be NULL); set only on HF_OK. max > 0 refuses more than max
+ * bytes. Errors name path: HF_ERR_IO "PATH: cannot read: REASON", HF_ERR_LIMIT "PATH:
+ * larger than MAX bytes", HF_ERR_NOMEM. The one reader of whole files (target JSON, job
+ * files, a job's state files); the caller opens f and words a failure to open it. */
+hf_err_t hf_read_stream(FILE *f, const char *path, size_t max, char **out, size_t *len);
 
 /* ---------------------------------------------------------------- integers in text */
 

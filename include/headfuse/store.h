@@ -59,6 +59,7 @@ typedef struct {
     int64_t *keys;  /* n*m*d */
     char **weights; /* n*m strings "p/q" */
     char **values;  /* n*m*dv strings */
+    long cap;       /* room for supports in keys, weights and values */
 } hf_supports_t;
 
 void hf_supports_init(hf_supports_t *s, long m, int d, int dv);
@@ -101,6 +102,7 @@ typedef struct {
     hf_row_t *rows;
     hf_supports_t *supports; /* nrows entries */
     char **target_json;      /* nrows entries: the target as JSON text */
+    long caprows;            /* room for rows in rows, supports and target_json */
     long nunits;
     hf_unit_record_t *units;
     /* provenance (root attributes); strings may be NULL when writing */

@@ -178,18 +178,11 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
     if (m > HF_APPROX_ATOMS_MAX)
         return hf_error(HF_ERR_LIMIT, "approximate head: more than %d atoms", HF_APPROX_ATOMS_MAX);
     int d = h->d, dv = h->dv;
-    double *k = hf_realloc(h->keys, (size_t)m * d * sizeof *k);
-    if (!k)
-        return HF_ERR_NOMEM;
-    h->keys = k;
-    double *b = hf_realloc(h->biases, (size_t)m * sizeof *b);
-    if (!b)
-        return HF_ERR_NOMEM;
-    h->biases = b;
-    double *v = hf_realloc(h->values, (size_t)m * dv * sizeof *v);
-    if (!v)
-        return HF_ERR_NOMEM;
-    h->values = v;
+    long cap = h->m; /* an atom is d keys, one bias and dv values */
+    HF_TRY(hf_grow_arrays(
+        &cap, m, 3, (void **const[]){(void **)&h->keys, (void **)&h->biases, (void **)&h->values},
+        (const size_t[]){(size_t)d * sizeof *h->keys, sizeof *h->biases,
+                         (size_t)dv * sizeof *h->values}));
     while (h->m < m) {
         int big = 0;
         for (int i = 1; i < h->m; i++)
@@ -198,9 +191,10 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
         /* two copies with half the weight each: the same function */
         h->biases[big] -= M_LN2;
         int n = h->m;
-        memcpy(h->keys + (size_t)n * d, h->keys + (size_t)big * d, (size_t)d * sizeof *k);
+        memcpy(h->keys + (size_t)n * d, h->keys + (size_t)big * d, (size_t)d * sizeof *h->keys);
         h->biases[n] = h->biases[big];
-        memcpy(h->values + (size_t)n * dv, h->values + (size_t)big * dv, (size_t)dv * sizeof *v);
+        memcpy(h->values + (size_t)n * dv, h->values + (size_t)big * dv,
+               (size_t)dv * sizeof *h->values);
         h->m++;
     }
     return HF_OK;

@@ -135,19 +135,7 @@ static hf_err_t lb_tgt_alloc(lb_tgt_t *T, int d, int dv, int heads, long atoms, 
 
 static hf_err_t lb_tgt_reserve_nnz(lb_tgt_t *T, long need)
 {
-    if (need <= T->cap_nnz)
-        return HF_OK;
-    long cap = 2 * T->cap_nnz > need ? 2 * T->cap_nnz : need;
-    int *idx = hf_realloc(T->kidx, (size_t)cap * sizeof *idx);
-    if (!idx)
-        return HF_ERR_NOMEM;
-    T->kidx = idx;
-    int64_t *val = hf_realloc(T->kval, (size_t)cap * sizeof *val);
-    if (!val)
-        return HF_ERR_NOMEM;
-    T->kval = val;
-    T->cap_nnz = cap;
-    return HF_OK;
+    return HF_GROW2(&T->kidx, &T->kval, &T->cap_nnz, need);
 }
 
 static hf_err_t lb_buf_fmpq(hf_bounds_buf_t *b, const fmpq_t x)

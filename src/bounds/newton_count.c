@@ -69,7 +69,7 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
     int *block = hf_malloc((size_t)(H ? H : 1) * sizeof *block);
     int *members = hf_malloc((size_t)(H ? H : 1) * sizeof *members);
     int64_t *gens = NULL, *all = NULL;
-    long *lens = NULL, m = 0, nall = 0;
+    long *lens = NULL, m = 0, nall = 0, cap_all = 0;
     fmpz_t c;
     fmpz_init(c);
     fmpz_one(count);
@@ -90,12 +90,7 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
         HF_CHECK(err, hf_bounds_line_groups(t, members, nm, &all_lines, &gens, &lens, &m), cleanup);
         if (all_lines) { /* the zonotope's generators, counted together below */
             if (m) {
-                int64_t *p = hf_realloc(all, (size_t)(nall + m) * d * sizeof *p);
-                if (!p) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                all = p;
+                HF_CHECK(err, HF_GROW(&all, &cap_all, (nall + m) * d), cleanup);
                 memcpy(all + nall * d, gens, (size_t)m * d * sizeof *gens);
                 nall += m;
             }

@@ -135,24 +135,9 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                 *ok = 0;
                 goto cleanup;
             }
-            if (np * win > cap_pairs) { /* room for np rows of width win */
-                int64_t *q = hf_realloc(pairs, (size_t)np * win * sizeof *q);
-                if (!q) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                pairs = q;
-                cap_pairs = np * win;
-            }
-            if (np > cap_order) {
-                long *o = hf_realloc(order, (size_t)np * sizeof *o);
-                if (!o) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                order = o;
-                cap_order = np;
-            }
+            /* room for np rows of width win */
+            HF_CHECK(err, HF_GROW(&pairs, &cap_pairs, np * win), cleanup);
+            HF_CHECK(err, HF_GROW(&order, &cap_order, np), cleanup);
             const int64_t *X = (const int64_t *)st->key;
             for (long x = 0; x < nx; x++)
                 for (long m = 0; m < M.n; m++) {

@@ -162,20 +162,10 @@ static hf_err_t workspace_reserve(hf_exact_t *e, long m)
         monos = m;
     long entries = m * e->nterms + m * nq * (e->dv - 1);
 
-    if (m > e->mcap) {
-        long c = e->mcap ? e->mcap : 16;
-        while (c < m)
-            c *= 2;
-        int64_t *sk = hf_realloc(e->skeys, (size_t)c * d * sizeof *sk);
-        if (!sk)
-            return HF_ERR_NOMEM;
-        e->skeys = sk;
-        ulong *kp = hf_realloc(e->kpack, (size_t)c * d * sizeof *kp);
-        if (!kp)
-            return HF_ERR_NOMEM;
-        e->kpack = kp;
-        e->mcap = c;
-    }
+    /* a key is d coordinates in skeys and d words in kpack */
+    HF_TRY(hf_grow_arrays(
+        &e->mcap, m, 2, (void **const[]){(void **)&e->skeys, (void **)&e->kpack},
+        (const size_t[]){(size_t)d * sizeof *e->skeys, (size_t)d * sizeof *e->kpack}));
     if (2 * monos > e->hcap) {
         long c = 64;
         while (c < 2 * monos)
@@ -192,15 +182,10 @@ static hf_err_t workspace_reserve(hf_exact_t *e, long m)
         }
         e->hcap = c;
     }
-    if (entries > e->ecap) {
-        long c = e->ecap, c1 = c, c2 = c;
-        /* three arrays of one capacity: each grows alike from the same c */
-        HF_TRY(HF_GROW(&e->erow, &c, entries));
-        HF_TRY(HF_GROW(&e->ecol, &c1, entries));
-        HF_TRY(HF_GROW(&e->eterm, &c2, entries));
-        e->ecap = c;
-    }
-    return HF_OK;
+    return hf_grow_arrays(
+        &e->ecap, entries, 3,
+        (void **const[]){(void **)&e->erow, (void **)&e->ecol, (void **)&e->eterm},
+        (const size_t[]){sizeof *e->erow, sizeof *e->ecol, sizeof *e->eterm});
 }
 
 /* Start a fresh hash generation: every slot becomes empty in O(1). */
@@ -364,37 +349,9 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
 static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
 {
     long cells = R * n;
-    if (cells > e->mcells) {
-        long c = e->mcells ? e->mcells : 1024;
-        while (c < cells)
-            c *= 2;
-        uint32_t *p = hf_realloc(e->ment, (size_t)c * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        e->ment = p;
-        e->mcells = c;
-    }
-    if (R > e->rcap) {
-        long c = e->rcap ? e->rcap : 64;
-        while (c < R)
-            c *= 2;
-        uint32_t **rows = hf_realloc(e->mrows, (size_t)c * sizeof *rows);
-        if (!rows)
-            return HF_ERR_NOMEM;
-        e->mrows = rows;
-        long *rmap = hf_realloc(e->rmap, (size_t)c * sizeof *rmap);
-        if (!rmap)
-            return HF_ERR_NOMEM;
-        e->rmap = rmap;
-        e->rcap = c;
-    }
-    if (n > e->ncap) {
-        long *nz = hf_realloc(e->mnz, (size_t)n * sizeof *nz);
-        if (!nz)
-            return HF_ERR_NOMEM;
-        e->mnz = nz;
-        e->ncap = n;
-    }
+    HF_TRY(HF_GROW(&e->ment, &e->mcells, cells));
+    HF_TRY(HF_GROW2(&e->mrows, &e->rmap, &e->rcap, R));
+    HF_TRY(HF_GROW(&e->mnz, &e->ncap, n));
     memset(e->ment, 0, (size_t)cells * sizeof *e->ment);
     for (long r = 0; r < R; r++)
         e->mrows[r] = e->ment + r * n;

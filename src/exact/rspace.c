@@ -118,15 +118,8 @@ static void rs_free(rs_t *w)
 static hf_err_t rs_push(rs_t *w, long row, long col, const fmpz_t v)
 {
     if (w->nent == w->capent) {
-        long cap = w->capent ? 2 * w->capent : 1024;
-        long *r = hf_realloc(w->erow, (size_t)cap * sizeof *r);
-        if (!r)
-            return HF_ERR_NOMEM;
-        w->erow = r;
-        long *c = hf_realloc(w->ecol, (size_t)cap * sizeof *c);
-        if (!c)
-            return HF_ERR_NOMEM;
-        w->ecol = c;
+        long cap = w->capent; /* at least 1024 entries, then doubled */
+        HF_TRY(HF_GROW2(&w->erow, &w->ecol, &cap, w->nent < 1024 ? 1024 : w->nent + 1));
         fmpz *x = _fmpz_vec_init(cap);
         for (long i = 0; i < w->nent; i++)
             fmpz_swap(x + i, w->eval + i);

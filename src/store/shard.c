@@ -173,18 +173,7 @@ hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit
 {
     if (!record)
         return hf_error(HF_ERR_INTERNAL, "%s: found record is NULL", sh->path);
-    if (sh->nbuf == sh->capbuf) {
-        long cap = sh->capbuf ? 2 * sh->capbuf : 8;
-        hf_found_mem_t *nb = hf_realloc(sh->buf, (size_t)cap * sizeof *nb);
-        if (!nb)
-            return HF_ERR_NOMEM;
-        sh->buf = nb;
-        char **nt = hf_realloc(sh->buftext, (size_t)cap * sizeof *nt);
-        if (!nt)
-            return HF_ERR_NOMEM;
-        sh->buftext = nt;
-        sh->capbuf = cap;
-    }
+    HF_TRY(HF_GROW2(&sh->buf, &sh->buftext, &sh->capbuf, sh->nbuf + 1));
     char *copy = hf_strdup(record);
     if (!copy)
         return HF_ERR_NOMEM;

@@ -31,15 +31,13 @@ hf_err_t hf_shards_list(const char *dir, char ***paths, long *n)
     }
     struct dirent *de;
     hf_err_t e = HF_OK;
+    long cap = 0;
     while ((de = readdir(d))) {
         if (!is_shard_name(de->d_name))
             continue;
-        char **p = hf_realloc(*paths, (size_t)(*n + 1) * sizeof *p);
-        if (!p) {
-            e = HF_ERR_NOMEM;
+        if ((e = HF_GROW(paths, &cap, *n + 1)) != HF_OK)
             break;
-        }
-        *paths = p;
+        char **p = *paths;
         size_t len = strlen(dir) + strlen(de->d_name) + 2;
         p[*n] = hf_malloc(len);
         if (!p[*n]) {
