@@ -7,7 +7,7 @@
  * factor, coefficients jointly primitive and Q(1,...,1) > 0. This form is unique, so
  * two targets are equal functions iff their fractions are identical. The lcm is built
  * from the irreducible factors of the heads' denominators and only those factors are
- * tested for cancellation (docs/exact-test.md section 1); no size limit is applied:
+ * tested for cancellation (docs/exact-test.md §1); no size limit is applied:
  * hf_fraction_estimate says beforehand how much memory the construction will take. */
 #ifndef HEADFUSE_ALGEBRA_H
 #define HEADFUSE_ALGEBRA_H
@@ -52,7 +52,7 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
  * product and usually much smaller (B is then an estimate, not a bound: a divisor can
  * have more terms than the product, which takes cyclotomic factors to arrange). The
  * process's measured peak is 0.6 to 0.85 of the estimate on the families (chain:d=14:
- * 1.54 GiB against 2.38 GiB; docs/performance.md section 13). Targets built by gcds
+ * 1.54 GiB against 2.38 GiB; docs/performance.md §13). Targets built by gcds
  * (a denominator of degree over 256) hold polynomials of the same sizes.
  * Errors: as hf_fraction_from_target for invalid targets, HF_ERR_NOMEM. */
 hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes);

@@ -1,6 +1,6 @@
 /* Declarations shared inside the algebra module: the pieces both constructions of P/Q
  * use (a fraction's allocation, the target checks, a head as N/D, the normal form) and
- * the two constructions themselves (docs/exact-test.md section 1). */
+ * the two constructions themselves (docs/exact-test.md §1). */
 #ifndef HF_ALGEBRA_IMPL_H
 #define HF_ALGEBRA_IMPL_H
 

@@ -5,7 +5,7 @@
  * With x_j = exp(q_j) a head is N/D (D = sum c_i x^k_i, N = sum c_i v_i x^k_i). P/Q is
  * built from the irreducible factors of the heads' denominators (fraction_factor.c); a
  * target with a denominator too large to factor cheaply is built by gcds instead
- * (fraction_gcd.c). Both give the same unique form (docs/exact-test.md section 1). */
+ * (fraction_gcd.c). Both give the same unique form (docs/exact-test.md §1). */
 #include <stdlib.h>
 #include <string.h>
 

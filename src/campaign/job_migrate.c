@@ -1,4 +1,4 @@
-/* The journalled move of an edited job's state (docs/jobs.md, "Changing a job"): when a
+/* The journalled move of an edited job's state (docs/jobs.md, "Extending a campaign"): when a
  * resumed job's entries moved, every entry whose definition is unchanged keeps its state
  * under its new index, and a process killed half-way leaves a journal that the next run
  * finishes first. */

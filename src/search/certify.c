@@ -1,5 +1,5 @@
-/* Minima proven over all integer keys, not only within a span (MATH.md 7.5), for targets
- * whose Newton polytope is a polygon (docs/search.md, "Certified over all keys"); three
+/* Minima proven over all integer keys, not only within a span (docs/math.md §9.3, §11.6), for
+ * targets whose Newton polytope is a polygon (docs/search.md, "Certified over all keys"); three
  * dimensions are certify3d.c's, called from the entry point here.
  *
  * Let T = P/Q (reduced) depend on two coordinates with Z = Newt(Q) a polygon, and let K

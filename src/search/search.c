@@ -225,7 +225,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     if (mk->last > 0 && s->last > mk->last)
         s->last = mk->last;
     hf_search_extents(&s->frac, s->qext);
-    /* widths add under Minkowski sums (MATH 7.4): a span below an extent of Newt(Q) holds
+    /* widths add under Minkowski sums (docs/math.md §5.6): a span below an extent of Newt(Q) holds
      * no support, whatever the engine */
     if (prunes && hf_search_rbox_points(&s->frac, span) == 0)
         s->last = s->first - 1;

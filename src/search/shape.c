@@ -1,4 +1,4 @@
-/* The shape of every support, from Newt(Q) (MATH.md 7.3, 7.4; docs/search.md, "Shape
+/* The shape of every support, from Newt(Q) (docs/math.md §8.1, §8.3; docs/search.md, "Shape
  * rules"), for the search object and its engines:
  *  - extents: every support is at least as wide as Newt(Q) along each coordinate (widths
  *    add under Minkowski sums), so a span below an extent holds no support; the box B_R of

@@ -1,4 +1,4 @@
-/* The symmetry group of a target (symmetry.h; MATH.md section 3): which signed coordinate
+/* The symmetry group of a target (symmetry.h; docs/math.md §3.3): which signed coordinate
  * permutations map T to alpha T + beta, and the group they generate.
  *
  * Candidates are rejected fast and exactly by evaluating both targets modulo a prime at
