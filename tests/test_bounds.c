@@ -655,6 +655,7 @@ static void test_lower_capped(void)
 static void newton_of(const hf_target_t *t, long max_faces, hf_newton_t *N)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_newton_init(N);
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_newton_from_fraction(&f, max_faces, N), HF_OK);
@@ -669,6 +670,7 @@ static void newton_of(const hf_target_t *t, long max_faces, hf_newton_t *N)
 static void check_newton(const hf_target_t *t, const hf_newton_t *N)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     int d = t->d;
     slong e[HF_D_MAX];
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);

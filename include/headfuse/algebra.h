@@ -23,8 +23,14 @@ typedef struct {
     fmpz_mpoly_t Q;
 } hf_fraction_t;
 
-/* Build P/Q of a target. f is initialised by the call (clear it even on error). Not
- * collective. Errors: HF_ERR_INPUT (d, dv or a head invalid, naming the target and the
+/* Fractions follow the ownership rule (docs/architecture.md, "Conventions"): init makes
+ * the empty fraction (d = 1, dv = 0; allocates nothing, cannot fail), the value an output
+ * is initialised to; clear frees it and leaves the empty fraction, and the caller clears
+ * every fraction it initialised, on success and on error alike. */
+void hf_fraction_init(hf_fraction_t *f);
+
+/* Build P/Q of a target into f (initialised), replacing its value; on failure f keeps its
+ * value. Not collective. Errors: HF_ERR_INPUT (d, dv or a head invalid, naming the target and the
  * head), HF_ERR_NOMEM, HF_ERR_LIMIT (FLINT could not take a gcd of denominators of
  * huge degree). Takes about the memory hf_fraction_estimate gives, and time roughly
  * linear in the number of terms of P and Q. */

@@ -37,7 +37,9 @@ hf_err_t hf_fraction_normalise(hf_fraction_t *f, const char *name);
  * answer: the result is then P/Q over the lcm, not in lowest terms). *factored = 0 when
  * a denominator was not factored (a coordinate's degree over
  * HF_FRACTION_FACTOR_DEGREE_MAX, or FLINT gave up): f is then left as initialised and
- * the caller builds P/Q by gcds. f initialised by the call, as hf_fraction_from_target. */
+ * the caller builds P/Q by gcds. f is uninitialised and initialised by the call (clear it
+ * even on error), as hf_fraction_from_gcds: hf_fraction_from_target builds aside with
+ * them. */
 hf_err_t hf_fraction_from_factors(hf_fraction_t *f, const hf_target_t *t, int reduce,
                                   int *factored);
 

@@ -816,17 +816,16 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
     hf_fraction_t f;
     hf_newton_t N;
     long *value = NULL, bound = 1;
-    int have_f = 0;
     double terms = 1;
     fmpz_t v;
     fmpz_init(v);
+    hf_fraction_init(&f);
     hf_newton_init(&N);
     *done = 0;
     for (int h = 0; h < t->nheads; h++)
         terms *= (double)t->heads[h].natoms;
     if (terms > (double)LB_PACK_TERMS || t->d > LB_PACK_DIM)
         goto cleanup;
-    have_f = 1;
     HF_CHECK(err, hf_fraction_from_target(&f, t), cleanup);
     HF_CHECK(err, hf_newton_from_fraction(&f, LB_PACK_FACES, &N), cleanup);
     if (!N.faces_complete)
@@ -852,8 +851,7 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
 cleanup:
     free(value);
     hf_newton_clear(&N);
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     fmpz_clear(v);
     return err;
 }

@@ -29,8 +29,9 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int
     hf_target_t sub;
     hf_fraction_t f;
     hf_newton_t N;
-    int have_sub = 0, have_f = 0;
     double terms = 1;
+    hf_target_init_empty(&sub);
+    hf_fraction_init(&f);
     hf_newton_init(&N);
     for (int k = 0; k < nh; k++)
         terms *= (double)t->heads[heads[k]].natoms;
@@ -39,10 +40,8 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int
         return HF_OK;
     }
     HF_CHECK(err, hf_target_init(&sub, t->name, t->d, t->dv), cleanup);
-    have_sub = 1;
     for (int k = 0; k < nh; k++)
         HF_CHECK(err, hf_target_add_head(&sub, t->heads + heads[k]), cleanup);
-    have_f = 1;
     HF_CHECK(err, hf_fraction_from_target(&f, &sub), cleanup);
     HF_CHECK(err, hf_newton_from_fraction(&f, 0, &N), cleanup);
     fmpz_set_si(count, N.nverts);
@@ -53,10 +52,8 @@ cleanup:
         *known = 0;
     }
     hf_newton_clear(&N);
-    if (have_f)
-        hf_fraction_clear(&f);
-    if (have_sub)
-        hf_target_clear(&sub);
+    hf_fraction_clear(&f);
+    hf_target_clear(&sub);
     return err;
 }
 

@@ -52,7 +52,8 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
     if (t->d != 2)
         return HF_OK;
     hf_newton_init(&N);
-    HF_TRY(hf_fraction_from_target(&f, t));
+    hf_fraction_init(&f);
+    HF_CHECK(err, hf_fraction_from_target(&f, t), done);
     err = hf_newton_from_fraction(&f, 0, &N);
     if (err == HF_ERR_LIMIT) {
         hf_error_clear();

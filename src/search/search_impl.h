@@ -138,7 +138,6 @@ struct hf_search_s {
     int top;                    /* as hf_search_make_t.top */
     hf_search_shared_t *shared; /* the top-level search's own_shared */
     hf_search_shared_t own_shared;
-    int has_t, has_frac;    /* which of t, frac need clearing */
     int64_t qext[HF_D_MAX]; /* extents of Newt(Q): every support is at least this wide */
     long span_lb;           /* within-span bound (0: not computed) */
     long max_atoms;
