@@ -128,6 +128,7 @@ static void check_derivatives(int m, int d, int dv, uint64_t seed)
     snprintf(spec, sizeof spec, "wd:d=%d", d);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, spec), HF_OK);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 40, 1.0, seed), HF_OK);
     /* vector-valued targets: give each value coordinate its own target */
     if (dv > 1) {
@@ -229,6 +230,7 @@ static void test_jacobian_fd_catches_error(void)
     hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 30, 1.0, 5), HF_OK);
     hf_approx_head_t h;
     hf_rng_t rng;
@@ -329,6 +331,7 @@ static void test_split_delete_least_useful(void)
     hf_approx_head_clear(&h);
     h = h8;
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 100, 1.0, 9), HF_OK);
     int atom;
     double mse;
@@ -340,6 +343,7 @@ static void test_split_delete_least_useful(void)
     CU_ASSERT(mse_of(&h, &s) < 1e-28);
     /* the data are reproducible: same seed, same queries and values */
     hf_approx_data_t s2;
+    hf_approx_data_init(&s2);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s2, &t, 100, 1.0, 9), HF_OK);
     CU_ASSERT(!memcmp(s.q, s2.q, 200 * sizeof(double)) && !memcmp(s.t, s2.t, 100 * sizeof(double)));
     hf_approx_data_clear(&s2);
@@ -353,6 +357,7 @@ static void test_bad_data(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     CU_ASSERT_EQUAL(hf_approx_data_make(&s, &t, 0, 1.0, 1), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), "samples") != NULL);
@@ -385,6 +390,7 @@ static void test_solve_from_perturbed_exact(void)
     hf_approx_head_init_empty(&h);
     product_head("wd:d=2", &t, &h);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 200, 1.0, 21), HF_OK);
     hf_rng_t rng;
     hf_rng_seed(&rng, 22);
@@ -481,6 +487,7 @@ static void check_w2_table(long product_max)
         CU_ASSERT(r.rows[i].best_restart >= 0 && r.rows[i].best_restart < r.rows[i].restarts);
         CU_ASSERT(r.rows[i].head.m == r.rows[i].m);
         hf_approx_data_t s;
+        hf_approx_data_init(&s);
         /* the stored head reproduces the stored errors on a fresh sample's scale */
         CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 200, 1.0, 99), HF_OK);
         double e = mse_of(&r.rows[i].head, &s);
@@ -542,6 +549,8 @@ static void test_file_round_trip(void)
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
     hf_approx_prov_init(&p);
+    hf_approx_result_init(&back);
+    hf_approx_prov_init(&pb);
     CU_ASSERT_EQUAL_FATAL(hf_approx_run(MPI_COMM_WORLD, &t, &o, &r), HF_OK);
     p.version = strdup("0.1.0");
     p.command_line = strdup("headfuse approx --family wd:d=2 --atoms 2..4");
@@ -635,6 +644,8 @@ static void test_file_write_faults(void)
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
     hf_approx_prov_init(&p);
+    hf_approx_result_init(&back);
+    hf_approx_prov_init(&pb);
     CU_ASSERT_EQUAL_FATAL(hf_approx_run(MPI_COMM_WORLD, &t, &o, &r), HF_OK);
     p.version = strdup("0.1.0");
     p.ranks = 1;

@@ -87,8 +87,10 @@ typedef struct {
     double target_rms; /* sqrt(mean t^2): the scale of "rounding level" */
 } hf_approx_data_t;
 
-/* Draw n >= 1 queries with the seed (sigma > 0) and evaluate the target. s is
- * initialised by the call; clear it even on error. */
+/* The empty sample (n = 0; allocates nothing, cannot fail). */
+void hf_approx_data_init(hf_approx_data_t *s);
+/* Draw n >= 1 queries with the seed (sigma > 0) and evaluate the target into s
+ * (initialised), replacing its value; on failure s keeps its value. */
 hf_err_t hf_approx_data_make(hf_approx_data_t *s, const hf_target_t *t, long n, double sigma,
                              uint64_t seed);
 void hf_approx_data_clear(hf_approx_data_t *s);

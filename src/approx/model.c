@@ -202,35 +202,43 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
 
 /* ---------------------------------------------------------------- samples */
 
+void hf_approx_data_init(hf_approx_data_t *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
 hf_err_t hf_approx_data_make(hf_approx_data_t *s, const hf_target_t *t, long n, double sigma,
                              uint64_t seed)
 {
-    memset(s, 0, sizeof *s);
     if (n < 1 || n > HF_APPROX_SAMPLES_MAX)
         return hf_error(HF_ERR_INPUT, "samples: must be 1..%ld", HF_APPROX_SAMPLES_MAX);
     if (!(sigma > 0) || !isfinite(sigma))
         return hf_error(HF_ERR_INPUT, "sigma: must be a positive number");
-    s->q = hf_malloc((size_t)n * t->d * sizeof *s->q);
-    s->t = hf_malloc((size_t)n * t->dv * sizeof *s->t);
-    if (!s->q || !s->t) {
-        hf_approx_data_clear(s);
+    hf_approx_data_t x; /* built aside: s keeps its value on failure */
+    hf_approx_data_init(&x);
+    x.q = hf_malloc((size_t)n * t->d * sizeof *x.q);
+    x.t = hf_malloc((size_t)n * t->dv * sizeof *x.t);
+    if (!x.q || !x.t) {
+        hf_approx_data_clear(&x);
         return HF_ERR_NOMEM;
     }
-    s->n = n;
-    s->d = t->d;
-    s->dv = t->dv;
+    x.n = n;
+    x.d = t->d;
+    x.dv = t->dv;
     hf_rng_t rng;
     hf_rng_seed(&rng, seed);
     double sum = 0;
     for (long i = 0; i < n; i++) {
-        double *q = s->q + i * t->d, *y = s->t + i * t->dv;
+        double *q = x.q + i * t->d, *y = x.t + i * t->dv;
         for (int j = 0; j < t->d; j++)
             q[j] = sigma * hf_rng_normal(&rng);
         hf_target_eval(t, q, y);
         for (int j = 0; j < t->dv; j++)
             sum += y[j] * y[j];
     }
-    s->target_rms = sqrt(sum / ((double)n * t->dv));
+    x.target_rms = sqrt(sum / ((double)n * t->dv));
+    hf_approx_data_clear(s);
+    *s = x;
     return HF_OK;
 }
 
@@ -240,7 +248,7 @@ void hf_approx_data_clear(hf_approx_data_t *s)
         return;
     free(s->q);
     free(s->t);
-    memset(s, 0, sizeof *s);
+    hf_approx_data_init(s);
 }
 
 /* ---------------------------------------------------------------- error, residual */

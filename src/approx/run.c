@@ -348,6 +348,8 @@ hf_err_t hf_approx_run(MPI_Comm comm, const hf_target_t *t, const hf_approx_opts
     best_t b;
     memset(&R, 0, sizeof R);
     memset(&b, 0, sizeof b);
+    hf_approx_data_init(&R.train);
+    hf_approx_data_init(&R.test);
     R.comm = comm;
     R.o = o;
     R.res = res;

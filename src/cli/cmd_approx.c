@@ -193,6 +193,8 @@ int cli_table_approx(const char *path, int fmt)
 {
     hf_approx_result_t r;
     hf_approx_prov_t p;
+    hf_approx_result_init(&r);
+    hf_approx_prov_init(&p);
     hf_err_t e = hf_approx_file_read(path, &r, &p);
     if (e != HF_OK) {
         int status = cli_fail("table", e);
