@@ -187,6 +187,7 @@ static void test_entry_and_resume(void)
     /* the merge of the directory: 28 finished units, one found record of size 7 */
     if (rank == 0) {
         hf_shards_merged_t g;
+        hf_shards_merged_init(&g);
         CU_ASSERT_EQUAL(hf_shards_merge(dir, "no such fingerprint", &g), HF_ERR_INPUT);
         hf_error_clear();
         char **paths;
@@ -335,6 +336,7 @@ static void test_search_file(void)
     if (rank == 0) {
         CU_ASSERT_EQUAL(row.m_star, 4);
         hf_result_t r;
+        hf_result_init(&r);
         CU_ASSERT_EQUAL(hf_campaign_result_read(out, &r), HF_OK);
         CU_ASSERT_EQUAL(r.nrows, 1);
         CU_ASSERT_EQUAL(r.ranks, size);

@@ -165,11 +165,13 @@ static void test_guard_real_reader(void)
     make_file();
     hf_h5_read_guard_enable(1);
     hf_result_t r;
+    hf_result_init(&r);
     CU_ASSERT_EQUAL(hf_result_read(path, &r), HF_ERR_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "not an HDF5 file"));
     CU_ASSERT_EQUAL(r.nrows, 0);
     hf_result_clear(&r);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL(hf_shard_read(path, "fp", &d), HF_ERR_CORRUPT);
     CU_ASSERT_EQUAL(d.nunits, 0);
     hf_shard_data_clear(&d);

@@ -490,7 +490,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                           .label = t->name};
     hf_sched_outcome_t oc;
     e = hf_sched_run(comm, s, &so, &hooks, &oc);
-    hf_err_t ce = hf_shard_close(&shard);
+    hf_err_t ce = hf_shard_destroy(&shard);
     if (e == HF_OK)
         e = ce;
     e = hf_agree_all(comm, e);
@@ -554,7 +554,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
     if (shard)
-        hf_shard_close(&shard);
+        hf_shard_destroy(&shard);
     hf_shards_merged_clear(&g);
     free(done);
     hf_search_destroy(&s);
@@ -676,6 +676,7 @@ static hf_err_t check_out(const char *out, int force, int resume, const hf_targe
     if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
         return e;
     hf_result_t r;
+    hf_result_init(&r);
     char *json = hf_target_to_json(t);
     if (!json)
         return HF_ERR_NOMEM;

@@ -186,11 +186,10 @@ void hf_campaign_remove_state(hf_campaign_state_t *st)
 
 /* ------------------------------------------------------------------ rows */
 
-/* Read entry i's finished row and check it belongs to that entry. */
+/* Read entry i's finished row into r (initialised) and check it belongs to that entry. */
 static hf_err_t read_row(hf_campaign_state_t *st, long i, hf_result_t *r)
 {
     const char *path = hf_campaign_entry_row(st, i);
-    hf_result_init(r);
     HF_TRY(hf_result_read(path, r));
     hf_target_t t;
     hf_target_init_empty(&t);
@@ -250,6 +249,7 @@ hf_err_t hf_campaign_assemble(hf_campaign_state_t *st, const char *out, const ch
     snprintf(first, sizeof first, "%s", start);
     for (long i = 0; i < st->job->nentries; i++) {
         hf_result_t r;
+        hf_result_init(&r);
         hf_err_t e = read_row(st, i, &r);
         if (e == HF_OK)
             e = hf_result_add_row(res, r.rows, r.supports, r.target_json[0]);

@@ -1024,6 +1024,7 @@ done:
     return err;
 }
 
+/* The file into r, uninitialised: initialised here (clear it even on error). */
 static hf_err_t result_read(const char *path, hf_result_t *r)
 {
     hf_h5_quiet_t q;
@@ -1157,7 +1158,6 @@ static hf_err_t probe_result(const char *path, const void *arg)
 
 hf_err_t hf_result_read(const char *path, hf_result_t *r)
 {
-    hf_result_init(r);
     /* a file given by mistake (a JSON target, a plot) is bad input, not a damaged result */
     if (hf_h5_signature(path) == 0)
         return hf_error(HF_ERR_INPUT,
@@ -1165,5 +1165,15 @@ hf_err_t hf_result_read(const char *path, hf_result_t *r)
                         "search or run writes)",
                         path);
     hf_err_t err = hf_h5_read_guard(path, "result file", probe_result, NULL, NULL);
-    return err != HF_OK ? err : result_read(path, r);
+    if (err != HF_OK)
+        return err;
+    hf_result_t nr; /* read aside: r keeps its value on failure */
+    err = result_read(path, &nr);
+    if (err == HF_OK) {
+        hf_result_clear(r);
+        *r = nr;
+    } else {
+        hf_result_clear(&nr);
+    }
+    return err;
 }

@@ -368,9 +368,9 @@ hf_err_t hf_shard_debug_write_found(hf_shard_t *sh)
     return write_unit(sh, NULL);
 }
 
-hf_err_t hf_shard_close(hf_shard_t **shp)
+hf_err_t hf_shard_destroy(hf_shard_t **shp)
 {
-    hf_shard_t *sh = *shp;
+    hf_shard_t *sh = shp ? *shp : NULL;
     if (!sh)
         return HF_OK;
     *shp = NULL;
@@ -402,6 +402,11 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
 
 /* ---- reading ---- */
 
+void hf_shard_data_init(hf_shard_data_t *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
 void hf_shard_data_clear(hf_shard_data_t *d)
 {
     for (long i = 0; i < d->nfound; i++)
@@ -412,7 +417,7 @@ void hf_shard_data_clear(hf_shard_data_t *d)
     free(d->found_m);
     free(d->found_row);
     free(d->units);
-    memset(d, 0, sizeof *d);
+    hf_shard_data_init(d);
 }
 
 /* A completed range, as found records name it. */
@@ -519,7 +524,7 @@ done:
  * of /units, refuse any other invalid unit record, and keep the found records of
  * completed ranges only, each checked against the text's bounds and its checksum
  * (records of ranges in flight may be partial and are dropped unread). Runs inside the
- * read guard (hf_shard_read). */
+ * read guard (hf_shard_read). out is uninitialised: initialised here, empty on error. */
 static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
     hf_h5_quiet_t q;
@@ -532,7 +537,7 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     hsize_t nu = 0, nf = 0, nt = 0;
     void *buf;
 
-    memset(out, 0, sizeof *out);
+    hf_shard_data_init(out);
     hf_h5_quiet_begin(&q);
     HF_CHECK(err, hf_h5_open_read(path, "shard", 1, &file), done);
     if (H5Aexists(file, "format") <= 0) {
@@ -701,13 +706,17 @@ hf_err_t hf_shards_guard(char *const *paths, long n, const char *fingerprint, in
 
 hf_err_t hf_shard_read_after_guard(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
-    memset(out, 0, sizeof *out);
-    return shard_read(path, fingerprint, out);
+    hf_shard_data_t d; /* read aside: out keeps its value on failure */
+    hf_err_t err = shard_read(path, fingerprint, &d);
+    if (err == HF_OK) {
+        hf_shard_data_clear(out);
+        *out = d;
+    }
+    return err;
 }
 
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
-    memset(out, 0, sizeof *out);
     hf_err_t err = hf_h5_read_guard(path, "shard", probe_shard, fingerprint, NULL);
-    return err != HF_OK ? err : shard_read(path, fingerprint, out);
+    return err != HF_OK ? err : hf_shard_read_after_guard(path, fingerprint, out);
 }

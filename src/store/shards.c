@@ -70,6 +70,11 @@ void hf_shards_list_free(char **paths, long n)
     free(paths);
 }
 
+void hf_shards_merged_init(hf_shards_merged_t *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
 void hf_shards_merged_clear(hf_shards_merged_t *g)
 {
     for (long i = 0; i < g->nfound; i++)
@@ -206,13 +211,14 @@ static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit, int64_t lo)
     return j < s->n && r[j].lo == lo ? r[j].owner : -1;
 }
 
-hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
+hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *out)
 {
+    hf_shards_merged_t merged, *g = &merged; /* built aside: out keeps its value on failure */
     char **paths;
     long n, ucap = 0, fcap = 0;
     unit_map_t accepted;
     umap_init(&accepted);
-    memset(g, 0, sizeof *g);
+    hf_shards_merged_init(g);
     HF_TRY(hf_shards_list(dir, &paths, &n));
     /* one guarded child for all the shards, not one each (1024 forks took 50 s) */
     int guarded = 0;
@@ -221,6 +227,7 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
         hf_error_prefix("corrupt shard (move it away to recompute its units)");
     for (long s = 0; s < n && e == HF_OK; s++) {
         hf_shard_data_t d;
+        hf_shard_data_init(&d);
         e = guarded ? hf_shard_read_after_guard(paths[s], fp, &d) : hf_shard_read(paths[s], fp, &d);
         if (e != HF_OK) {
             if (e == HF_ERR_CORRUPT)
@@ -261,8 +268,12 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
     }
     umap_clear(&accepted);
     hf_shards_list_free(paths, n);
-    if (e != HF_OK)
+    if (e == HF_OK) {
+        hf_shards_merged_clear(out);
+        *out = merged;
+    } else {
         hf_shards_merged_clear(g);
+    }
     return e;
 }
 
