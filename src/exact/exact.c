@@ -14,6 +14,7 @@
  * of the c part is decided by sign inspection (nullity 1) or by the exact simplex in
  * simplex.c. Every feasible answer is re-checked (M w = 0, c > 0) and every Gordan
  * certificate is re-checked (y >= 0, y != 0, y^T N_c = 0) in exact arithmetic. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +341,9 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
             }
         }
     }
+    /* every term of Q and of each P_j lands once per key and value component: the count
+     * the workspace was reserved for */
+    assert(E == m * e->nterms + m * e->toff[1] * (dv - 1) && E <= e->ecap);
     *nrows = R;
     *nentries = E;
     return HF_OK;
@@ -358,6 +362,7 @@ static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
     for (long x = 0; x < E; x++)
         e->mrows[e->erow[x]][e->ecol[x]] = e->tmod[e->eterm[x]];
     *rank = hf_exact_rank_modp(e->mrows, R, n, e->mnz);
+    assert(*rank >= 0 && *rank <= (R < n ? R : n));
     return HF_OK;
 }
 

@@ -12,6 +12,7 @@
  * ever writes new chunks: a kill can tear a write (the kernel stops between pages),
  * and a torn rewrite of a shared chunk would destroy records already committed. */
 #define _GNU_SOURCE /* fallocate */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -233,6 +234,7 @@ static herr_t write_found(hf_shard_t *sh, char *bytes)
         memcpy(bytes + at * TEXT_BLOCK, sh->buftext[i], (size_t)sh->buf[i].length);
         at += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
     }
+    assert(at == blocks); /* every text in blocks of its own, as the reader expects */
     herr_t rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
     if (rc >= 0)
         rc = append(sh->found, sh->found_mtype, &sh->nfound, (hsize_t)sh->nbuf, 0, sh->buf);

@@ -2,6 +2,7 @@
  * finished ranges of cells and their found records (the unit map: a range is kept iff
  * it overlaps no range of its unit kept before, in shard and record order), removal,
  * and the one encoding of a found support's witness. */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -196,6 +197,9 @@ static hf_err_t umap_accept(unit_map_t *u, int64_t m, int64_t unit, int64_t lo, 
     memmove(r + j + 1, r + j, (size_t)(s->n - j) * sizeof *r);
     r[j] = nr;
     s->n++;
+    /* the unit's accepted ranges stay disjoint and sorted: no cell is counted twice */
+    assert(j == 0 || r[j - 1].hi <= lo);
+    assert(j + 1 == s->n || hi <= r[j + 1].lo);
     *added = 1;
     return HF_OK;
 }
