@@ -600,8 +600,10 @@ static void test_bad_input(void)
     fmpq_set_si(t.heads[1].weights + 1, -1, 2);
     hf_error_clear();
     CU_ASSERT_EQUAL(hf_bounds_lower(&t, lb), HF_ERR_INPUT);
-    printf("\n  message: %s\n", hf_error_msg());
-    CU_ASSERT(strstr(hf_error_msg(), "heads[1]: atoms[1].weight") != NULL);
+    int named = strstr(hf_error_msg(), "heads[1]: atoms[1].weight") != NULL;
+    CU_ASSERT(named);
+    if (!named)
+        fprintf(stderr, "\n  message: %s\n", hf_error_msg());
     hf_target_clear(&t);
     fmpz_clear(lb);
 }
