@@ -1,6 +1,6 @@
 /* The small tools every module shares, each written once: a hash, a seeded generator,
- * growable arrays, a sort with a context, a hash index, a set of integer vectors and a
- * strict integer parser. */
+ * growable arrays, a sort with a context, a hash index, a set of integer vectors, a reader
+ * of whole files and a strict integer parser. */
 #ifndef HEADFUSE_CORE_H
 #define HEADFUSE_CORE_H
 
@@ -95,7 +95,8 @@ int hf_cmp_rows(const void *ctx, long a, long b);
  * caller says which stored item equals its key (eq); the index keeps each item's hash, so
  * it grows without looking at the items, and eq runs only on an equal hash. Users: the
  * integer-vector set below, the search's face memo, the cone engine's hyperplanes, the
- * symmetry group's elements and orbits. */
+ * symmetry group's elements and orbits, the shard merge's unit map, the bounds' maps of
+ * byte strings. */
 typedef int (*hf_index_eq_fn)(const void *ctx, long item); /* 1: item is the key in ctx */
 
 typedef struct {

@@ -5,7 +5,7 @@
  * sink (sink.c), through which every engine hands over its candidates. An engine is a table
  * of operations (hf_engine_ops_t) named in HF_ENGINE_TABLE (search.h); it keeps its own
  * state in s->data. search.c dispatches through the table and never asks which engine it
- * runs. docs/architecture.md ("The search's engines") says how to add one.
+ * runs. docs/architecture.md, "The search's engines", says how to add one.
  *
  * Internally a key set is a sorted array of point indices in the box {0..S}^d: the index
  * of x is its base-(S+1) number with coordinate 0 the most significant digit, so index
