@@ -11,9 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "headfuse/symmetry.h" /* before campaign.h: FLINT before PETSc's complex I */
 #include "headfuse/agree.h"
 #include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
+#include "headfuse/stop.h"
 #include "unit.h"
 
 static int rank, size;
@@ -125,6 +127,48 @@ static void test_agree_root_and_message(void)
 static hf_search_opts_t chain_opts(void)
 {
     return (hf_search_opts_t){.span = 3, .max_atoms = 0, .engine = HF_ENGINE_PLAIN};
+}
+
+/* The orbit count across the ranks: W_2's group (order 4: the swap, and negating both
+ * coordinates) on four 2-key supports, {(0,0),(0,1)} and {(0,0),(1,0)} one orbit (the swap),
+ * {(0,0),(1,1)} and {(0,1),(1,0)} one each: 3 orbits on every rank count; one support is
+ * one orbit; a stop between representatives stops every rank. */
+static void test_count_orbits(void)
+{
+    hf_target_t t;
+    hf_fraction_t f;
+    hf_fraction_init(&f);
+    hf_group_t *g = NULL;
+    hf_target_init_empty(&t);
+    CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_from_target(&f, &t) == HF_OK);
+    CU_ASSERT_FATAL(hf_group_create(&t, &f, &g) == HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_group_order(g), 4);
+    const int64_t keys[4][4] = {{0, 0, 0, 1}, {0, 0, 1, 0}, {0, 0, 1, 1}, {0, 1, 1, 0}};
+    char one[] = "1", *w[2] = {one, one};
+    hf_supports_t sup;
+    long n_sym = -7;
+    hf_supports_init(&sup, 2, 2, 1);
+    for (int i = 0; rank == 0 && i < 4; i++)
+        CU_ASSERT_FATAL(hf_supports_push(&sup, keys[i], w, w) == HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_count_orbits(MPI_COMM_WORLD, g, &sup, &n_sym), HF_OK);
+    if (rank == 0)
+        CU_ASSERT_EQUAL(n_sym, 3);
+    /* a stop at the first representative of rank 0 reaches every rank */
+    hf_stop_at(HF_STOP_ORBITS, rank == 0 ? 1 : 0);
+    CU_ASSERT_EQUAL(hf_campaign_count_orbits(MPI_COMM_WORLD, g, &sup, &n_sym), HF_ERR_INTERRUPTED);
+    hf_stop_reset();
+    hf_supports_clear(&sup);
+    hf_supports_init(&sup, 2, 2, 1);
+    if (rank == 0)
+        CU_ASSERT_FATAL(hf_supports_push(&sup, keys[3], w, w) == HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_count_orbits(MPI_COMM_WORLD, g, &sup, &n_sym), HF_OK);
+    if (rank == 0)
+        CU_ASSERT_EQUAL(n_sym, 1);
+    hf_supports_clear(&sup);
+    hf_group_destroy(&g);
+    hf_fraction_clear(&f);
+    hf_target_clear(&t);
 }
 
 static void test_entry_and_resume(void)
@@ -559,13 +603,15 @@ int hf_register_tests(void)
                                            {"first item wins", test_agree_first},
                                            {"root and message", test_agree_root_and_message},
                                            {NULL, NULL}};
-    static const hf_unit_case_t campaign[] = {{"entry and resume", test_entry_and_resume},
-                                              {"certified shortcut", test_certified_shortcut},
-                                              {"fingerprints pinned", test_fingerprints_pinned},
-                                              {"entry options and rows", test_entry_opts_and_rows},
-                                              {"search to a file", test_search_file},
-                                              {"job run and resume", test_job},
-                                              {NULL, NULL}};
+    static const hf_unit_case_t campaign[] = {
+        {"orbits counted across the ranks", test_count_orbits},
+        {"entry and resume", test_entry_and_resume},
+        {"certified shortcut", test_certified_shortcut},
+        {"fingerprints pinned", test_fingerprints_pinned},
+        {"entry options and rows", test_entry_opts_and_rows},
+        {"search to a file", test_search_file},
+        {"job run and resume", test_job},
+        {NULL, NULL}};
     static const hf_unit_case_t witness[] = {{"head json, records, supports", test_head_json},
                                              {NULL, NULL}};
     if (hf_unit_suite("agree", agree) || hf_unit_suite("campaign", campaign) ||

@@ -23,6 +23,9 @@
 #include "headfuse/store.h"
 #include "headfuse/target.h"
 
+/* headfuse/symmetry.h (not included: its FLINT headers clash with PETSc's complex I) */
+typedef struct hf_group_s hf_group_t;
+
 /* ------------------------------------------------------------------ one row */
 
 typedef struct {
@@ -36,6 +39,14 @@ typedef struct {
      * computes them, once, for the certified shortcut, the search's sizes and the row */
     const hf_bounds_t *bounds;
 } hf_campaign_cfg_t;
+
+/* Collective: the number of orbits under grp among the sorted supports of sup (read on
+ * rank 0 only; the others may pass an empty one) into *n_sym on rank 0: -1 when the
+ * group's order is unknown and there are several supports; one support is one orbit.
+ * The representatives (hf_group_orbit_rep) are computed across the ranks, the stop flag
+ * polled between them (HF_ERR_INTERRUPTED on every rank after a stop). */
+hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf_supports_t *sup,
+                                  long *n_sym);
 
 /* Collective. On rank 0, fills row, supports (initialised by the call on every rank)
  * and appends the unit log to units/nunits (realloc'd). Returns HF_ERR_INTERRUPTED

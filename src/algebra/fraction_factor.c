@@ -21,6 +21,7 @@
 #include <flint/fmpz_vec.h>
 
 #include "algebra/algebra_impl.h"
+#include "headfuse/stop.h"
 
 /* A distinct irreducible factor of L, primitive with a positive leading coefficient so
  * that equal factors are identical polynomials, and its power in L. */
@@ -291,6 +292,8 @@ static hf_err_t sum_over_lcm(hf_fraction_t *f, build_t *b, const char *name)
     fmpz_mpoly_one(L, f->ctx);
     for (long g = 0; g < b->ngroups; g++) {
         const group_t *gr = b->groups + g;
+        /* one step multiplies P by a factor: seconds at the largest targets */
+        HF_CHECK(err, hf_stop_check(HF_STOP_FRACTION), cleanup);
         split_against_lcm(b, gr, A, G, T);
         const fmpz_mpoly_struct *Lg = L; /* L_{k-1} / G */
         if (!fmpz_mpoly_is_one(G, f->ctx)) {
@@ -365,6 +368,7 @@ static hf_err_t reduce_by_factors(hf_fraction_t *f, const build_t *b, const char
     fmpz_mpoly_init(T, f->ctx);
     for (long i = 0; i < b->nfactors; i++) {
         int divided = b->factors[i].may_cancel;
+        HF_CHECK(err, hf_stop_check(HF_STOP_FRACTION), cleanup);
         for (slong r = 0; r < b->factors[i].mult && divided; r++)
             HF_CHECK(err, divide_out(f, b->factors[i].poly, T, &divided, name), cleanup);
     }

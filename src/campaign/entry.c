@@ -3,6 +3,7 @@
  * certified shortcut; a search written to its own RESULT.h5 (headfuse/campaign.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "campaign/campaign_impl.h"
 #include "headfuse/campaign.h"
 #include "headfuse/sched.h"
+#include "headfuse/stop.h"
 #include "headfuse/symmetry.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -53,6 +55,7 @@ static int cmp_done(const void *a, const void *b)
 typedef struct {
     hf_shard_t *shard;
     int row, rank;
+    long ranges; /* ranges of cells this rank finished and saved in this run */
 } hook_ctx_t;
 
 /* A found support goes to the shard as its record (hf_found_encode), with the range of
@@ -63,9 +66,7 @@ static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int6
     hook_ctx_t *c = vctx;
     char *s;
     HF_TRY(hf_found_encode(m, keys, w, &s));
-    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, lo, s);
-    free(s);
-    return e;
+    return hf_shard_take_found(c->shard, c->row, m, unit, lo, s);
 }
 
 static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
@@ -81,7 +82,25 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_
                           .nodes = nodes,
                           .found = found,
                           .seconds = seconds};
-    return hf_shard_finish_unit(c->shard, &r);
+    HF_TRY(hf_shard_finish_unit(c->shard, &r));
+    c->ranges++;
+    return HF_OK;
+}
+
+/* A stop that came in a phase of the entry: its message ("stopped on request while ...",
+ * headfuse/stop.h) says also what was kept and what --resume will do. Other errors, and a
+ * stop relayed from another rank, pass unchanged. */
+static hf_err_t stop_said(hf_err_t e, const char *fmt, ...)
+{
+    if (e != HF_ERR_INTERRUPTED || hf_error_is_relayed())
+        return e;
+    char what[1024], tail[1024];
+    snprintf(what, sizeof what, "%s", hf_error_msg());
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tail, sizeof tail, fmt, ap);
+    va_end(ap);
+    return hf_error(HF_ERR_INTERRUPTED, "%s; %s", what, tail);
 }
 
 /* ------------------------------------------------------------------ reduction */
@@ -116,21 +135,20 @@ static hf_err_t sort_keylists(int64_t *const *keys, long n, long len, long *idx)
     return hf_sort(idx, n, cmp_keylists, &k);
 }
 
-/* The supports of size m_star (sorted canonically, each decoded once from its record)
- * and the number of orbits among them. */
-static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t,
-                                const hf_shards_merged_t *g, long m_star, hf_supports_t *sup,
-                                long *n_sym)
+/* The supports of size m_star, sorted canonically, each decoded once from its record. */
+static hf_err_t reduce_supports(const hf_target_t *t, const hf_shards_merged_t *g, long m_star,
+                                hf_supports_t *sup)
 {
     long n = 0, len = m_star * t->d, cap = g->nfound ? g->nfound : 1;
     hf_head_t *w = hf_calloc((size_t)cap, sizeof *w);
     int64_t **keys = hf_calloc((size_t)cap, sizeof *keys);
-    int64_t **reps = hf_calloc((size_t)cap, sizeof *reps);
     long *idx = hf_malloc((size_t)cap * sizeof *idx);
-    hf_err_t e = w && keys && reps && idx ? HF_OK : HF_ERR_NOMEM;
+    hf_err_t e = w && keys && idx ? HF_OK : HF_ERR_NOMEM;
     for (long i = 0; e == HF_OK && i < g->nfound; i++) {
         if (g->found_m[i] != m_star)
             continue;
+        if ((e = hf_stop_check(HF_STOP_MERGE)) != HF_OK)
+            break;
         hf_head_init(&w[n], t->d, t->dv);
         n++;
         e = hf_found_decode(g->found_record[i], m_star, &w[n - 1]);
@@ -145,32 +163,93 @@ static hf_err_t reduce_supports(const hf_search_t *s, const hf_target_t *t,
         }
         e = hf_supports_push_head(sup, &w[idx[i]]);
     }
-    /* one support is one orbit: its image is not computed (for a support of 10^5 keys it
-     * is the whole cost of the row) */
-    *n_sym = n;
-    for (long i = 0; e == HF_OK && n > 1 && i < n; i++) {
-        if (!(reps[i] = hf_malloc((size_t)(len ? len : 1) * sizeof **reps)))
-            e = HF_ERR_NOMEM;
-        else
-            e = hf_group_orbit_rep(hf_search_group(s), m_star, keys[i], reps[i]);
-    }
-    if (e == HF_OK && n > 1)
-        e = sort_keylists(reps, n, len, idx);
-    if (e == HF_OK && n > 1) {
-        *n_sym = 0;
-        for (long i = 0; i < n; i++)
-            if (i == 0 || cmp_keys(reps[idx[i - 1]], reps[idx[i]], len))
-                (*n_sym)++;
-    }
     for (long i = 0; w && i < n; i++)
         hf_head_clear(&w[i]);
-    for (long i = 0; reps && i < n; i++)
-        free(reps[i]);
     free(idx);
-    free(reps);
     free(keys);
     free(w);
     return e;
+}
+
+/* Orbit representatives of more supports than this many key coordinates in all are
+ * computed on rank 0 alone (not broadcast): every rank would hold a copy. */
+#define ORBITS_DEALT_MAX (1L << 25)
+
+/* (headfuse/campaign.h) Each rank computes the canonical representatives (the smallest
+ * image) of supports i = rank, rank + size, ..., polling the stop flag, and rank 0 counts
+ * the distinct ones. One support is one orbit, whatever the group: its image is not
+ * computed (for a support of 10^5 keys that was the whole cost of the row). */
+hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf_supports_t *sup,
+                                  long *n_sym)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    long nml[3] = {0, 0, 0}; /* supports, atoms each, key coordinates each */
+    if (rank == 0) {
+        nml[0] = sup->n;
+        nml[1] = sup->m;
+        nml[2] = sup->m * sup->d;
+    }
+    MPI_Bcast(nml, 3, MPI_LONG, 0, comm);
+    long n = nml[0], m = nml[1], len = nml[2];
+    *n_sym = n;
+    if (n <= 1)
+        return HF_OK;
+    if (hf_group_order(grp) < 0) {
+        *n_sym = -1;
+        return HF_OK;
+    }
+    int dealt = size > 1 && (double)n * (double)len <= (double)ORBITS_DEALT_MAX;
+    if (!dealt && rank != 0)
+        return hf_agree_root(comm, HF_OK); /* rank 0 counts alone */
+    int step = dealt ? size : 1, me = dealt ? rank : 0;
+    long mine = me < n ? (n - 1 - me) / step + 1 : 0;
+    int64_t *all = rank == 0 ? sup->keys : hf_malloc((size_t)(n * len) * sizeof *all);
+    int64_t *reps = hf_malloc((size_t)(mine > 0 ? mine * len : 1) * sizeof *reps);
+    int64_t *got = rank == 0 ? hf_malloc((size_t)(n * len) * sizeof *got) : NULL;
+    int *counts = rank == 0 ? hf_malloc((size_t)size * sizeof *counts) : NULL;
+    int *displs = rank == 0 ? hf_malloc((size_t)size * sizeof *displs) : NULL;
+    long *idx = rank == 0 ? hf_malloc((size_t)n * sizeof *idx) : NULL;
+    int64_t **lists = rank == 0 ? hf_malloc((size_t)n * sizeof *lists) : NULL;
+    hf_err_t e = all && reps && (rank != 0 || (got && counts && displs && idx && lists))
+                     ? HF_OK
+                     : HF_ERR_NOMEM;
+    if (dealt && (e = hf_agree_all(comm, e)) == HF_OK)
+        MPI_Bcast(all, (int)(n * len), MPI_INT64_T, 0, comm); /* n len <= 2^25 */
+    for (long k = 0; e == HF_OK && k < mine; k++)
+        if ((e = hf_stop_check(HF_STOP_ORBITS)) == HF_OK)
+            e = hf_group_orbit_rep(grp, m, all + (me + k * step) * len, reps + k * len);
+    if (dealt && (e = hf_agree_all(comm, e)) == HF_OK) {
+        int cnt = (int)(mine * len);
+        MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+        for (int r = 0; rank == 0 && r < size; r++)
+            displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
+        MPI_Gatherv(reps, cnt, MPI_INT64_T, got, counts, displs, MPI_INT64_T, 0, comm);
+    } else if (e == HF_OK) {
+        memcpy(got, reps, (size_t)(n * len) * sizeof *got);
+    }
+    if (e == HF_OK && rank == 0) {
+        /* rank r's k-th representative is support r + k step's, gathered in rank order */
+        long at = 0;
+        for (int r = 0; r < step; r++)
+            for (long i = r; i < n; i += step)
+                lists[i] = got + (at++) * len;
+        e = sort_keylists(lists, n, len, idx);
+        *n_sym = 0;
+        for (long i = 0; e == HF_OK && i < n; i++)
+            if (i == 0 || cmp_keys(lists[idx[i - 1]], lists[idx[i]], len))
+                (*n_sym)++;
+    }
+    if (rank != 0)
+        free(all);
+    free(reps);
+    free(got);
+    free(counts);
+    free(displs);
+    free(idx);
+    free(lists);
+    return hf_agree_root(comm, e);
 }
 
 /* The product head as the one stored minimal support of a certified row. */
@@ -430,7 +509,9 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (fe == HF_OK)
         fe = hf_campaign_certified(t, sopts, b, cfg->max_name ? cfg->max_name : "max_atoms",
                                    &shortcut);
-    hf_err_t e = hf_agree_all(comm, fe);
+    hf_err_t e = stop_said(hf_agree_all(comm, fe),
+                           "the search was not started, nothing new is saved: rerun the same "
+                           "command (with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
     if (shortcut) {
@@ -452,7 +533,9 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         e = hf_campaign_fingerprint(t, sopts, hf_search_engine(s), fp);
         ro.engine = hf_engine_name(hf_search_engine(s));
     }
-    e = hf_agree_all(comm, e);
+    e = stop_said(hf_agree_all(comm, e),
+                  "the search was not started, nothing new is saved: rerun the same command "
+                  "(with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
     row->group_order = hf_group_order(hf_search_group(s));
@@ -479,7 +562,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (e != HF_OK)
         goto out;
 
-    hook_ctx_t hc = {shard, cfg->row, rank};
+    hook_ctx_t hc = {shard, cfg->row, rank, 0};
     hf_sched_hooks_t hooks = {hook_found, hook_unit_done, &hc};
     hf_sched_opts_t so = {.first_m = hf_search_first_size(s),
                           .last_m = hf_search_last_size(s),
@@ -498,10 +581,21 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     MPI_Barrier(comm); /* every shard is closed before rank 0 reads them */
     if (oc.interrupted) {
-        e = hf_error(HF_ERR_INTERRUPTED,
-                     "interrupted at size %ld; finished units are saved in %s; rerun the same "
-                     "command with --resume to continue",
-                     oc.last_m + 1, cfg->shard_dir);
+        /* say truthfully what is kept: ranges of cells of this run and of earlier ones */
+        long mine = hc.ranges, now = 0;
+        MPI_Allreduce(&mine, &now, 1, MPI_LONG, MPI_SUM, comm);
+        if (oc.last_m < so.first_m && now == 0)
+            e = hf_error(HF_ERR_INTERRUPTED,
+                         "interrupted while preparing the search (before its first size): "
+                         "nothing was finished in this run%s; rerun the same command with "
+                         "--resume (the preparation is done again)",
+                         ndone ? " (what earlier runs saved stays in the shards)" : "");
+        else
+            e = hf_error(HF_ERR_INTERRUPTED,
+                         "interrupted at size %ld: %ld ranges of cells finished in this run "
+                         "and %ld in earlier runs are saved in %s; rerun the same command with "
+                         "--resume to continue",
+                         oc.last_m + 1, now, ndone, cfg->shard_dir);
         goto out;
     }
 
@@ -514,7 +608,11 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     /* a minimum proven over all integer keys (two dimensions, search.h) certifies the row
      * when the span holds it: then LB is m* itself */
     hf_certificate_t cert;
-    e = hf_agree_all(comm, hf_search_certify(t, &cert));
+    e = stop_said(hf_agree_all(comm, hf_search_certify(t, &cert)),
+                  "every unit of the search is finished and saved in %s: rerun the same "
+                  "command with --resume to write the table (the search is prepared again, "
+                  "no unit is run again)",
+                  cfg->shard_dir);
     if (e != HF_OK)
         goto out;
     ro.cert = &cert;
@@ -522,17 +620,15 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (rank == 0) {
         e = hf_shards_merge(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
-            long nsym = 0;
             hf_supports_clear(sup);
             hf_supports_init(sup, oc.m_star, t->d, t->dv);
-            e = reduce_supports(s, t, &g, oc.m_star, sup, &nsym);
+            e = reduce_supports(t, &g, oc.m_star, sup);
             if (e == HF_OK && sup->n != oc.nfound)
                 e = hf_error(HF_ERR_CORRUPT,
                              "%s: the shards hold %ld supports of size %ld but the search "
                              "found %ld",
                              cfg->shard_dir, sup->n, oc.m_star, oc.nfound);
             row->n_min_raw = sup->n;
-            row->n_min_sym = row->group_order < 0 ? -1 : nsym;
         }
         if (e == HF_OK && oc.m_star < 0)
             row->n_min_raw = row->n_min_sym = 0;
@@ -550,6 +646,16 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         }
     }
     e = hf_agree_root(comm, e);
+    if (e == HF_OK && oc.m_star >= 0) {
+        long nsym = -1;
+        e = hf_campaign_count_orbits(comm, hf_search_group(s), sup, &nsym);
+        row->n_min_sym = nsym;
+    }
+    e = stop_said(e,
+                  "every unit of the search is finished and saved in %s: rerun the same "
+                  "command with --resume to write the table (the search is prepared again, "
+                  "no unit is run again)",
+                  cfg->shard_dir);
     row->seconds = MPI_Wtime() - t0;
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
@@ -745,7 +851,10 @@ hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search
         if (e == HF_OK)
             e = hf_campaign_provenance(&res, o->command_line, o->start, size);
         if (e == HF_OK)
-            e = hf_result_write(o->out, &res);
+            e = stop_said(hf_result_write(o->out, &res),
+                          "%s was not written; every unit is saved in %s: rerun the same "
+                          "command with --resume to write it",
+                          o->out, shard_dir);
         if (e == HF_OK)
             hf_shards_remove(shard_dir);
     }

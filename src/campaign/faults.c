@@ -1,14 +1,19 @@
 /* Testing hooks read from the environment once at start (docs/reliability.md, "Fault
  * injection"): make the Nth store write call or the Nth allocation fail, and report
- * at exit how many of each the run made, to size a sweep over N. */
+ * at exit how many of each the run made, to size a sweep over N; and
+ * HEADFUSE_STOP_AT=PHASE:N, a stop requested at the Nth check of a phase (headfuse/stop.h),
+ * as if SIGUSR1 had come then ("Stopping in every phase"). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "headfuse/campaign.h"
 #include "headfuse/core.h"
+#include "headfuse/stop.h"
 
 /* At exit: the counts, one line on stderr (each rank prints its own). HEADFUSE_FAULT_RANK=R
  * arms the faults on rank R only (a disk full on one node, memory short on one rank). */
@@ -17,6 +22,15 @@ static void print_counts(void)
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     fprintf(stderr, "headfuse: fault points: h5_write=%ld alloc=%ld (pid %ld, rank %s)\n",
             hf_h5_write_calls(), hf_alloc_calls(), (long)getpid(), r ? r : "0");
+    char line[512];
+    int n = snprintf(line, sizeof line, "headfuse: stop checks:");
+#define X(id, text)                                                                                \
+    if (n > 0 && (size_t)n < sizeof line)                                                          \
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s=%ld", #id,                           \
+                      hf_stop_checks(HF_STOP_##id));
+    HF_STOP_PHASES
+#undef X
+    fprintf(stderr, "%s (rank %s)\n", line, r ? r : "0");
 }
 
 /* Parse a non-negative integer variable into *n; 0 if unset or empty. */
@@ -31,8 +45,39 @@ static hf_err_t env_count(const char *name, long *n)
     return HF_OK;
 }
 
+/* HEADFUSE_STOP_AT=PHASE:N, PHASE one of the lower-case names of HF_STOP_PHASES. */
+static hf_err_t stop_at_from_env(void)
+{
+    static const struct {
+        const char *name, *phase;
+    } phases[] = {
+#define X(id, text) {#id, HF_STOP_##id},
+        HF_STOP_PHASES
+#undef X
+    };
+    const char *v = getenv("HEADFUSE_STOP_AT");
+    if (!v || !*v)
+        return HF_OK;
+    const char *colon = strchr(v, ':');
+    long n = 0;
+    for (size_t i = 0; colon && i < sizeof phases / sizeof *phases; i++) {
+        size_t len = strlen(phases[i].name);
+        if ((size_t)(colon - v) != len || strncasecmp(v, phases[i].name, len) != 0)
+            continue;
+        if (hf_parse_long(colon + 1, -1, 1, LONG_MAX, &n) != HF_PARSE_OK)
+            break;
+        hf_stop_at(phases[i].phase, n);
+        return HF_OK;
+    }
+    return hf_error(HF_ERR_INPUT,
+                    "HEADFUSE_STOP_AT=%s: must be PHASE:N with N >= 1 and PHASE one of fraction, "
+                    "rows, rays, sizes, tables, units, exact, merge, orbits, write",
+                    v);
+}
+
 hf_err_t hf_campaign_faults_from_env(void)
 {
+    HF_TRY(stop_at_from_env());
     long h5, alloc, count, only = -2;
     const char *fr = getenv("HEADFUSE_FAULT_RANK"); /* unset: every rank */
     HF_TRY(env_count("HEADFUSE_FAIL_H5_WRITE", &h5));

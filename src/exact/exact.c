@@ -23,6 +23,7 @@
 #include <flint/fmpz_vec.h>
 
 #include "exact/exact_impl.h"
+#include "headfuse/stop.h"
 #include "headfuse/core.h"
 #include "headfuse/exact.h"
 
@@ -629,6 +630,7 @@ static int use_rspace(const hf_exact_t *e, long m, const int64_t *keys)
 hf_err_t hf_exact_check(hf_exact_t *e, long m, const int64_t *keys, int *feasible,
                         hf_reason_t *reason, hf_head_t *witness)
 {
+    HF_TRY(hf_stop_check(HF_STOP_EXACT)); /* one test can take minutes at 10^7 keys */
     if (m >= 1 && use_rspace(e, m, keys)) {
         int applicable = 0;
         HF_TRY(hf_exact_rspace_decide(e, m, keys, 1, feasible, reason, witness, &applicable));

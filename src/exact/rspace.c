@@ -23,6 +23,7 @@
 #include <flint/fmpz_vec.h>
 
 #include "exact/exact_impl.h"
+#include "headfuse/stop.h"
 
 /* Largest box of monomials handled (mixed-radix indices must fit a word) and largest
  * dense modular matrix (entries). Beyond them the direct form decides. */
@@ -155,6 +156,7 @@ static hf_err_t rs_build(hf_exact_t *e, rs_t *w, long m, int *bad)
     *bad = 0;
     w->pos = _fmpz_vec_init(m * w->n);
     HF_CHECK(err, rs_map_init(&w->rows, (m + w->n) * 4), done);
+    unsigned long polls = 0;
     for (long c = 0; c < w->n; c++) {
         long rest = c;
         for (int a = d - 1; a >= 0; a--) {
@@ -163,6 +165,7 @@ static hf_err_t rs_build(hf_exact_t *e, rs_t *w, long m, int *bad)
         }
         for (int p = 0; p <= dv; p++) {
             for (long t = e->toff[p]; t < e->toff[p + 1]; t++) {
+                HF_CHECK(err, HF_STOP_EVERY(polls, 16, HF_STOP_EXACT), done);
                 int out = 0;
                 for (int a = 0; a < d; a++) {
                     x[a] = r[a] + e->texp[t * d + a] - e->qmin[a];
@@ -306,8 +309,10 @@ static hf_err_t rs_witness(hf_exact_t *e, rs_t *w, long m, const int64_t *keys, 
     fmpz_t g;
     fmpz_init(g);
     /* c = pos R; every c_k > 0 */
+    unsigned long polls = 0;
     *ok = 1;
     for (long i = 0; i < m; i++) {
+        HF_CHECK(err, HF_STOP_EVERY(polls, 16, HF_STOP_EXACT), done);
         for (long k = 0; k < w->n; k++)
             fmpz_addmul(c + i, w->pos + i * w->n + k, R + k);
         if (fmpz_sgn(c + i) <= 0)

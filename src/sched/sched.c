@@ -13,22 +13,7 @@
 
 #include "headfuse/agree.h"
 #include "headfuse/sched.h"
-
-static volatile sig_atomic_t stop_flag;
-/* Said once on SIGTERM, which may be the last thing this rank does: mpirun sends it
- * to the surviving ranks when one dies, and kills them a moment later, before they can
- * report anything themselves. SIGUSR1 is the orderly stop, reported by the search. */
-static char term_note[160];
-static size_t term_note_len;
-
-static void on_stop_signal(int sig)
-{
-    if (sig == SIGTERM && !stop_flag && term_note_len > 0) {
-        ssize_t w = write(STDERR_FILENO, term_note, term_note_len);
-        (void)w;
-    }
-    stop_flag = 1;
-}
+#include "headfuse/stop.h"
 
 void hf_sched_install_signals(void)
 {
@@ -36,27 +21,17 @@ void hf_sched_install_signals(void)
     MPI_Initialized(&up);
     if (up)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int n = snprintf(term_note, sizeof term_note,
-                     "headfuse: rank %d: SIGTERM: stopping; finished units are saved in the "
-                     "shards (rerun with --resume)\n",
-                     rank);
-    term_note_len = n > 0 && (size_t)n < sizeof term_note ? (size_t)n : 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
+    hf_stop_install_signals(rank);
 }
 
 int hf_sched_stop_requested(void)
 {
-    return stop_flag != 0;
+    return hf_stop_requested();
 }
 
 void hf_sched_request_stop(void)
 {
-    stop_flag = 1;
+    hf_stop_request();
 }
 
 /* State of one run on one rank: the size being decided and its progress. */
@@ -186,7 +161,7 @@ static int poll_unit(void *ctx)
     level_t *L = ctx;
     L->deal_poll(L->deal_poll_ctx);
     progress(L, 0);
-    return hf_sched_stop_requested();
+    return hf_stop_check(HF_STOP_UNITS) != HF_OK;
 }
 
 /* Run one range of the size (hf_sched_run_fn); HF_ERR_INTERRUPTED if abandoned. */
@@ -200,8 +175,7 @@ static hf_err_t run_range(void *ctx, const hf_sched_item_t *it, hf_search_range_
     L->deal_poll = poll;
     L->deal_poll_ctx = poll_ctx;
     *nodes = 0;
-    if (hf_sched_stop_requested())
-        return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: stopped on request", L->m);
+    HF_TRY(hf_stop_check(HF_STOP_UNITS));
     const hf_sched_runner_t *r = L->opts->runner;
     hf_err_t e =
         r ? r->run_cells(r->ctx, L->m, it->unit, it->lo, range, on_found, L, poll_unit, L, nodes)

@@ -185,7 +185,9 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
     }
     for (long i = w.nheap / 2 - 1; i >= 0; i--)
         reach_sift(&w, i);
+    unsigned long polls = 0;
     while (w.nheap > 0) {
+        HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_ROWS), done);
         long k = reach_head(&w, heap[0]);
         _fmpz_vec_zero(row, n);
         /* every list whose head is k: unknown r meets Q's term pos[r] there */
@@ -370,8 +372,11 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
         assert(size2 > usize); /* ray j lies outside U: its support adds points */
         if (size2 > w->m)
             continue;
-        if (++w->closures % 4096 == 0 && w->run->poll && w->run->poll(w->run->poll_ctx)) {
-            err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", w->m);
+        /* the sizes' walk (w->seen) has no unit to abandon: its own phase, checked here */
+        if (++w->closures % 256 == 0 && ((w->run->poll && w->run->poll(w->run->poll_ctx)) ||
+                                         (w->seen && hf_stop_check(HF_STOP_SIZES) != HF_OK))) {
+            err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: %s stopped on request", w->m,
+                           w->seen ? "the walk over the faces' sizes" : "unit");
             break;
         }
         if (w->seen && w->closures > w->budget) {
@@ -613,7 +618,7 @@ static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ct
     st->sizes_bound = -1;
     w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
     w.seen = hf_calloc((size_t)bound + 1, 1);
-    hf_err_t err = w.in && w.seen ? HF_OK : HF_ERR_NOMEM;
+    hf_err_t err = w.in && w.seen ? hf_stop_check(HF_STOP_SIZES) : HF_ERR_NOMEM;
     for (long j = 0; err == HF_OK && !w.over && j < c->nrays && c->ssize[j] <= bound; j++) {
         const uint64_t *sj = c->supp + j * c->words;
         int root = 1; /* a ray whose support contains a smaller ray's is inside that tree */

@@ -9,6 +9,7 @@
 #include <flint/fmpz.h>
 
 #include "search/search_impl.h"
+#include "headfuse/stop.h"
 
 /* The figures of the cone engine, for reports (hf_search_cone_info). */
 typedef struct {

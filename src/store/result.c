@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/stop.h"
 #include "headfuse/target.h"
 #include "store/store_impl.h"
 
@@ -478,7 +479,8 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
     if ((rows = HF_H5W(H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))) < 0)
         goto done;
     for (long i = 0; i < r->nrows; i++)
-        if ((err = write_row_group(rows, i, &r->supports[i], r->target_json[i], c)) != HF_OK)
+        if ((err = hf_stop_check(HF_STOP_WRITE)) != HF_OK ||
+            (err = write_row_group(rows, i, &r->supports[i], r->target_json[i], c)) != HF_OK)
             goto done;
     err = HF_ERR_IO;
     snprintf(c->what, sizeof c->what, "closing /rows");
@@ -559,7 +561,7 @@ static hf_err_t build_image(const char *path, const hf_result_t *r, void **image
         goto done;
     }
     if ((err = write_contents(file, r, &c)) != HF_OK) {
-        if (err != HF_ERR_NOMEM)
+        if (err != HF_ERR_NOMEM && err != HF_ERR_INTERRUPTED)
             err = hf_h5_fail(HF_ERR_IO, path, c.what);
         goto done;
     }

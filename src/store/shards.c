@@ -5,12 +5,12 @@
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/stop.h"
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 
@@ -232,6 +232,8 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *ou
     for (long s = 0; s < n && e == HF_OK; s++) {
         hf_shard_data_t d;
         hf_shard_data_init(&d);
+        if ((e = hf_stop_check(HF_STOP_MERGE)) != HF_OK)
+            break;
         e = guarded ? hf_shard_read_after_guard(paths[s], fp, &d) : hf_shard_read(paths[s], fp, &d);
         if (e != HF_OK) {
             if (e == HF_ERR_CORRUPT)
@@ -257,11 +259,11 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *ou
                                                 (void **)&g->found_lo, (void **)&g->found_record},
                                (const size_t[]){sizeof *g->found_m, sizeof *g->found_unit,
                                                 sizeof *g->found_lo, sizeof *g->found_record});
-            char *rec = e == HF_OK ? hf_strdup(d.found_record[i]) : NULL;
-            if (!rec) {
-                e = HF_ERR_NOMEM;
+            if (e != HF_OK)
                 break;
-            }
+            /* the record moves: a witness of 10^7 keys is not copied */
+            char *rec = d.found_record[i];
+            d.found_record[i] = NULL;
             g->found_m[k] = d.found_m[i];
             g->found_unit[k] = d.found_unit[i];
             g->found_lo[k] = d.found_lo[i];
@@ -301,22 +303,14 @@ void hf_shards_remove(const char *dir)
 
 hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out)
 {
-    hf_head_t h = *w;
-    h.natoms = m; /* the witness's first m atoms carry the support */
-    json_t *o = hf_head_to_json(&h, keys, 0);
-    *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    if (!*out)
-        return hf_error(HF_ERR_NOMEM, "out of memory formatting a found support");
-    return HF_OK;
+    /* the witness's first m atoms carry the support; the compact JSON of
+     * hf_head_to_json, written directly (a witness of 10^7 atoms) */
+    return hf_head_to_json_text(w, keys, m, out);
 }
 
 hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w)
 {
-    json_error_t je;
-    json_t *o = json_loads(text, 0, &je);
-    hf_err_t e = o ? hf_head_from_json(w, o, m) : hf_error(HF_ERR_INPUT, "not JSON");
-    json_decref(o);
+    hf_err_t e = hf_head_from_json_text(w, text, m);
     if (e == HF_ERR_INPUT) {
         hf_error_prefix("a found-support record");
         e = HF_ERR_CORRUPT;
