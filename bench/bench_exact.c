@@ -82,6 +82,7 @@ static double run(hf_exact_t *e, int mod, const support_set_t *s, unsigned char 
 static int bench_set(const hf_target_t *t, const support_set_t *s, int reps)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *em = NULL, *en = NULL;
     hf_err_t err = HF_OK;
     unsigned char *dm = malloc((size_t)s->n), *dn = malloc((size_t)s->n);
@@ -140,6 +141,7 @@ static int bench_large(const char *spec)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     hf_head_t h;
     int status = 0;

@@ -94,6 +94,8 @@ static void bench_one(const char *spec, const char *method, int reps)
     long qt = 0, pt = 0;
     for (int r = 0; r < reps; r++) {
         hf_fraction_t a, b;
+        hf_fraction_init(&a);
+        hf_fraction_init(&b);
         if (run_new)
             tn[r] = build(&a, &t, 0, &cn);
         if (run_old)

@@ -19,6 +19,7 @@ static int bench(const char *spec)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_group_t *g = NULL;
     hf_target_init_empty(&t);
     if (hf_target_from_family(&t, spec) != HF_OK) {

@@ -43,7 +43,7 @@ static int write_shard(const char *path, long units)
         if (hf_shard_finish_unit(sh, &rec) != HF_OK)
             return -1;
     }
-    return hf_shard_close(&sh) == HF_OK ? 0 : -1;
+    return hf_shard_destroy(&sh) == HF_OK ? 0 : -1;
 }
 
 static double best_read(const char *path, int guard, int reps, long *units)
@@ -52,6 +52,7 @@ static double best_read(const char *path, int guard, int reps, long *units)
     hf_h5_read_guard_enable(guard);
     for (int r = 0; r < reps; r++) {
         hf_shard_data_t d;
+        hf_shard_data_init(&d);
         double t0 = now();
         if (hf_shard_read(path, "bench", &d) != HF_OK) {
             fprintf(stderr, "bench_read_guard: %s\n", hf_error_msg());

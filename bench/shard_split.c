@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     long k = 0;
     for (int a = 5; a < argc && err == HF_OK; a++) {
         hf_shard_data_t d;
+        hf_shard_data_init(&d);
         if ((err = hf_shard_read(argv[a], fp, &d)) != HF_OK)
             break;
         for (long i = 0; i < d.nunits && err == HF_OK; i++, k++) {
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
         hf_shard_data_clear(&d);
     }
     for (int r = 0; r < n; r++) {
-        hf_err_t e = hf_shard_close(&out[r]);
+        hf_err_t e = hf_shard_destroy(&out[r]);
         if (err == HF_OK)
             err = e;
     }

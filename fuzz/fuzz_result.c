@@ -491,6 +491,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_h5_check_closed("building a result");
     fuzz_h5_save(path);
     hf_result_t r;
+    hf_result_init(&r);
     hf_err_t err = hf_result_read(path, &r);
     if (err == HF_OK) {
         use_result(&r);

@@ -2,7 +2,7 @@
  * docs/hdf5-format.md, "Shard files"). The first input byte chooses a mode:
  *
  *   0  RAW         the rest of the input is the file;
- *   1  CLOSED      a real shard (hf_shard_create, add_found, finish_unit, close) with
+ *   1  CLOSED      a real shard (hf_shard_create, add_found, finish_unit, destroy) with
  *                  the input's byte patches (fuzz_h5.h: fuzz_write_patched);
  *   2  KILLED      the same shard copied while still open for writing, as a killed
  *                  writer leaves it, patched;
@@ -244,7 +244,7 @@ static void make_seeds(void)
         hf_shard_debug_write_found(sh) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     seed_killed = fuzz_read_file(path, &seed_killed_n);
-    if (hf_shard_close(&sh) != HF_OK)
+    if (hf_shard_destroy(&sh) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     seed_closed = fuzz_read_file(path, &seed_closed_n);
     unlink(path);
@@ -264,6 +264,7 @@ static void make_seeds(void)
     seed_plain = fuzz_read_file(path, &seed_plain_n);
     unlink(path);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     if (hf_shard_read(path, FP, &d) == HF_OK || !seed_plain_n)
         FUZZ_BUG("seed: a removed file was read");
     /* all three seeds are valid shards */
@@ -348,6 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_h5_check_closed("building a shard");
     fuzz_h5_save(path);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     hf_err_t err = hf_shard_read(path, FP, &d);
     if (err == HF_OK) {
         check_data(&d);

@@ -71,6 +71,7 @@ static void test_w1(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     make_wd(&t, 1);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(f.d == 1 && f.dv == 1);
@@ -85,6 +86,7 @@ static void test_w2(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     make_wd(&t, 2);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(poly_is(f.P, "x+y+2*x*y", f.ctx));
@@ -99,6 +101,7 @@ static void test_cancel_to_constant(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 0, k1 = 1;
     long one = 1, zero = 0;
@@ -122,6 +125,7 @@ static void test_same_denominator(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 0, k1 = 1;
     long two = 2, three = 3;
@@ -144,6 +148,7 @@ static void test_rational_weights(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 0, k1 = 1;
     long zero = 0, mhalf = -1;
@@ -166,6 +171,7 @@ static void test_dv2(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 0, k1 = 1;
     long v01[2] = {0, 1}, v10[2] = {1, 0}, v00[2] = {0, 0}, v11[2] = {1, 1};
@@ -195,6 +201,7 @@ static void test_constant_vector(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 3, k1 = 7;
     long v[2] = {2, -1};
@@ -219,6 +226,8 @@ static void test_normal_form_unique(void)
 {
     hf_target_t a, b;
     hf_fraction_t fa, fb;
+    hf_fraction_init(&fa);
+    hf_fraction_init(&fb);
     hf_head_t h;
     long zero = 0, one = 1;
     make_wd(&a, 2);
@@ -274,6 +283,7 @@ static void test_limits_and_errors(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_head_t h;
     int64_t k0 = 0;
     long zero = 0;
@@ -466,6 +476,7 @@ static void test_random_targets(void)
         int d = (int)fam_rnd(1, 3), dv = (int)fam_rnd(1, 2), nh = (int)fam_rnd(1, 3);
         hf_target_t t;
         hf_fraction_t f;
+        hf_fraction_init(&f);
         CU_ASSERT_FATAL(hf_target_init(&t, "random", d, dv) == HF_OK);
         for (int hh = 0; hh < nh; hh++) {
             hf_head_t h;
@@ -511,6 +522,7 @@ static void test_planted_wrong_fraction(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     make_wd(&t, 2);
     CU_ASSERT_FATAL(fraction_of(&f, &t) == HF_OK);
     CU_ASSERT(fraction_matches_heads(&f, &t));
@@ -534,6 +546,8 @@ static cmp_t compare_constructions(const hf_target_t *t, int reduce)
 {
     cmp_t c = {0, 0, 0};
     hf_fraction_t a, b;
+    hf_fraction_init(&a);
+    hf_fraction_init(&b);
     CU_ASSERT_FATAL(hf_fraction_from_factors(&a, t, reduce, &c.factored) == HF_OK);
     CU_ASSERT_FATAL(hf_fraction_from_gcds(&b, t) == HF_OK);
     if (c.factored) {
@@ -562,6 +576,8 @@ static void check_same(const hf_target_t *t, const char *what)
 {
     cmp_t c = compare_constructions(t, 1);
     hf_fraction_t f, g;
+    hf_fraction_init(&f);
+    hf_fraction_init(&g);
     double est = 0;
     CU_ASSERT_FATAL(hf_fraction_from_target(&f, t) == HF_OK);
     CU_ASSERT_FATAL(hf_fraction_from_gcds(&g, t) == HF_OK);
@@ -757,6 +773,7 @@ static void test_factor_equals_gcd_random(void)
     for (int i = 0; i < RANDOM_TARGETS; i++) {
         hf_target_t t;
         hf_fraction_t f;
+        hf_fraction_init(&f);
         char what[64];
         random_target(&t);
         snprintf(what, sizeof what, "random target %d", i);
@@ -819,6 +836,7 @@ static void test_dv2_factor_divides_one_component(void)
     hf_target_t t;
     hf_head_t h;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     CU_ASSERT_FATAL(hf_target_init(&t, "dv2split", 2, 2) == HF_OK);
     hf_head_init(&h, 2, 2);
     fam_atom_q(&h, (int64_t[]){0, 0}, 1, 1, (long[]){1, 0}, 1);
@@ -848,6 +866,7 @@ static void test_high_degree_falls_back(void)
     hf_target_t t;
     hf_head_t h;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     int64_t k;
     long v;
     int factored = 1;
@@ -878,6 +897,7 @@ static void check_exact_estimate(hf_target_t *t, const char *spec, long terms, i
                                  double *est)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     CU_ASSERT_FATAL(hf_target_from_family(t, spec) == HF_OK);
     CU_ASSERT_FATAL(hf_fraction_estimate(t, est) == HF_OK);
     CU_ASSERT_FATAL(fraction_of(&f, t) == HF_OK);

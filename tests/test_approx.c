@@ -32,6 +32,14 @@ static void random_head(hf_approx_head_t *h, hf_rng_t *rng)
         h->values[i] = 4 * hf_rng_uniform(rng) - 2;
 }
 
+/* hf_approx_mse, which must succeed here. */
+static double mse_of(const hf_approx_head_t *h, const hf_approx_data_t *s)
+{
+    double e = NAN;
+    CU_ASSERT_EQUAL_FATAL(hf_approx_mse(h, s, &e), HF_OK);
+    return e;
+}
+
 static double max_abs_diff_eval(const hf_approx_head_t *h, const hf_target_t *t, int n,
                                 uint64_t seed)
 {
@@ -41,7 +49,7 @@ static double max_abs_diff_eval(const hf_approx_head_t *h, const hf_target_t *t,
     for (int k = 0; k < n; k++) {
         for (int j = 0; j < t->d; j++)
             q[j] = 1.5 * hf_rng_normal(&rng);
-        hf_approx_head_eval(h, q, a);
+        CU_ASSERT_EQUAL_FATAL(hf_approx_head_eval(h, q, a), HF_OK);
         hf_target_eval(t, q, b);
         for (int j = 0; j < t->dv; j++)
             worst = fmax(worst, fabs(a[j] - b[j]));
@@ -120,6 +128,7 @@ static void check_derivatives(int m, int d, int dv, uint64_t seed)
     snprintf(spec, sizeof spec, "wd:d=%d", d);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, spec), HF_OK);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 40, 1.0, seed), HF_OK);
     /* vector-valued targets: give each value coordinate its own target */
     if (dv > 1) {
@@ -150,7 +159,7 @@ static void check_derivatives(int m, int d, int dv, uint64_t seed)
     for (long k = 0; k < nr; k++)
         rr += r0[k] * r0[k];
     CU_ASSERT(fabs(f0 - 0.5 * rr) <= 1e-14 * (1 + rr));
-    CU_ASSERT(fabs(hf_approx_mse(&h, &s) - rr) <= 1e-14 * (1 + rr));
+    CU_ASSERT(fabs(mse_of(&h, &s) - rr) <= 1e-14 * (1 + rr));
 
     double worst_j = 0, worst_g = 0, worst_gf = 0, eps = 1e-6;
     for (long p = 0; p < np; p++) {
@@ -221,6 +230,7 @@ static void test_jacobian_fd_catches_error(void)
     hf_target_init_empty(&t);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 30, 1.0, 5), HF_OK);
     hf_approx_head_t h;
     hf_rng_t rng;
@@ -321,6 +331,7 @@ static void test_split_delete_least_useful(void)
     hf_approx_head_clear(&h);
     h = h8;
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 100, 1.0, 9), HF_OK);
     int atom;
     double mse;
@@ -329,9 +340,10 @@ static void test_split_delete_least_useful(void)
     CU_ASSERT(mse < 1e-28);
     hf_approx_head_delete(&h, atom);
     CU_ASSERT_EQUAL(h.m, 7);
-    CU_ASSERT(hf_approx_mse(&h, &s) < 1e-28);
+    CU_ASSERT(mse_of(&h, &s) < 1e-28);
     /* the data are reproducible: same seed, same queries and values */
     hf_approx_data_t s2;
+    hf_approx_data_init(&s2);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s2, &t, 100, 1.0, 9), HF_OK);
     CU_ASSERT(!memcmp(s.q, s2.q, 200 * sizeof(double)) && !memcmp(s.t, s2.t, 100 * sizeof(double)));
     hf_approx_data_clear(&s2);
@@ -345,6 +357,7 @@ static void test_bad_data(void)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=2"), HF_OK);
     CU_ASSERT_EQUAL(hf_approx_data_make(&s, &t, 0, 1.0, 1), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), "samples") != NULL);
@@ -377,6 +390,7 @@ static void test_solve_from_perturbed_exact(void)
     hf_approx_head_init_empty(&h);
     product_head("wd:d=2", &t, &h);
     hf_approx_data_t s;
+    hf_approx_data_init(&s);
     CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 200, 1.0, 21), HF_OK);
     hf_rng_t rng;
     hf_rng_seed(&rng, 22);
@@ -384,7 +398,7 @@ static void test_solve_from_perturbed_exact(void)
         h.keys[i] += 0.05 * hf_rng_normal(&rng);
     for (int i = 0; i < h.m; i++)
         h.values[i] += 0.05 * hf_rng_normal(&rng);
-    double before = hf_approx_mse(&h, &s);
+    double before = mse_of(&h, &s);
     hf_approx_solve_info_t info;
     CU_ASSERT_EQUAL_FATAL(hf_approx_solve(&s, &h, &info), HF_OK);
     CU_ASSERT(before > 1e-6);
@@ -392,7 +406,7 @@ static void test_solve_from_perturbed_exact(void)
     CU_ASSERT(info.iterations > 0);
     CU_ASSERT(info.reason > 0); /* converged */
     CU_ASSERT(!strncmp(info.reason_name, "CONVERGED_", 10));
-    CU_ASSERT(fabs(hf_approx_mse(&h, &s) - info.train_mse) <= 1e-30);
+    CU_ASSERT(fabs(mse_of(&h, &s) - info.train_mse) <= 1e-30);
     /* the head it found is the function, not just a fit on the sample */
     CU_ASSERT(max_abs_diff_eval(&h, &t, 200, 23) < 1e-10);
     hf_approx_data_clear(&s);
@@ -473,9 +487,10 @@ static void check_w2_table(long product_max)
         CU_ASSERT(r.rows[i].best_restart >= 0 && r.rows[i].best_restart < r.rows[i].restarts);
         CU_ASSERT(r.rows[i].head.m == r.rows[i].m);
         hf_approx_data_t s;
+        hf_approx_data_init(&s);
         /* the stored head reproduces the stored errors on a fresh sample's scale */
         CU_ASSERT_EQUAL_FATAL(hf_approx_data_make(&s, &t, 200, 1.0, 99), HF_OK);
-        double e = hf_approx_mse(&r.rows[i].head, &s);
+        double e = mse_of(&r.rows[i].head, &s);
         CU_ASSERT(e < 10 * r.rows[i].test_mse + 1e-28 && e > 0.1 * r.rows[i].test_mse);
         hf_approx_data_clear(&s);
     }
@@ -534,6 +549,8 @@ static void test_file_round_trip(void)
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
     hf_approx_prov_init(&p);
+    hf_approx_result_init(&back);
+    hf_approx_prov_init(&pb);
     CU_ASSERT_EQUAL_FATAL(hf_approx_run(MPI_COMM_WORLD, &t, &o, &r), HF_OK);
     p.version = strdup("0.1.0");
     p.command_line = strdup("headfuse approx --family wd:d=2 --atoms 2..4");
@@ -627,6 +644,8 @@ static void test_file_write_faults(void)
     hf_approx_prov_t p, pb;
     hf_approx_result_init(&r);
     hf_approx_prov_init(&p);
+    hf_approx_result_init(&back);
+    hf_approx_prov_init(&pb);
     CU_ASSERT_EQUAL_FATAL(hf_approx_run(MPI_COMM_WORLD, &t, &o, &r), HF_OK);
     p.version = strdup("0.1.0");
     p.ranks = 1;

@@ -600,8 +600,10 @@ static void test_bad_input(void)
     fmpq_set_si(t.heads[1].weights + 1, -1, 2);
     hf_error_clear();
     CU_ASSERT_EQUAL(hf_bounds_lower(&t, lb), HF_ERR_INPUT);
-    printf("\n  message: %s\n", hf_error_msg());
-    CU_ASSERT(strstr(hf_error_msg(), "heads[1]: atoms[1].weight") != NULL);
+    int named = strstr(hf_error_msg(), "heads[1]: atoms[1].weight") != NULL;
+    CU_ASSERT(named);
+    if (!named)
+        fprintf(stderr, "\n  message: %s\n", hf_error_msg());
     hf_target_clear(&t);
     fmpz_clear(lb);
 }
@@ -655,6 +657,7 @@ static void test_lower_capped(void)
 static void newton_of(const hf_target_t *t, long max_faces, hf_newton_t *N)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_newton_init(N);
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_newton_from_fraction(&f, max_faces, N), HF_OK);
@@ -669,6 +672,7 @@ static void newton_of(const hf_target_t *t, long max_faces, hf_newton_t *N)
 static void check_newton(const hf_target_t *t, const hf_newton_t *N)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     int d = t->d;
     slong e[HF_D_MAX];
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);

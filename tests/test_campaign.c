@@ -137,6 +137,7 @@ static void test_count_orbits(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_group_t *g = NULL;
     hf_target_init_empty(&t);
     CU_ASSERT_FATAL(hf_target_from_family(&t, "wd:d=2") == HF_OK);
@@ -230,6 +231,7 @@ static void test_entry_and_resume(void)
     /* the merge of the directory: 28 finished units, one found record of size 7 */
     if (rank == 0) {
         hf_shards_merged_t g;
+        hf_shards_merged_init(&g);
         CU_ASSERT_EQUAL(hf_shards_merge(dir, "no such fingerprint", &g), HF_ERR_INPUT);
         hf_error_clear();
         char **paths;
@@ -378,6 +380,7 @@ static void test_search_file(void)
     if (rank == 0) {
         CU_ASSERT_EQUAL(row.m_star, 4);
         hf_result_t r;
+        hf_result_init(&r);
         CU_ASSERT_EQUAL(hf_campaign_result_read(out, &r), HF_OK);
         CU_ASSERT_EQUAL(r.nrows, 1);
         CU_ASSERT_EQUAL(r.ranks, size);

@@ -1,5 +1,5 @@
 /* Unit tests of core's toolbox (core.h): hash, generator, growth (one array, parallel
- * arrays), sort, hash index, integer-vector set, integer parser. */
+ * arrays), sort, hash index, integer-vector set, integer parser, whole-file reader. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +205,50 @@ static void test_parse_long(void)
     CU_ASSERT_EQUAL(v, 7); /* untouched unless OK */
 }
 
+/* The whole-file reader: every byte (across its chunks, NULs inside too), the limit, the
+ * empty file, and out of memory leaves no output. */
+static void test_read_stream(void)
+{
+    enum { N = 200000 }; /* more than one chunk */
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (long i = 0; i < N; i++)
+        fputc((int)(i % 251), f);
+    rewind(f);
+    char *s = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(hf_read_stream(f, "t.bin", 0, &s, &len), HF_OK);
+    CU_ASSERT_EQUAL(len, (size_t)N);
+    int same = 1;
+    for (long i = 0; i < N; i++)
+        same &= (unsigned char)s[i] == i % 251;
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(s[N], '\0');
+    free(s);
+    rewind(f);
+    s = NULL;
+    CU_ASSERT_EQUAL(hf_read_stream(f, "t.bin", N - 1, &s, &len), HF_ERR_LIMIT);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), "t.bin: larger than 199999 bytes");
+    rewind(f);
+    CU_ASSERT_EQUAL(hf_read_stream(f, "t.bin", N, &s, NULL), HF_OK); /* exactly max */
+    free(s);
+    rewind(f);
+    s = NULL;
+    hf_fail_after(1);
+    CU_ASSERT_EQUAL(hf_read_stream(f, "t.bin", 0, &s, &len), HF_ERR_NOMEM);
+    hf_fail_after(0);
+    CU_ASSERT_PTR_NULL(s);
+    fclose(f);
+    f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL_FATAL(hf_read_stream(f, "empty", 0, &s, &len), HF_OK);
+    CU_ASSERT_EQUAL(len, 0);
+    CU_ASSERT_STRING_EQUAL(s, "");
+    free(s);
+    fclose(f);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -216,6 +260,7 @@ int hf_register_tests(void)
         {"sort_stable_with_context", test_sort_stable_with_context},
         {"ivset", test_ivset},
         {"parse_long", test_parse_long},
+        {"read_stream", test_read_stream},
         {NULL, NULL},
     };
     return hf_unit_suite("core", cases);

@@ -547,6 +547,7 @@ static void compare_all(const hf_target_t *t, const int64_t *pts, int npts, int 
                         tally_t *tally)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     int d = t->d;
     int64_t *keys = malloc((size_t)npts * d * sizeof *keys);
@@ -636,6 +637,8 @@ static void test_dv2_affine(void)
 {
     hf_target_t t, w;
     hf_fraction_t fa, fw;
+    hf_fraction_init(&fa);
+    hf_fraction_init(&fw);
     hf_exact_t *ea = NULL, *ew = NULL;
     tally_t ty;
     int64_t pts[18], keys[18];
@@ -711,6 +714,7 @@ static void test_trap_named(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     hf_head_t w;
     int fe;
@@ -788,6 +792,7 @@ static void test_wd_product(void)
     for (int d = 1; d <= 3; d++) {
         hf_target_t t;
         hf_fraction_t f;
+        hf_fraction_init(&f);
         hf_exact_t *e = NULL;
         hf_head_t w;
         int fe;
@@ -831,6 +836,7 @@ static void test_planted_bad_witness(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     hf_head_t w;
     int fe;
@@ -860,6 +866,7 @@ static void test_bad_supports(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     int fe = 1;
     hf_reason_t r;
@@ -893,6 +900,7 @@ static void test_constant_and_wide(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     hf_head_t h, w;
     int fe;
@@ -943,6 +951,7 @@ static void test_many_coordinates(void)
     enum { D = 40 };
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *e = NULL;
     tally_t ty;
     int64_t keys[8 * D];
@@ -1088,6 +1097,7 @@ static void test_alloc_failures(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     int64_t pts[24];
     int n = grid(3, 1, pts);
     make_wd(&t, 3);

@@ -46,6 +46,7 @@ static long count_segment(const hf_faces3d_t *A, int64_t a, int64_t b, int64_t c
 static int64_t *supp_q(const hf_target_t *t, long *n)
 {
     hf_fraction_t f;
+    hf_fraction_init(&f);
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, t), HF_OK);
     *n = f.Q->length;
     int64_t *k = malloc((size_t)*n * 3 * sizeof *k);

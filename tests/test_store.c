@@ -220,6 +220,8 @@ static void test_result_roundtrip(void)
     scratch_path(path, sizeof path, "RESULT.h5");
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_OK);
     CU_ASSERT(file_exists(path));
@@ -247,6 +249,7 @@ static void test_result_empty_and_null_provenance(void)
     scratch_make();
     scratch_path(path, sizeof path, "empty.h5");
     hf_result_t r, back;
+    hf_result_init(&back);
     hf_result_init(&r);
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
@@ -264,6 +267,7 @@ static void test_result_write_rejects_invalid(void)
     scratch_make();
     scratch_path(path, sizeof path, "bad.h5");
     hf_result_t r;
+    hf_result_init(&r);
     make_result(&r);
     strcpy(r.rows[0].status, "done");
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
@@ -305,6 +309,7 @@ static void test_result_unwritable(void)
     char path[256], tmp[300], dir[256];
     scratch_make();
     hf_result_t r;
+    hf_result_init(&r);
     make_result(&r);
 
     /* a directory that does not exist */
@@ -383,6 +388,7 @@ static long stderr_bytes_during(hf_err_t (*fn)(const char *), const char *arg, h
 static hf_err_t read_and_clear(const char *path)
 {
     hf_result_t r;
+    hf_result_init(&r);
     hf_err_t err = hf_result_read(path, &r);
     hf_result_clear(&r);
     return err;
@@ -394,6 +400,8 @@ static void test_result_truncated_and_garbage(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     long size = file_size(path);
@@ -442,6 +450,8 @@ static void test_result_inconsistent(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
 
     /* n on /rows/0 no longer matches its datasets */
@@ -560,6 +570,7 @@ static void test_shard_roundtrip(void)
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     /* an empty shard is readable at once */
     CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
     CU_ASSERT_EQUAL(d.nunits, 0);
@@ -573,9 +584,9 @@ static void test_shard_roundtrip(void)
     CU_ASSERT_EQUAL(hf_shard_debug_write_found(sh), HF_OK);
     /* a buffered record of the next unit is simply lost on close */
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 151, 0, "{\"buffered\": 1}"), HF_OK);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
     CU_ASSERT_PTR_NULL(sh);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK); /* accepts NULL */
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK); /* accepts NULL */
 
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     check_units(&d, 150);
@@ -603,7 +614,7 @@ static void test_shard_mismatched_unit(void)
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 1, 4, 7, 0, "{}"), HF_OK);
     hf_unit_record_t u = unit_rec(1, 4, 8, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_INTERNAL);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
     scratch_done();
 }
 
@@ -615,8 +626,9 @@ static void test_shard_fingerprint(void)
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 3);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     /* the attributes are fixed-length strings: no global heap in a shard */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CU_ASSERT_FATAL(f >= 0);
@@ -639,7 +651,7 @@ static void test_shard_fingerprint(void)
     scratch_path(path, sizeof path, "shard.2.h5");
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, "wd:d=3 span 2, engine plain", &sh), HF_OK);
     write_units(sh, 0, 1);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
     CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
     hf_shard_data_clear(&d);
     CU_ASSERT_EQUAL(hf_shard_read(path, "another-job", &d), HF_ERR_INPUT);
@@ -647,6 +659,7 @@ static void test_shard_fingerprint(void)
                                      "plain'") != NULL);
     /* a result file is not a shard */
     hf_result_t r;
+    hf_result_init(&r);
     make_result(&r);
     scratch_path(path, sizeof path, "RESULT.h5");
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
@@ -681,6 +694,7 @@ static void test_shard_killed_writer(void)
     CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
     CU_ASSERT_FATAL(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     check_units(&d, 70);
     for (long i = 0; i < d.nfound; i++) {
@@ -711,10 +725,11 @@ static void test_shard_live(void)
             _exit(3);
         if (ok)
             write_units(sh, 5, 4);
-        _exit(ok && hf_shard_close(&sh) == HF_OK ? 0 : 4);
+        _exit(ok && hf_shard_destroy(&sh) == HF_OK ? 0 : 4);
     }
     CU_ASSERT_FATAL(read(ready[0], &c, 1) == 1);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL(hf_shard_read(path, FP, &d), HF_OK);
     check_units(&d, 5);
     hf_shard_data_clear(&d);
@@ -751,8 +766,9 @@ static void test_shard_disk_full(void)
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT(strstr(hf_error_msg(), "No space left") != NULL);
     write_units(sh, 6, 3);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     check_units(&d, 9);
     hf_shard_data_clear(&d);
@@ -765,13 +781,14 @@ static void make_shard(const char *path, long n)
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, n);
-    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_destroy(&sh), HF_OK);
 }
 
 /* Read and expect HF_ERR_CORRUPT naming the file, with nothing returned. */
 static void expect_corrupt_shard(const char *path)
 {
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     hf_err_t err = hf_shard_read(path, FP, &d);
     CU_ASSERT_EQUAL(err, HF_ERR_CORRUPT);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
@@ -901,6 +918,7 @@ static void test_shard_tail_and_texts(void)
     char path[256];
     scratch_make();
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
 
     /* never-written records at the end are no records: 10 units, not 12 */
     scratch_path(path, sizeof path, "shard.tail.h5");
@@ -1027,8 +1045,9 @@ static void test_shard_big_records(void)
             CU_ASSERT_EQUAL_FATAL(hf_shard_finish_unit(sh, &ur), HF_OK);
         }
     }
-    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_destroy(&sh), HF_OK);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     CU_ASSERT_EQUAL_FATAL(d.nfound, N);
     for (int i = 0; i < N; i++) {
@@ -1102,9 +1121,10 @@ static void test_shard_ranges(void)
     bad = range_rec(4, 8, 4, 9, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &bad), HF_ERR_INTERNAL);
     CU_ASSERT(strstr(hf_error_msg(), "cells from 0) buffered while finishing unit") != NULL);
-    CU_ASSERT_EQUAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL(hf_shard_destroy(&sh), HF_OK);
 
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     CU_ASSERT_EQUAL_FATAL(d.nunits, 4);
     for (int i = 0; i < 4; i++)
@@ -1179,6 +1199,7 @@ static void test_shard_format1(void)
     scratch_path(path, sizeof path, "shard.v1.h5");
     copy_file(SHARD_V1_FIXTURE, path);
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
     check_units(&d, 4); /* unit_rec: a whole unit */
     for (long i = 0; i < d.nunits; i++) {
@@ -1237,7 +1258,7 @@ static void make_range_shard(const char *dir, const char *name, const range_spec
             nrec++;
         write_range(sh, range_rec(4, r[i].unit, r[i].lo, r[i].hi, nrec), r[i].recs);
     }
-    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_destroy(&sh), HF_OK);
 }
 
 static void make_dir(char *dir, size_t n, const char *name)
@@ -1285,6 +1306,7 @@ static void test_merge_disjoint(void)
     make_range_shard(dir, "run-1-1-r001.h5", b, 2);
     make_range_shard(dir, "run-1-1-r002.h5", c, 2);
     hf_shards_merged_t g;
+    hf_shards_merged_init(&g);
     CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
     const int64_t ranges[6][3] = {{5, 0, 3},   {6, 0, HF_CELLS_ALL}, {5, 3, 10},
                                   {5, 20, 30}, {5, 10, 20},          {5, 30, HF_CELLS_ALL}};
@@ -1320,6 +1342,7 @@ static void test_merge_overlap(void)
     make_range_shard(dir, "run-1-1-r001.h5", b, 6);
     make_range_shard(dir, "run-1-1-r002.h5", c, 2);
     hf_shards_merged_t g;
+    hf_shards_merged_init(&g);
     CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
     const int64_t ranges[5][3] = {{5, 0, 5}, {5, 5, 8}, {5, 8, 9}, {7, 2, 4}, {5, 9, 12}};
     expect_ranges(&g, ranges, 5);
@@ -1364,6 +1387,7 @@ static void test_merge_whole_unit(void)
     make_range_shard(dir, "run-2-1-r000.h5", b, 3);
     make_range_shard(dir, "run-3-1-r000.h5", c, 2);
     hf_shards_merged_t g;
+    hf_shards_merged_init(&g);
     CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
     const int64_t ranges[6][3] = {{0, 0, HF_CELLS_ALL},
                                   {1, 0, HF_CELLS_ALL},
@@ -1416,9 +1440,10 @@ static void test_merge_many(void)
             accepted += free_cells;
             accepted_found += free_cells && u % EVERY == 0;
         }
-        CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_shard_destroy(&sh), HF_OK);
     }
     hf_shards_merged_t g;
+    hf_shards_merged_init(&g);
     CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
     CU_ASSERT_EQUAL(g.nunits, accepted);
     CU_ASSERT_EQUAL(g.nfound, accepted_found);
@@ -1572,6 +1597,8 @@ static void test_result_fixed_strings(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     free(r.command_line);
     r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
@@ -1676,6 +1703,8 @@ static void test_result_old_layout(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     make_old_layout(path, &r);
@@ -1700,6 +1729,8 @@ static void test_result_format1(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     strcpy(r.rows[1].status, "infeasible"); /* m_star -1: every size up to UB decided */
     r.rows[1].max_atoms = 0;
@@ -1780,6 +1811,8 @@ static void test_result_unit_ranges(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     CU_ASSERT_EQUAL(r.units[1].lo, 2); /* make_result has one range of cells */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
@@ -1849,6 +1882,8 @@ static void test_result_string_variants(void)
     scratch_make();
     scratch_path(path, sizeof path, "RESULT.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     const char *longest = "123456789012345678901234567890/7"; /* /rows/2 weight 1 */
     size_t n = strlen(longest);
@@ -1936,6 +1971,8 @@ static void test_allocation_failures(void)
     scratch_path(path, sizeof path, "RESULT.h5");
     scratch_path(shard, sizeof shard, "shard.h5");
     hf_result_t r, back;
+    hf_result_init(&r);
+    hf_result_init(&back);
     make_result(&r);
     hf_err_t err = HF_ERR_NOMEM;
     long k;
@@ -1962,6 +1999,7 @@ static void test_allocation_failures(void)
     err = HF_ERR_NOMEM;
     for (k = 1; k < 1000 && err == HF_ERR_NOMEM; k++) {
         hf_shard_data_t d;
+        hf_shard_data_init(&d);
         hf_fail_after(k);
         err = hf_shard_read(shard, FP, &d);
         if (err == HF_OK)
@@ -2021,7 +2059,7 @@ static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
             CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
         }
     }
-    if (hf_shard_close(&sh) != HF_OK) {
+    if (hf_shard_destroy(&sh) != HF_OK) {
         failures++;
         CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
         CU_ASSERT(strstr(hf_error_msg(), "closing shard") != NULL);
@@ -2035,6 +2073,7 @@ static int shard_scenario(const char *path, int *created, int ok[SWEEP_UNITS])
 static void check_shard_after_fault(const char *path, const int ok[SWEEP_UNITS], long n)
 {
     hf_shard_data_t d;
+    hf_shard_data_init(&d);
     hf_err_t err = hf_shard_read(path, FP, &d);
     CU_ASSERT_EQUAL(err, HF_OK);
     if (err != HF_OK) {
@@ -2125,6 +2164,9 @@ static void test_fault_result_sweep(void)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     snprintf(tmp2, sizeof tmp2, "%s.tmp", fresh);
     hf_result_t good, next, back;
+    hf_result_init(&good);
+    hf_result_init(&next);
+    hf_result_init(&back);
     make_result(&good);
     make_result(&next);
     next.rows[0].nodes = 99999;

@@ -40,6 +40,7 @@ typedef struct {
 static int tg_make(tg_t *x, const hf_target_t *t)
 {
     hf_target_init_empty(&x->t);
+    hf_fraction_init(&x->f);
     x->g = NULL;
     if (hf_target_copy(&x->t, t) != HF_OK)
         return 0;
@@ -385,6 +386,8 @@ static void test_affine_equal(void)
     hf_target_init_empty(&a);
     hf_target_init_empty(&b);
     hf_fraction_t fa, fb;
+    hf_fraction_init(&fa);
+    hf_fraction_init(&fb);
     CU_ASSERT_FATAL(load("wd:d=2", &a));
     CU_ASSERT_FATAL(load("wdw:d=2", &b));
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&fa, &a), HF_OK);
@@ -419,6 +422,7 @@ static void test_allocation_failures(void)
 {
     hf_target_t t;
     hf_fraction_t f;
+    hf_fraction_init(&f);
     CU_ASSERT_FATAL(load("wd:d=3", &t));
     CU_ASSERT_EQUAL_FATAL(hf_fraction_from_target(&f, &t), HF_OK);
     static const int64_t k[] = {3, 1, 1, 1, 1, 1, 1, 2, 1, 4, 1, 3};

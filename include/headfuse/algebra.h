@@ -7,7 +7,7 @@
  * factor, coefficients jointly primitive and Q(1,...,1) > 0. This form is unique, so
  * two targets are equal functions iff their fractions are identical. The lcm is built
  * from the irreducible factors of the heads' denominators and only those factors are
- * tested for cancellation (docs/exact-test.md section 1); no size limit is applied:
+ * tested for cancellation (docs/exact-test.md §1); no size limit is applied:
  * hf_fraction_estimate says beforehand how much memory the construction will take. */
 #ifndef HEADFUSE_ALGEBRA_H
 #define HEADFUSE_ALGEBRA_H
@@ -23,8 +23,14 @@ typedef struct {
     fmpz_mpoly_t Q;
 } hf_fraction_t;
 
-/* Build P/Q of a target. f is initialised by the call (clear it even on error). Not
- * collective. Errors: HF_ERR_INPUT (d, dv or a head invalid, naming the target and the
+/* Fractions follow the ownership rule (docs/architecture.md, "Conventions"): init makes
+ * the empty fraction (d = 1, dv = 0; allocates nothing, cannot fail), the value an output
+ * is initialised to; clear frees it and leaves the empty fraction, and the caller clears
+ * every fraction it initialised, on success and on error alike. */
+void hf_fraction_init(hf_fraction_t *f);
+
+/* Build P/Q of a target into f (initialised), replacing its value; on failure f keeps its
+ * value. Not collective. Errors: HF_ERR_INPUT (d, dv or a head invalid, naming the target and the
  * head), HF_ERR_NOMEM, HF_ERR_LIMIT (FLINT could not take a gcd of denominators of
  * huge degree). Takes about the memory hf_fraction_estimate gives, and time roughly
  * linear in the number of terms of P and Q. */
@@ -52,7 +58,7 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
  * product and usually much smaller (B is then an estimate, not a bound: a divisor can
  * have more terms than the product, which takes cyclotomic factors to arrange). The
  * process's measured peak is 0.6 to 0.85 of the estimate on the families (chain:d=14:
- * 1.54 GiB against 2.38 GiB; docs/performance.md section 13). Targets built by gcds
+ * 1.54 GiB against 2.38 GiB; docs/performance.md §13). Targets built by gcds
  * (a denominator of degree over 256) hold polynomials of the same sizes.
  * Errors: as hf_fraction_from_target for invalid targets, HF_ERR_NOMEM. */
 hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes);

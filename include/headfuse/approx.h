@@ -59,8 +59,9 @@ hf_err_t hf_approx_head_copy(hf_approx_head_t *dst, const hf_approx_head_t *src)
 /* The exact head h in floating point: bias = log(weight), computed from the rational
  * without overflow. out initialised; replaced on success, kept on failure. */
 hf_err_t hf_approx_head_from_exact(hf_approx_head_t *out, const hf_head_t *h);
-/* out[dv] = f(q[d]), with the softmax shifted by its largest logit. */
-void hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out);
+/* out[dv] = f(q[d]), with the softmax shifted by its largest logit. HF_ERR_NOMEM (m
+ * doubles of scratch). */
+hf_err_t hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out);
 
 /* Parameter vector of a head: atom after atom, each as key (d), bias, value (dv). */
 long hf_approx_nparams(int m, int d, int dv);
@@ -86,14 +87,17 @@ typedef struct {
     double target_rms; /* sqrt(mean t^2): the scale of "rounding level" */
 } hf_approx_data_t;
 
-/* Draw n >= 1 queries with the seed (sigma > 0) and evaluate the target. s is
- * initialised by the call; clear it even on error. */
+/* The empty sample (n = 0; allocates nothing, cannot fail). */
+void hf_approx_data_init(hf_approx_data_t *s);
+/* Draw n >= 1 queries with the seed (sigma > 0) and evaluate the target into s
+ * (initialised), replacing its value; on failure s keeps its value. */
 hf_err_t hf_approx_data_make(hf_approx_data_t *s, const hf_target_t *t, long n, double sigma,
                              uint64_t seed);
 void hf_approx_data_clear(hf_approx_data_t *s);
 
-/* Mean squared error (1/(n dv)) sum_{n,j} (f_j(q_n) - t_nj)^2 of a head on a sample. */
-double hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s);
+/* Mean squared error (1/(n dv)) sum_{n,j} (f_j(q_n) - t_nj)^2 of a head on a sample, into
+ * *mse. HF_ERR_NOMEM (m + dv doubles of scratch). */
+hf_err_t hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s, double *mse);
 
 /* Residual r[n*dv] (row n*dv + j) = (f_j(q_n) - t_nj) / sqrt(n dv), so |r|^2 is the mse,
  * and optionally (jac != NULL) its Jacobian with respect to the packed parameters,

@@ -28,8 +28,8 @@ void hf_approx_prov_clear(hf_approx_prov_t *p);
 hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
                               const hf_approx_prov_t *p);
 
-/* Read a file written by hf_approx_file_write. r and p are initialised by the call
- * (clear them even on error). Missing -> HF_ERR_IO; not an approximation file, truncated
+/* Read a file written by hf_approx_file_write into r and p (initialised), replacing their
+ * values; on failure they keep them. Missing -> HF_ERR_IO; not an approximation file, truncated
  * or inconsistent -> HF_ERR_CORRUPT, naming the path and what is wrong. */
 hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p);
 

@@ -1,11 +1,12 @@
 /* The small tools every module shares, each written once: a hash, a seeded generator,
- * growable arrays, a sort with a context, a hash index, a set of integer vectors and a
- * strict integer parser. */
+ * growable arrays, a sort with a context, a hash index, a set of integer vectors, a reader
+ * of whole files and a strict integer parser. */
 #ifndef HEADFUSE_CORE_H
 #define HEADFUSE_CORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "headfuse/error.h"
 
@@ -94,7 +95,8 @@ int hf_cmp_rows(const void *ctx, long a, long b);
  * caller says which stored item equals its key (eq); the index keeps each item's hash, so
  * it grows without looking at the items, and eq runs only on an equal hash. Users: the
  * integer-vector set below, the search's face memo, the cone engine's hyperplanes, the
- * symmetry group's elements and orbits. */
+ * symmetry group's elements and orbits, the shard merge's unit map, the bounds' maps of
+ * byte strings. */
 typedef int (*hf_index_eq_fn)(const void *ctx, long item); /* 1: item is the key in ctx */
 
 typedef struct {
@@ -136,6 +138,15 @@ long hf_ivset_insert(hf_ivset_t *s, const int64_t *key, int *added);
 
 /* Index of key[b], or -1 when absent. */
 long hf_ivset_find(const hf_ivset_t *s, const int64_t *key);
+
+/* ---------------------------------------------------------------- whole files */
+
+/* The rest of the stream f as one NUL-terminated buffer: *out (malloc'd) and *len, its
+ * bytes before the NUL (len may be NULL); set only on HF_OK. max > 0 refuses more than max
+ * bytes. Errors name path: HF_ERR_IO "PATH: cannot read: REASON", HF_ERR_LIMIT "PATH:
+ * larger than MAX bytes", HF_ERR_NOMEM. The one reader of whole files (target JSON, job
+ * files, a job's state files); the caller opens f and words a failure to open it. */
+hf_err_t hf_read_stream(FILE *f, const char *path, size_t max, char **out, size_t *len);
 
 /* ---------------------------------------------------------------- integers in text */
 

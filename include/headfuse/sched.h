@@ -5,15 +5,17 @@
  * coordinates and also works (it serves requests from inside its own ranges through the
  * search's poll hook), and a rank that runs out of work gets half of the rest of the
  * longest-running range (work stealing), so no core idles while another holds a long
- * unit. The engine's preparations (the one-time one and each size's: the layered engine's
- * face tables) are dealt out the same way (hf_sched_split_t, set on the search before the
- * one-time preparation). When a size has a feasible support, that size is finished (so
- * every minimal support is found) and the search stops. Cell ranges finished in an
- * earlier run are skipped (resume). SIGTERM/SIGUSR1 make every rank abandon its range in
- * flight and stop; the caller then exits with HF_ERR_INTERRUPTED's status.
+ * unit. The engine's preparations (the one-time one: the cone's double description; each
+ * size's: the layered engine's face tables) are dealt out the same way (hf_sched_split_t,
+ * set on the search before the one-time preparation). Sizes the engine knows to hold no
+ * candidate are skipped (hf_search_next_size). When a size has a feasible support, that
+ * size is finished (so every minimal support is found) and the search stops. Cell ranges
+ * finished in an earlier run are skipped (resume). SIGTERM/SIGUSR1 make every rank abandon
+ * its range in flight and stop; the caller then exits with HF_ERR_INTERRUPTED's status.
  *
  * This module does not store anything: it hands each found support and each finished
- * unit to hooks (the campaign wires them to the HDF5 shard of the rank). */
+ * range of a unit's cells to hooks (the campaign wires them to the HDF5 shard of the
+ * rank). */
 #ifndef HEADFUSE_SCHED_H
 #define HEADFUSE_SCHED_H
 
@@ -64,7 +66,7 @@ typedef struct {
 
 typedef struct {
     long first_m, last_m;        /* sizes to decide (inclusive) */
-    const hf_sched_done_t *done; /* sorted by (m, unit); may be NULL */
+    const hf_sched_done_t *done; /* sorted by (m, unit, lo), disjoint per unit; may be NULL */
     long ndone;
     int quiet;                       /* no progress lines */
     double progress_interval;        /* seconds between progress lines on rank 0 */

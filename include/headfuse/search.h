@@ -1,4 +1,4 @@
-/* The minimal-support search over one target and one span (MATH.md sections 3, 4, 6).
+/* The minimal-support search over one target and one span (docs/math.md §3, §4, §7, §8).
  *
  * Search space: key sets K inside the box {0..S}^d in canonical position (every
  * coordinate's minimum over K is 0). Sizes m = 1, 2, ... are decided in order. For
@@ -36,7 +36,8 @@ typedef struct hf_group_s hf_group_t;
  * is no engine of its own: it picks one when the search is created. */
 #define HF_ENGINE_TABLE(X)                                                                         \
     X(HF_ENGINE_AUTO, "auto", 1, hf_engine_auto, "cone when its unknowns are few, else layered")   \
-    X(HF_ENGINE_CONE, "cone", 1, hf_engine_cone, "faces of the cone {R : Q R >= 0} (MATH 7.7)")    \
+    X(HF_ENGINE_CONE, "cone", 1, hf_engine_cone,                                                   \
+      "faces of the cone {R : Q R >= 0} (docs/math.md §7.3)")                                      \
     X(HF_ENGINE_LAYERED, "layered", 1, hf_engine_layered,                                          \
       "faces of the candidates, layer by layer (rules 1-4)")                                       \
     X(HF_ENGINE_PLAIN, "plain", 0, hf_engine_plain, "every subset of the box (the reference)")

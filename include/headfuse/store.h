@@ -64,6 +64,7 @@ typedef struct {
     int64_t *keys;  /* n*m*d */
     char **weights; /* n*m strings "p/q" */
     char **values;  /* n*m*dv strings */
+    long cap;       /* room for supports in keys, weights and values */
 } hf_supports_t;
 
 void hf_supports_init(hf_supports_t *s, long m, int d, int dv);
@@ -106,6 +107,7 @@ typedef struct {
     hf_row_t *rows;
     hf_supports_t *supports; /* nrows entries */
     char **target_json;      /* nrows entries: the target as JSON text */
+    long caprows;            /* room for rows in rows, supports and target_json */
     long nunits;
     hf_unit_record_t *units;
     /* provenance (root attributes); strings may be NULL when writing */
@@ -125,7 +127,8 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
 
 /* Write atomically (PATH.tmp then rename). Errors name the path. */
 hf_err_t hf_result_write(const char *path, const hf_result_t *r);
-/* Read a result file; a missing, truncated or malformed file -> HF_ERR_CORRUPT or
+/* Read a result file into r (initialised), replacing its value; on failure r keeps its
+ * value. A missing, truncated or malformed file -> HF_ERR_CORRUPT or
  * HF_ERR_IO with a message naming the path and what is wrong; a file that is not HDF5
  * at all (no HDF5 signature: a JSON file given by mistake) -> HF_ERR_INPUT
  * "PATH: not an HDF5 file ...". */
@@ -151,8 +154,10 @@ hf_err_t hf_shard_take_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t uni
 /* Write the buffered found records (all of u's range: same row, m, unit and lo, else
  * HF_ERR_INTERNAL) and then the range's completion record u, flushing after each. */
 hf_err_t hf_shard_finish_unit(hf_shard_t *sh, const hf_unit_record_t *u);
-/* Close (accepts NULL). Returns an error if the final flush failed. */
-hf_err_t hf_shard_close(hf_shard_t **sh);
+/* Close the file and free the shard (accepts NULL; *sh becomes NULL). Returns an error if
+ * the final flush failed: a shard is a file, and like PETSc's destroy functions this one
+ * reports what closing it found. */
+hf_err_t hf_shard_destroy(hf_shard_t **sh);
 
 /* What a shard holds: completed ranges of cells, in the order written, and the found
  * records of completed ranges only (found_lo: the lo of the record's range). A shard of
@@ -171,8 +176,10 @@ typedef struct {
  * or hi <= lo among them) -> HF_ERR_CORRUPT naming the path;
  * another job's fingerprint -> HF_ERR_INPUT "PATH: shard of another search: it holds
  * 'ABOUT' (fingerprint F, expected G)" ("... written by an older headfuse ..." when it
- * has no description). out is initialised by the call. */
+ * has no description). out (initialised) gets the shard's contents in place of its old
+ * value; on failure it keeps its value. init: the empty value (a zeroed one is empty too). */
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out);
+void hf_shard_data_init(hf_shard_data_t *d);
 void hf_shard_data_clear(hf_shard_data_t *d);
 
 /* ---- a search's shard directory (shards.c) ----
@@ -203,9 +210,11 @@ typedef struct {
 /* Merge every shard of dir with this fingerprint (hf_shard_read's errors; a corrupt
  * shard's message says to move it away). A directory holds the shards of one search
  * (one entry of a job), so every record is merged whatever row it names (the row is the
- * entry's index when the unit ran; a resumed job may have moved the directory). g is
- * initialised by the call; clear it with hf_shards_merged_clear. */
+ * entry's index when the unit ran; a resumed job may have moved the directory). g
+ * (initialised) gets the merge in place of its old value; on failure it keeps its value.
+ * init: the empty value (a zeroed one is empty too). */
 hf_err_t hf_shards_merge(const char *dir, const char *fingerprint, hf_shards_merged_t *g);
+void hf_shards_merged_init(hf_shards_merged_t *g);
 void hf_shards_merged_clear(hf_shards_merged_t *g);
 
 /* The one encoding of a found support in a shard record:

@@ -35,6 +35,7 @@ typedef struct {
     int d, dv;
     int nheads;
     hf_head_t *heads;
+    long capheads; /* room in heads */
 } hf_target_t;
 
 /* Heads. init makes an empty head (natoms = 0) of the given dimensions; resize grows or

@@ -1,6 +1,6 @@
 /* Declarations shared inside the algebra module: the pieces both constructions of P/Q
  * use (a fraction's allocation, the target checks, a head as N/D, the normal form) and
- * the two constructions themselves (docs/exact-test.md section 1). */
+ * the two constructions themselves (docs/exact-test.md §1). */
 #ifndef HF_ALGEBRA_IMPL_H
 #define HF_ALGEBRA_IMPL_H
 
@@ -37,7 +37,9 @@ hf_err_t hf_fraction_normalise(hf_fraction_t *f, const char *name);
  * answer: the result is then P/Q over the lcm, not in lowest terms). *factored = 0 when
  * a denominator was not factored (a coordinate's degree over
  * HF_FRACTION_FACTOR_DEGREE_MAX, or FLINT gave up): f is then left as initialised and
- * the caller builds P/Q by gcds. f initialised by the call, as hf_fraction_from_target. */
+ * the caller builds P/Q by gcds. f is uninitialised and initialised by the call (clear it
+ * even on error), as hf_fraction_from_gcds: hf_fraction_from_target builds aside with
+ * them. */
 hf_err_t hf_fraction_from_factors(hf_fraction_t *f, const hf_target_t *t, int reduce,
                                   int *factored);
 

@@ -1,6 +1,6 @@
 /* How much memory building P/Q will take, estimated from the heads before building it
  * (hf_fraction_estimate, algebra.h; the figures against measured peaks are in
- * docs/performance.md section 13).
+ * docs/performance.md §13).
  *
  * Q divides the product of the heads' distinct denominators. When these are pairwise
  * coprime Q is that product, whose terms (positive coefficients: nothing cancels) are
@@ -26,7 +26,7 @@
  * (fraction_factor.c, sum_over_lcm): the partial lcm, the buffer W each product and sum
  * goes to before it is swapped in, a numerator times the cofactor, and the cofactor
  * L / G when a denominator shares a factor. Measured: about 4 of Q's size are live at
- * the peak (docs/performance.md section 13). */
+ * the peak (docs/performance.md §13). */
 #define ESTIMATE_WORK_POLYS 4
 
 /* One distinct primitive denominator. */

@@ -5,7 +5,7 @@
  * With x_j = exp(q_j) a head is N/D (D = sum c_i x^k_i, N = sum c_i v_i x^k_i). P/Q is
  * built from the irreducible factors of the heads' denominators (fraction_factor.c); a
  * target with a denominator too large to factor cheaply is built by gcds instead
- * (fraction_gcd.c). Both give the same unique form (docs/exact-test.md section 1). */
+ * (fraction_gcd.c). Both give the same unique form (docs/exact-test.md §1). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,15 +44,24 @@ static hf_err_t fraction_init(hf_fraction_t *f, int d, int dv)
     return HF_OK;
 }
 
+void hf_fraction_init(hf_fraction_t *f)
+{
+    /* neither the context nor a zero polynomial allocates */
+    f->d = 1;
+    f->dv = 0;
+    fmpz_mpoly_ctx_init(f->ctx, 1, ORD_LEX);
+    fmpz_mpoly_init(f->Q, f->ctx);
+    f->P = NULL;
+}
+
 void hf_fraction_clear(hf_fraction_t *f)
 {
     if (!f)
         return;
     hf_fraction_polys_free(f->P, f->dv, f->ctx);
-    f->P = NULL;
     fmpz_mpoly_clear(f->Q, f->ctx);
     fmpz_mpoly_ctx_clear(f->ctx);
-    f->dv = 0;
+    hf_fraction_init(f); /* empty again: it may be filled, or cleared, once more */
 }
 
 /* N_j = sum c_i v_ij x^(k_i - min), D = sum c_i x^(k_i - min), both multiplied by the
@@ -237,12 +246,22 @@ hf_err_t hf_fraction_begin(hf_fraction_t *f, const hf_target_t *t, const char **
 
 hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t)
 {
+    /* built aside and swapped in (a context and polynomials move as plain structs): f
+     * keeps its value on failure */
+    hf_fraction_t tmp;
     int factored = 0;
-    hf_err_t err = hf_fraction_from_factors(f, t, 1, &factored);
-    if (err != HF_OK || factored)
-        return err;
-    hf_fraction_clear(f);
-    return hf_fraction_from_gcds(f, t);
+    hf_err_t err = hf_fraction_from_factors(&tmp, t, 1, &factored);
+    if (err == HF_OK && !factored) {
+        hf_fraction_clear(&tmp);
+        err = hf_fraction_from_gcds(&tmp, t);
+    }
+    if (err == HF_OK) {
+        hf_fraction_t old = *f;
+        *f = tmp;
+        tmp = old;
+    }
+    hf_fraction_clear(&tmp);
+    return err;
 }
 
 /* Term-by-term comparison; works across the two fractions' own contexts. */

@@ -123,16 +123,14 @@ static void head_softmax(const hf_approx_head_t *h, const double *q, int skip, d
     }
 }
 
-void hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out)
+hf_err_t hf_approx_head_eval(const hf_approx_head_t *h, const double *q, double *out)
 {
-    double *p = malloc((size_t)h->m * sizeof *p);
-    if (!p) {
-        for (int j = 0; j < h->dv; j++)
-            out[j] = NAN;
-        return;
-    }
+    double *p = hf_malloc((size_t)h->m * sizeof *p);
+    if (!p)
+        return HF_ERR_NOMEM;
     head_softmax(h, q, -1, p, out);
     free(p);
+    return HF_OK;
 }
 
 long hf_approx_nparams(int m, int d, int dv)
@@ -180,18 +178,11 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
     if (m > HF_APPROX_ATOMS_MAX)
         return hf_error(HF_ERR_LIMIT, "approximate head: more than %d atoms", HF_APPROX_ATOMS_MAX);
     int d = h->d, dv = h->dv;
-    double *k = hf_realloc(h->keys, (size_t)m * d * sizeof *k);
-    if (!k)
-        return HF_ERR_NOMEM;
-    h->keys = k;
-    double *b = hf_realloc(h->biases, (size_t)m * sizeof *b);
-    if (!b)
-        return HF_ERR_NOMEM;
-    h->biases = b;
-    double *v = hf_realloc(h->values, (size_t)m * dv * sizeof *v);
-    if (!v)
-        return HF_ERR_NOMEM;
-    h->values = v;
+    long cap = h->m; /* an atom is d keys, one bias and dv values */
+    HF_TRY(hf_grow_arrays(
+        &cap, m, 3, (void **const[]){(void **)&h->keys, (void **)&h->biases, (void **)&h->values},
+        (const size_t[]){(size_t)d * sizeof *h->keys, sizeof *h->biases,
+                         (size_t)dv * sizeof *h->values}));
     while (h->m < m) {
         int big = 0;
         for (int i = 1; i < h->m; i++)
@@ -200,9 +191,10 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
         /* two copies with half the weight each: the same function */
         h->biases[big] -= M_LN2;
         int n = h->m;
-        memcpy(h->keys + (size_t)n * d, h->keys + (size_t)big * d, (size_t)d * sizeof *k);
+        memcpy(h->keys + (size_t)n * d, h->keys + (size_t)big * d, (size_t)d * sizeof *h->keys);
         h->biases[n] = h->biases[big];
-        memcpy(h->values + (size_t)n * dv, h->values + (size_t)big * dv, (size_t)dv * sizeof *v);
+        memcpy(h->values + (size_t)n * dv, h->values + (size_t)big * dv,
+               (size_t)dv * sizeof *h->values);
         h->m++;
     }
     return HF_OK;
@@ -210,35 +202,43 @@ hf_err_t hf_approx_head_split_to(hf_approx_head_t *h, int m)
 
 /* ---------------------------------------------------------------- samples */
 
+void hf_approx_data_init(hf_approx_data_t *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
 hf_err_t hf_approx_data_make(hf_approx_data_t *s, const hf_target_t *t, long n, double sigma,
                              uint64_t seed)
 {
-    memset(s, 0, sizeof *s);
     if (n < 1 || n > HF_APPROX_SAMPLES_MAX)
         return hf_error(HF_ERR_INPUT, "samples: must be 1..%ld", HF_APPROX_SAMPLES_MAX);
     if (!(sigma > 0) || !isfinite(sigma))
         return hf_error(HF_ERR_INPUT, "sigma: must be a positive number");
-    s->q = hf_malloc((size_t)n * t->d * sizeof *s->q);
-    s->t = hf_malloc((size_t)n * t->dv * sizeof *s->t);
-    if (!s->q || !s->t) {
-        hf_approx_data_clear(s);
+    hf_approx_data_t x; /* built aside: s keeps its value on failure */
+    hf_approx_data_init(&x);
+    x.q = hf_malloc((size_t)n * t->d * sizeof *x.q);
+    x.t = hf_malloc((size_t)n * t->dv * sizeof *x.t);
+    if (!x.q || !x.t) {
+        hf_approx_data_clear(&x);
         return HF_ERR_NOMEM;
     }
-    s->n = n;
-    s->d = t->d;
-    s->dv = t->dv;
+    x.n = n;
+    x.d = t->d;
+    x.dv = t->dv;
     hf_rng_t rng;
     hf_rng_seed(&rng, seed);
     double sum = 0;
     for (long i = 0; i < n; i++) {
-        double *q = s->q + i * t->d, *y = s->t + i * t->dv;
+        double *q = x.q + i * t->d, *y = x.t + i * t->dv;
         for (int j = 0; j < t->d; j++)
             q[j] = sigma * hf_rng_normal(&rng);
         hf_target_eval(t, q, y);
         for (int j = 0; j < t->dv; j++)
             sum += y[j] * y[j];
     }
-    s->target_rms = sqrt(sum / ((double)n * t->dv));
+    x.target_rms = sqrt(sum / ((double)n * t->dv));
+    hf_approx_data_clear(s);
+    *s = x;
     return HF_OK;
 }
 
@@ -248,7 +248,7 @@ void hf_approx_data_clear(hf_approx_data_t *s)
         return;
     free(s->q);
     free(s->t);
-    memset(s, 0, sizeof *s);
+    hf_approx_data_init(s);
 }
 
 /* ---------------------------------------------------------------- error, residual */
@@ -266,14 +266,14 @@ static double mse_skip(const hf_approx_head_t *h, const hf_approx_data_t *s, int
     return sum / ((double)s->n * s->dv);
 }
 
-double hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s)
+hf_err_t hf_approx_mse(const hf_approx_head_t *h, const hf_approx_data_t *s, double *mse)
 {
-    double *work = malloc((size_t)(h->m + h->dv) * sizeof *work);
+    double *work = hf_malloc((size_t)(h->m + h->dv) * sizeof *work);
     if (!work)
-        return NAN;
-    double e = mse_skip(h, s, -1, work);
+        return HF_ERR_NOMEM;
+    *mse = mse_skip(h, s, -1, work);
     free(work);
-    return e;
+    return HF_OK;
 }
 
 hf_err_t hf_approx_least_useful(const hf_approx_head_t *h, const hf_approx_data_t *s, int *atom,

@@ -195,9 +195,10 @@ static hf_err_t run_batch(run_t *R, int m, long index0, long nk, const start_t *
         err = make_start(R, m, index, kinds[k], src, &h);
         if (err == HF_OK)
             err = hf_approx_solve(&R->train, &h, &info);
+        if (err == HF_OK)
+            err = hf_approx_mse(&h, &R->test, &te[k]);
         if (err == HF_OK) {
             tr[k] = info.train_mse;
-            te[k] = hf_approx_mse(&h, &R->test);
             if (isnan(te[k]))
                 te[k] = INFINITY;
             secs[k] = info.seconds;
@@ -347,6 +348,8 @@ hf_err_t hf_approx_run(MPI_Comm comm, const hf_target_t *t, const hf_approx_opts
     best_t b;
     memset(&R, 0, sizeof R);
     memset(&b, 0, sizeof b);
+    hf_approx_data_init(&R.train);
+    hf_approx_data_init(&R.test);
     R.comm = comm;
     R.o = o;
     R.res = res;

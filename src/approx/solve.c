@@ -132,7 +132,7 @@ static PetscErrorCode form_hessian(Tao tao, Vec X, Mat H, Mat Hpre, void *ptr)
     PetscFunctionBeginUser;
     PetscCall(PetscLogEventBegin(hf_approx_ev_hess, 0, 0, 0, 0));
     if (!c->jac) {
-        c->jac = malloc((size_t)nr * np * sizeof *c->jac);
+        c->jac = hf_malloc((size_t)nr * np * sizeof *c->jac);
         PetscCheck(c->jac, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the Jacobian");
     }
     PetscCall(ctx_unpack(c, X));
@@ -211,7 +211,8 @@ hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
     c.np = hf_approx_nparams(h->m, h->d, h->dv);
     HF_CHECK(err, hf_approx_head_copy(&c.h, h), done);
     HF_CHECK(err, hf_approx_head_copy(&start, h), done);
-    double start_mse = hf_approx_mse(h, train);
+    double start_mse;
+    HF_CHECK(err, hf_approx_mse(h, train, &start_mse), done);
     c.work = hf_malloc((size_t)(h->m + 2 * h->dv) * sizeof *c.work);
     c.rbuf = hf_malloc((size_t)c.nres * sizeof *c.rbuf);
     if (!c.work || !c.rbuf) {
@@ -259,7 +260,7 @@ hf_err_t hf_approx_solve(const hf_approx_data_t *train, hf_approx_head_t *h,
     info->reason = (int)reason;
     snprintf(info->reason_name, sizeof info->reason_name, "%s", hf_approx_reason_name(reason));
     /* the reported error is recomputed from the head, whatever the solver's objective */
-    info->train_mse = hf_approx_mse(h, train);
+    HF_CHECK(err, hf_approx_mse(h, train, &info->train_mse), done);
     if (isnan(info->train_mse))
         info->train_mse = INFINITY;
     /* a solve never hands back a head worse than its start (BRGN's first step is

@@ -30,22 +30,23 @@ hf_err_t hf_bounds_buf_i64(hf_bounds_buf_t *b, int64_t x);
 hf_err_t hf_bounds_buf_fmpz(hf_bounds_buf_t *b, const fmpz_t x);
 void hf_bounds_buf_clear(hf_bounds_buf_t *b);
 
-/* Hash map from byte strings to integers. Entries with key == NULL are empty. */
+/* Map from byte strings to integers: entries in insertion order, found through core's
+ * hash index. An entry pointer is valid until the next insertion. */
 typedef struct {
     unsigned char *key;
     size_t len;
-    uint64_t hash;
     fmpz val;
 } hf_bounds_bytemap_entry_t;
 
 typedef struct {
-    hf_bounds_bytemap_entry_t *table;
-    uint64_t mask; /* table size - 1 */
-    long n;        /* entries stored */
-    long max;      /* entries beyond this are not stored (find gives NULL) */
+    hf_bounds_bytemap_entry_t *entry; /* n entries */
+    long n, cap;
+    hf_index_t index; /* hash of a key -> its entry */
+    long max;         /* entries beyond this are not stored (find gives NULL) */
 } hf_bounds_bytemap_t;
 
-hf_err_t hf_bounds_bytemap_init(hf_bounds_bytemap_t *m, long max);
+/* An empty map (allocates nothing, cannot fail; a zeroed map is empty too). */
+void hf_bounds_bytemap_init(hf_bounds_bytemap_t *m, long max);
 void hf_bounds_bytemap_clear(hf_bounds_bytemap_t *m);
 /* The entry of key, or NULL. */
 hf_bounds_bytemap_entry_t *hf_bounds_bytemap_get(const hf_bounds_bytemap_t *m,

@@ -1,5 +1,5 @@
-/* Byte strings as keys: a growable buffer to serialise canonical forms into, and an
- * open-addressing hash map from such strings to integers (fmpz). Used by the lower
+/* Byte strings as keys: a growable buffer to serialise canonical forms into, and a
+ * map from such strings to integers (fmpz) over core's hash index. Used by the lower
  * bound's memo, the hyperplane-arrangement memo and the upper bound's transfer DP. */
 #include <stdlib.h>
 #include <string.h>
@@ -56,79 +56,49 @@ static uint64_t bytemap_hash(const unsigned char *p, size_t n)
     return hf_hash_mix(hf_hash_bytes(HF_HASH_INIT, p, n));
 }
 
-static hf_err_t bytemap_alloc(hf_bounds_bytemap_t *m, uint64_t size)
-{
-    m->table = hf_calloc(size, sizeof *m->table);
-    if (!m->table)
-        return HF_ERR_NOMEM;
-    m->mask = size - 1;
-    for (uint64_t i = 0; i < size; i++)
-        fmpz_init(&m->table[i].val);
-    return HF_OK;
-}
-
-hf_err_t hf_bounds_bytemap_init(hf_bounds_bytemap_t *m, long max)
+void hf_bounds_bytemap_init(hf_bounds_bytemap_t *m, long max)
 {
     memset(m, 0, sizeof *m);
+    hf_index_init(&m->index);
     m->max = max;
-    return bytemap_alloc(m, 64);
 }
 
 void hf_bounds_bytemap_clear(hf_bounds_bytemap_t *m)
 {
-    if (m->table) {
-        for (uint64_t i = 0; i <= m->mask; i++) {
-            free(m->table[i].key);
-            fmpz_clear(&m->table[i].val);
-        }
-        free(m->table);
+    for (long i = 0; i < m->n; i++) {
+        free(m->entry[i].key);
+        fmpz_clear(&m->entry[i].val);
     }
-    memset(m, 0, sizeof *m);
+    free(m->entry);
+    hf_index_clear(&m->index);
+    hf_bounds_bytemap_init(m, 0);
 }
 
-static hf_bounds_bytemap_entry_t *bytemap_slot(const hf_bounds_bytemap_t *m,
-                                               const unsigned char *key, size_t len, uint64_t h)
+typedef struct {
+    const hf_bounds_bytemap_t *m;
+    const unsigned char *key;
+    size_t len;
+} bytemap_key_t;
+
+static int bytemap_eq(const void *ctx, long item)
 {
-    for (uint64_t i = h & m->mask;; i = (i + 1) & m->mask) {
-        hf_bounds_bytemap_entry_t *e = m->table + i;
-        if (!e->key)
-            return e;
-        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)
-            return e;
-    }
+    const bytemap_key_t *k = ctx;
+    const hf_bounds_bytemap_entry_t *e = &k->m->entry[item];
+    return e->len == k->len && (k->len == 0 || memcmp(e->key, k->key, k->len) == 0);
+}
+
+static long bytemap_lookup(const hf_bounds_bytemap_t *m, const unsigned char *key, size_t len,
+                           uint64_t h)
+{
+    bytemap_key_t k = {m, key, len};
+    return hf_index_find(&m->index, h, bytemap_eq, &k);
 }
 
 hf_bounds_bytemap_entry_t *hf_bounds_bytemap_get(const hf_bounds_bytemap_t *m,
                                                  const unsigned char *key, size_t len)
 {
-    hf_bounds_bytemap_entry_t *e = bytemap_slot(m, key, len, bytemap_hash(key, len));
-    return e->key ? e : NULL;
-}
-
-/* Double the table (kept at most half full). */
-static hf_err_t bytemap_grow(hf_bounds_bytemap_t *m)
-{
-    hf_bounds_bytemap_t bigger = *m;
-    HF_TRY(bytemap_alloc(&bigger, 2 * (m->mask + 1)));
-    for (uint64_t i = 0; i <= m->mask; i++) {
-        hf_bounds_bytemap_entry_t *e = m->table + i;
-        if (!e->key)
-            continue;
-        uint64_t j = e->hash & bigger.mask;
-        while (bigger.table[j].key)
-            j = (j + 1) & bigger.mask;
-        bigger.table[j].key = e->key;
-        bigger.table[j].len = e->len;
-        bigger.table[j].hash = e->hash;
-        fmpz_swap(&bigger.table[j].val, &e->val);
-        e->key = NULL;
-    }
-    for (uint64_t i = 0; i <= m->mask; i++)
-        fmpz_clear(&m->table[i].val);
-    free(m->table);
-    m->table = bigger.table;
-    m->mask = bigger.mask;
-    return HF_OK;
+    long i = bytemap_lookup(m, key, len, bytemap_hash(key, len));
+    return i < 0 ? NULL : &m->entry[i];
 }
 
 hf_err_t hf_bounds_bytemap_find(hf_bounds_bytemap_t *m, const unsigned char *key, size_t len,
@@ -136,26 +106,27 @@ hf_err_t hf_bounds_bytemap_find(hf_bounds_bytemap_t *m, const unsigned char *key
 {
     *out = NULL;
     uint64_t h = bytemap_hash(key, len);
-    hf_bounds_bytemap_entry_t *e = bytemap_slot(m, key, len, h);
-    if (e->key) {
-        *out = e;
+    long i = bytemap_lookup(m, key, len, h);
+    if (i >= 0) {
+        *out = &m->entry[i];
         return HF_OK;
     }
     if (m->n >= m->max)
         return HF_OK; /* full: the caller goes on without remembering */
-    if ((uint64_t)(m->n + 1) * 2 > m->mask + 1) {
-        HF_TRY(bytemap_grow(m));
-        e = bytemap_slot(m, key, len, h);
-    }
-    e->key = hf_malloc(len ? len : 1);
-    if (!e->key)
+    HF_TRY(HF_GROW(&m->entry, &m->cap, m->n + 1));
+    unsigned char *copy = hf_malloc(len ? len : 1);
+    if (!copy)
         return HF_ERR_NOMEM;
     if (len)
-        memcpy(e->key, key, len);
+        memcpy(copy, key, len);
+    if (hf_index_add(&m->index, h, m->n) != HF_OK) {
+        free(copy);
+        return HF_ERR_NOMEM;
+    }
+    hf_bounds_bytemap_entry_t *e = &m->entry[m->n++];
+    e->key = copy;
     e->len = len;
-    e->hash = h;
-    fmpz_zero(&e->val);
-    m->n++;
+    fmpz_init(&e->val);
     *out = e;
     return HF_OK;
 }

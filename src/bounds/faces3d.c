@@ -75,12 +75,10 @@ hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int
     slong e0[HF_D_MAX], e1[HF_D_MAX];
     *yes = 0;
     hf_target_init_empty(&lim);
+    hf_fraction_init(&f);
     hf_err_t err = hf_bounds_limit_target(t, w, &lim);
-    if (err != HF_OK) {
-        hf_target_clear(&lim);
-        return err;
-    }
-    err = hf_fraction_from_target(&f, &lim);
+    if (err == HF_OK)
+        err = hf_fraction_from_target(&f, &lim);
     if (err == HF_OK) {
         if (f.Q->length == 2 && !hf_fraction_is_constant(&f)) {
             fmpz_mpoly_get_term_exp_si(e0, f.Q, 0, f.ctx);
@@ -90,8 +88,8 @@ hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int
                 g = gcd64(g, (int64_t)(e0[j] - e1[j]));
             *yes = g == 1;
         }
-        hf_fraction_clear(&f);
     }
+    hf_fraction_clear(&f);
     hf_target_clear(&lim);
     return err;
 }
@@ -126,14 +124,13 @@ static hf_err_t edge_roots(const hf_target_t *t, const int64_t *w, const int64_t
     hf_target_t lim;
     hf_fraction_t f;
     fmpz_poly_t q;
-    int have_f = 0;
     hf_err_t err;
     *roots = 0;
     hf_target_init_empty(&lim);
+    hf_fraction_init(&f);
     fmpz_poly_init(q);
     HF_CHECK(err, hf_bounds_limit_target(t, w, &lim), done);
     err = hf_fraction_from_target(&f, &lim);
-    have_f = 1;
     if (err == HF_ERR_LIMIT) {
         hf_error_clear();
         err = HF_OK;
@@ -163,8 +160,7 @@ static hf_err_t edge_roots(const hf_target_t *t, const int64_t *w, const int64_t
     }
     *roots = negative_roots(q);
 done:
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     fmpz_poly_clear(q);
     hf_target_clear(&lim);
     return err;
@@ -180,15 +176,14 @@ static hf_err_t facet_value(const hf_target_t *t, const hf_newton_t *Z, const hf
     hf_target_t lim;
     hf_fraction_t f;
     hf_newton_t N;
-    int have_f = 0;
     hf_err_t err;
     out->exact = 0;
     out->terms = out->inner = 0;
     hf_target_init_empty(&lim);
+    hf_fraction_init(&f);
     hf_newton_init(&N);
     HF_CHECK(err, hf_bounds_limit_target(t, F->w, &lim), done);
     err = hf_fraction_from_target(&f, &lim);
-    have_f = 1;
     if (err == HF_OK)
         err = hf_newton_from_fraction(&f, 0, &N);
     if (err == HF_ERR_LIMIT) {
@@ -218,8 +213,7 @@ static hf_err_t facet_value(const hf_target_t *t, const hf_newton_t *Z, const hf
         out->inner += inside;
     }
 done:
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     hf_newton_clear(&N);
     hf_target_clear(&lim);
     return err;
@@ -290,6 +284,7 @@ hf_err_t hf_faces3d_from_target(const hf_target_t *t, hf_faces3d_t *A)
         not_applicable(A, "d is not 3");
         return HF_OK;
     }
+    hf_fraction_init(&f);
     err = hf_fraction_from_target(&f, t);
     if (err == HF_OK) {
         A->supp_q = f.Q->length;

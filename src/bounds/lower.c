@@ -135,19 +135,7 @@ static hf_err_t lb_tgt_alloc(lb_tgt_t *T, int d, int dv, int heads, long atoms, 
 
 static hf_err_t lb_tgt_reserve_nnz(lb_tgt_t *T, long need)
 {
-    if (need <= T->cap_nnz)
-        return HF_OK;
-    long cap = 2 * T->cap_nnz > need ? 2 * T->cap_nnz : need;
-    int *idx = hf_realloc(T->kidx, (size_t)cap * sizeof *idx);
-    if (!idx)
-        return HF_ERR_NOMEM;
-    T->kidx = idx;
-    int64_t *val = hf_realloc(T->kval, (size_t)cap * sizeof *val);
-    if (!val)
-        return HF_ERR_NOMEM;
-    T->kval = val;
-    T->cap_nnz = cap;
-    return HF_OK;
+    return HF_GROW2(&T->kidx, &T->kval, &T->cap_nnz, need);
 }
 
 static hf_err_t lb_buf_fmpq(hf_bounds_buf_t *b, const fmpq_t x)
@@ -786,7 +774,7 @@ static hf_err_t lb_ctx_init(lb_ctx_t *cx, int newton)
     cx->primes[0] = n_nextprime(UWORD(1) << 61, 1);
     for (int i = 1; i < LB_PRIMES; i++)
         cx->primes[i] = n_nextprime(cx->primes[i - 1], 1);
-    HF_TRY(hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX));
+    hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX);
     return hf_bounds_arr_init(&cx->arr);
 }
 
@@ -828,17 +816,16 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
     hf_fraction_t f;
     hf_newton_t N;
     long *value = NULL, bound = 1;
-    int have_f = 0;
     double terms = 1;
     fmpz_t v;
     fmpz_init(v);
+    hf_fraction_init(&f);
     hf_newton_init(&N);
     *done = 0;
     for (int h = 0; h < t->nheads; h++)
         terms *= (double)t->heads[h].natoms;
     if (terms > (double)LB_PACK_TERMS || t->d > LB_PACK_DIM)
         goto cleanup;
-    have_f = 1;
     HF_CHECK(err, hf_fraction_from_target(&f, t), cleanup);
     HF_CHECK(err, hf_newton_from_fraction(&f, LB_PACK_FACES, &N), cleanup);
     if (!N.faces_complete)
@@ -864,8 +851,7 @@ static hf_err_t lb_disjoint_faces(lb_ctx_t *cx, const hf_target_t *t, fmpz_t out
 cleanup:
     free(value);
     hf_newton_clear(&N);
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     fmpz_clear(v);
     return err;
 }

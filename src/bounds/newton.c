@@ -287,22 +287,11 @@ typedef struct {
 
 static hf_err_t lattice_push(newton_lattice_t *L, const uint64_t *v, const uint64_t *f, int dim)
 {
-    if (L->n == L->cap) {
-        long cap = L->cap ? 2 * L->cap : 64;
-        uint64_t *V = hf_realloc(L->V, (size_t)cap * L->nwv * sizeof *V);
-        if (!V)
-            return HF_ERR_NOMEM;
-        L->V = V;
-        uint64_t *F = hf_realloc(L->F, (size_t)cap * L->nwf * sizeof *F);
-        if (!F)
-            return HF_ERR_NOMEM;
-        L->F = F;
-        int *dm = hf_realloc(L->dim, (size_t)cap * sizeof *dm);
-        if (!dm)
-            return HF_ERR_NOMEM;
-        L->dim = dm;
-        L->cap = cap;
-    }
+    /* a face is a row of nwv words in V, of nwf words in F and one int in dim */
+    HF_TRY(hf_grow_arrays(&L->cap, L->n + 1, 3,
+                          (void **const[]){(void **)&L->V, (void **)&L->F, (void **)&L->dim},
+                          (const size_t[]){(size_t)L->nwv * sizeof *L->V,
+                                           (size_t)L->nwf * sizeof *L->F, sizeof *L->dim}));
     memcpy(L->V + L->n * L->nwv, v, (size_t)L->nwv * sizeof *v);
     memcpy(L->F + L->n * L->nwf, f, (size_t)L->nwf * sizeof *f);
     L->dim[L->n++] = dim;

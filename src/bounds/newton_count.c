@@ -29,8 +29,9 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int
     hf_target_t sub;
     hf_fraction_t f;
     hf_newton_t N;
-    int have_sub = 0, have_f = 0;
     double terms = 1;
+    hf_target_init_empty(&sub);
+    hf_fraction_init(&f);
     hf_newton_init(&N);
     for (int k = 0; k < nh; k++)
         terms *= (double)t->heads[heads[k]].natoms;
@@ -39,10 +40,8 @@ static hf_err_t count_by_cdd(const hf_target_t *t, const int *heads, int nh, int
         return HF_OK;
     }
     HF_CHECK(err, hf_target_init(&sub, t->name, t->d, t->dv), cleanup);
-    have_sub = 1;
     for (int k = 0; k < nh; k++)
         HF_CHECK(err, hf_target_add_head(&sub, t->heads + heads[k]), cleanup);
-    have_f = 1;
     HF_CHECK(err, hf_fraction_from_target(&f, &sub), cleanup);
     HF_CHECK(err, hf_newton_from_fraction(&f, 0, &N), cleanup);
     fmpz_set_si(count, N.nverts);
@@ -53,10 +52,8 @@ cleanup:
         *known = 0;
     }
     hf_newton_clear(&N);
-    if (have_f)
-        hf_fraction_clear(&f);
-    if (have_sub)
-        hf_target_clear(&sub);
+    hf_fraction_clear(&f);
+    hf_target_clear(&sub);
     return err;
 }
 
@@ -69,7 +66,7 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
     int *block = hf_malloc((size_t)(H ? H : 1) * sizeof *block);
     int *members = hf_malloc((size_t)(H ? H : 1) * sizeof *members);
     int64_t *gens = NULL, *all = NULL;
-    long *lens = NULL, m = 0, nall = 0;
+    long *lens = NULL, m = 0, nall = 0, cap_all = 0;
     fmpz_t c;
     fmpz_init(c);
     fmpz_one(count);
@@ -90,12 +87,7 @@ hf_err_t hf_bounds_newton_count(const hf_target_t *t, hf_bounds_arr_t *A,
         HF_CHECK(err, hf_bounds_line_groups(t, members, nm, &all_lines, &gens, &lens, &m), cleanup);
         if (all_lines) { /* the zonotope's generators, counted together below */
             if (m) {
-                int64_t *p = hf_realloc(all, (size_t)(nall + m) * d * sizeof *p);
-                if (!p) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                all = p;
+                HF_CHECK(err, HF_GROW(&all, &cap_all, (nall + m) * d), cleanup);
                 memcpy(all + nall * d, gens, (size_t)m * d * sizeof *gens);
                 nall += m;
             }

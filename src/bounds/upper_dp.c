@@ -108,7 +108,7 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                     break;
                 }
     }
-    HF_CHECK(err, hf_bounds_bytemap_init(&cur, LONG_MAX), cleanup);
+    hf_bounds_bytemap_init(&cur, LONG_MAX);
     hf_bounds_bytemap_entry_t *e;
     HF_CHECK(err, hf_bounds_bytemap_find(&cur, (const unsigned char *)"", 0, &e), cleanup);
     fmpz_one(&e->val); /* before position 0: one empty prefix, carry of width 0 */
@@ -125,11 +125,9 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
         HF_CHECK(err, dp_window_sum(t, hs, nhs, coords, nc, p, win, &M, ok), cleanup);
         if (!*ok)
             goto cleanup;
-        HF_CHECK(err, hf_bounds_bytemap_init(&nxt, LONG_MAX), cleanup);
-        for (uint64_t i = 0; i <= cur.mask; i++) {
-            const hf_bounds_bytemap_entry_t *st = cur.table + i;
-            if (!st->key)
-                continue;
+        hf_bounds_bytemap_init(&nxt, LONG_MAX);
+        for (long i = 0; i < cur.n; i++) {
+            const hf_bounds_bytemap_entry_t *st = cur.entry + i;
             long nx = wold ? (long)(st->len / (sizeof(int64_t) * wold)) : 1;
             long np = nx * M.n;
             work += np;
@@ -137,24 +135,9 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
                 *ok = 0;
                 goto cleanup;
             }
-            if (np * win > cap_pairs) { /* room for np rows of width win */
-                int64_t *q = hf_realloc(pairs, (size_t)np * win * sizeof *q);
-                if (!q) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                pairs = q;
-                cap_pairs = np * win;
-            }
-            if (np > cap_order) {
-                long *o = hf_realloc(order, (size_t)np * sizeof *o);
-                if (!o) {
-                    err = HF_ERR_NOMEM;
-                    goto cleanup;
-                }
-                order = o;
-                cap_order = np;
-            }
+            /* room for np rows of width win */
+            HF_CHECK(err, HF_GROW(&pairs, &cap_pairs, np * win), cleanup);
+            HF_CHECK(err, HF_GROW(&order, &cap_order, np), cleanup);
             const int64_t *X = (const int64_t *)st->key;
             for (long x = 0; x < nx; x++)
                 for (long m = 0; m < M.n; m++) {
@@ -201,9 +184,8 @@ hf_err_t hf_bounds_upper_dp(const hf_target_t *t, const int *heads, int nh, cons
         }
         rold = rnew;
     }
-    for (uint64_t i = 0; i <= cur.mask; i++)
-        if (cur.table[i].key)
-            fmpz_add(total, total, &cur.table[i].val);
+    for (long i = 0; i < cur.n; i++)
+        fmpz_add(total, total, &cur.entry[i].val);
     fmpz_set(n, total);
 cleanup:
     hf_bounds_buf_clear(&key);

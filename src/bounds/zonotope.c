@@ -31,7 +31,8 @@ hf_err_t hf_bounds_arr_init(hf_bounds_arr_t *A)
 {
     A->work = 0;
     A->work_max = ARR_WORK_MAX;
-    return hf_bounds_bytemap_init(&A->memo, ARR_MEMO_MAX);
+    hf_bounds_bytemap_init(&A->memo, ARR_MEMO_MAX);
+    return HF_OK;
 }
 
 void hf_bounds_arr_clear(hf_bounds_arr_t *A)

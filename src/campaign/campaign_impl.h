@@ -35,8 +35,9 @@ const char *hf_campaign_entry_dir(hf_campaign_state_t *st, long i); /* entry-<i>
 const char *hf_campaign_entry_row(hf_campaign_state_t *st, long i); /* entry-<i>.h5 */
 const char *hf_campaign_state_path(hf_campaign_state_t *st, const char *name);
 int hf_campaign_path_exists(const char *p);
-/* The whole file as a string (hf_malloc'd), or NULL (errno says why, or no memory). */
-char *hf_campaign_read_file(const char *path);
+/* The whole file as a string (hf_malloc'd) into *out; HF_ERR_IO "PATH: cannot read: ..."
+ * (hf_read_stream's errors). */
+hf_err_t hf_campaign_read_file(const char *path, char **out);
 
 /* Entry i's search options: the one place a job entry becomes hf_search_opts_t. */
 void hf_campaign_entry_opts(const hf_job_t *job, long i, hf_search_opts_t *so);

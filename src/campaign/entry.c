@@ -295,26 +295,27 @@ static long box_points(int d, int span)
 }
 
 /* Progress report: the share of the run each rank spent waiting for work, and how the work
- * was dealt (rounds, and ranges split off running ones by rank 0). */
+ * was dealt (rounds, and ranges split off running ones by rank 0). The first ranks' shares
+ * and the sum of all come to rank 0 in one reduction (every other slot is 0, so the shares
+ * arrive exact): nothing to allocate, so the report cannot fail. */
 static void report_idle(MPI_Comm comm, int rank, int size, const char *name,
                         const hf_sched_outcome_t *oc, int quiet)
 {
-    double *idle = rank == 0 ? malloc((size_t)size * sizeof *idle) : NULL;
-    MPI_Gather(&oc->idle_fraction, 1, MPI_DOUBLE, idle, 1, MPI_DOUBLE, 0, comm);
-    if (rank == 0 && idle && !quiet) {
+    enum { SHOWN = 16 };
+    double mine[SHOWN + 1] = {0}, all[SHOWN + 1];
+    if (rank < SHOWN)
+        mine[rank] = oc->idle_fraction;
+    mine[SHOWN] = oc->idle_fraction;
+    MPI_Reduce(mine, all, SHOWN + 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (rank == 0 && !quiet) {
         fprintf(stderr, "[%s] %.2fs wall; idle fraction per rank:", name, oc->seconds);
-        for (int r = 0; r < (size > 16 ? 16 : size); r++)
-            fprintf(stderr, " r%d %.1f%%", r, 100 * idle[r]);
-        if (size > 16) {
-            double sum = 0;
-            for (int r = 0; r < size; r++)
-                sum += idle[r];
-            fprintf(stderr, " ... mean %.1f%%", 100 * sum / size);
-        }
+        for (int r = 0; r < (size > SHOWN ? SHOWN : size); r++)
+            fprintf(stderr, " r%d %.1f%%", r, 100 * all[r]);
+        if (size > SHOWN)
+            fprintf(stderr, " ... mean %.1f%%", 100 * all[SHOWN] / size);
         fprintf(stderr, "; %ld rounds dealt, %ld steals, %ld messages at rank 0\n", oc->rounds,
                 oc->steals, oc->coord_messages);
     }
-    free(idle);
 }
 
 /* A search in words, as its shards record it (hf_shard_create's about):
@@ -575,7 +576,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                           .label = t->name};
     hf_sched_outcome_t oc;
     e = hf_sched_run(comm, s, &so, &hooks, &oc);
-    hf_err_t ce = hf_shard_close(&shard);
+    hf_err_t ce = hf_shard_destroy(&shard);
     if (e == HF_OK)
         e = ce;
     e = hf_agree_all(comm, e);
@@ -662,7 +663,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
     if (shard)
-        hf_shard_close(&shard);
+        hf_shard_destroy(&shard);
     hf_shards_merged_clear(&g);
     free(done);
     hf_search_destroy(&s);
@@ -784,6 +785,7 @@ static hf_err_t check_out(const char *out, int force, int resume, const hf_targe
     if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
         return e;
     hf_result_t r;
+    hf_result_init(&r);
     char *json = hf_target_to_json(t);
     if (!json)
         return HF_ERR_NOMEM;

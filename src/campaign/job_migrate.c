@@ -1,4 +1,4 @@
-/* The journalled move of an edited job's state (docs/jobs.md, "Changing a job"): when a
+/* The journalled move of an edited job's state (docs/jobs.md, "Extending a campaign"): when a
  * resumed job's entries moved, every entry whose definition is unchanged keeps its state
  * under its new index, and a process killed half-way leaves a journal that the next run
  * finishes first. */
@@ -43,13 +43,7 @@ static hf_err_t parse_defs(char *text, defs_t *d)
             *end = '\0';
         if (!sp)
             return hf_error(HF_ERR_INPUT, "job.txt: line '%s' has no entry definition", p);
-        if (d->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **g = hf_realloc(d->def, (size_t)cap * sizeof *g);
-            if (!g)
-                return HF_ERR_NOMEM;
-            d->def = g;
-        }
+        HF_TRY(HF_GROW(&d->def, &cap, d->n + 1));
         d->def[d->n++] = sp + 1;
         line = end;
     }
@@ -186,9 +180,9 @@ hf_err_t hf_campaign_finish_migration(hf_campaign_state_t *st)
     snprintf(jpath, sizeof jpath, "%s", hf_campaign_state_path(st, "migrate.txt"));
     if (!hf_campaign_path_exists(jpath))
         return HF_OK;
-    char *text = hf_campaign_read_file(jpath), phase = 0;
-    long *pairs = NULL, npairs = 0, o, n;
-    hf_err_t e = text ? HF_OK : hf_error(HF_ERR_IO, "%s: cannot read: %s", jpath, strerror(errno));
+    char *text = NULL, phase = 0;
+    long *pairs = NULL, npairs = 0, cap = 0, o, n;
+    hf_err_t e = hf_campaign_read_file(jpath, &text);
     const char *p = text ? strchr(text, '\n') : NULL;
     if (e == HF_OK && (strncmp(text, "headfuse state migration 1\nphase ", 33) || !p ||
                        (phase = text[33]) == 0 || (phase != 'A' && phase != 'B')))
@@ -198,12 +192,8 @@ hf_err_t hf_campaign_finish_migration(hf_campaign_state_t *st)
             e = hf_error(HF_ERR_CORRUPT, "%s: a damaged line", jpath);
             break;
         }
-        long *g = hf_realloc(pairs, (size_t)(npairs + 1) * 2 * sizeof *g);
-        if (!g) {
-            e = HF_ERR_NOMEM;
+        if ((e = HF_GROW(&pairs, &cap, 2 * (npairs + 1))) != HF_OK)
             break;
-        }
-        pairs = g;
         pairs[2 * npairs] = o;
         pairs[2 * npairs + 1] = n;
         npairs++;

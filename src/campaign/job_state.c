@@ -46,11 +46,11 @@ int hf_campaign_path_exists(const char *p)
  * (so a changed data file is noticed too). Malloc'd. */
 static hf_err_t job_text(const hf_job_t *job, char **out)
 {
-    size_t cap = 256, len = 0;
-    char *s = hf_malloc(cap);
+    long cap = 256, len = 0;
+    char *s = hf_malloc((size_t)cap);
     hf_err_t e = s ? HF_OK : HF_ERR_NOMEM;
     if (s)
-        len = (size_t)snprintf(s, cap, "headfuse job state 1\nentries %ld\n", job->nentries);
+        len = snprintf(s, (size_t)cap, "headfuse job state 1\nentries %ld\n", job->nentries);
     for (long i = 0; e == HF_OK && i < job->nentries; i++) {
         hf_target_t t;
         hf_target_init_empty(&t);
@@ -69,17 +69,10 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
             e = hf_error(HF_ERR_NOMEM, "out of memory");
             break;
         }
-        if (len + (size_t)n + 1 > cap) {
-            cap = 2 * (len + (size_t)n + 1);
-            char *g = hf_realloc(s, cap);
-            if (!g) {
-                e = HF_ERR_NOMEM;
-                break;
-            }
-            s = g;
-        }
+        if ((e = HF_GROW(&s, &cap, len + n + 1)) != HF_OK)
+            break;
         memcpy(s + len, line, (size_t)n + 1);
-        len += (size_t)n;
+        len += n;
     }
     if (e != HF_OK) {
         free(s);
@@ -89,30 +82,14 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
     return e;
 }
 
-char *hf_campaign_read_file(const char *path)
+hf_err_t hf_campaign_read_file(const char *path, char **out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return NULL;
-    char *s = NULL, buf[4096];
-    long len = 0, cap = 0;
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (HF_GROW(&s, &cap, len + (long)n + 1) != HF_OK) {
-            free(s);
-            fclose(f);
-            return NULL;
-        }
-        memcpy(s + len, buf, n);
-        len += (long)n;
-    }
+        return hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    hf_err_t e = hf_read_stream(f, path, 0, out, NULL);
     fclose(f);
-    if (HF_GROW(&s, &cap, len + 1) != HF_OK) {
-        free(s);
-        return NULL;
-    }
-    s[len] = '\0';
-    return s;
+    return e;
 }
 
 /* job.txt: written once (atomically: concurrent array tasks may race to write it),
@@ -137,9 +114,8 @@ static hf_err_t claim_state(hf_campaign_state_t *st, const char *text, int adapt
         if (rc != 0 && err != EEXIST)
             return hf_error(HF_ERR_IO, "%s: cannot create: %s", path, strerror(err));
     }
-    char *old = hf_campaign_read_file(path);
-    if (!old)
-        return hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    char *old;
+    HF_TRY(hf_campaign_read_file(path, &old));
     hf_err_t e = HF_OK;
     if (strcmp(old, text) && adapt)
         e = hf_campaign_migrate_state(st, old, text);
@@ -210,11 +186,10 @@ void hf_campaign_remove_state(hf_campaign_state_t *st)
 
 /* ------------------------------------------------------------------ rows */
 
-/* Read entry i's finished row and check it belongs to that entry. */
+/* Read entry i's finished row into r (initialised) and check it belongs to that entry. */
 static hf_err_t read_row(hf_campaign_state_t *st, long i, hf_result_t *r)
 {
     const char *path = hf_campaign_entry_row(st, i);
-    hf_result_init(r);
     HF_TRY(hf_result_read(path, r));
     hf_target_t t;
     hf_target_init_empty(&t);
@@ -270,24 +245,22 @@ hf_err_t hf_campaign_assemble(hf_campaign_state_t *st, const char *out, const ch
                               const char *start, int ranks, hf_result_t *res)
 {
     char first[32];
+    long ucap = res->nunits; /* res->units holds nunits records */
     snprintf(first, sizeof first, "%s", start);
     for (long i = 0; i < st->job->nentries; i++) {
         hf_result_t r;
+        hf_result_init(&r);
         hf_err_t e = read_row(st, i, &r);
         if (e == HF_OK)
             e = hf_result_add_row(res, r.rows, r.supports, r.target_json[0]);
+        if (e == HF_OK && r.nunits)
+            e = HF_GROW(&res->units, &ucap, res->nunits + r.nunits);
         if (e == HF_OK && r.nunits) {
-            hf_unit_record_t *u =
-                hf_realloc(res->units, (size_t)(res->nunits + r.nunits) * sizeof *u);
-            if (!u)
-                e = HF_ERR_NOMEM;
-            else {
-                memcpy(u + res->nunits, r.units, (size_t)r.nunits * sizeof *u);
-                for (long k = 0; k < r.nunits; k++)
-                    u[res->nunits + k].row = (int32_t)i; /* row index = entry index */
-                res->units = u;
-                res->nunits += r.nunits;
-            }
+            hf_unit_record_t *u = res->units + res->nunits;
+            memcpy(u, r.units, (size_t)r.nunits * sizeof *u);
+            for (long k = 0; k < r.nunits; k++)
+                u[k].row = (int32_t)i; /* row index = entry index */
+            res->nunits += r.nunits;
         }
         /* the campaign started when its first entry did (ISO times sort as text) */
         if (e == HF_OK && r.start_time && strcmp(r.start_time, first) < 0)
@@ -404,17 +377,14 @@ hf_err_t hf_campaign_apply_seed(hf_campaign_state_t *st, hf_campaign_seed_t *sd,
         hf_result_t one;
         hf_result_init(&one);
         hf_err_t e = hf_result_add_row(&one, res->rows + r, res->supports + r, res->target_json[r]);
+        long ucap = 0;
         for (long k = 0; e == HF_OK && k < res->nunits; k++) {
             if (res->units[k].row != r)
                 continue;
-            hf_unit_record_t *u = hf_realloc(one.units, (size_t)(one.nunits + 1) * sizeof *u);
-            if (!u) {
-                e = HF_ERR_NOMEM;
+            if ((e = HF_GROW(&one.units, &ucap, one.nunits + 1)) != HF_OK)
                 break;
-            }
-            one.units = u;
-            u[one.nunits] = res->units[k];
-            u[one.nunits++].row = 0;
+            one.units[one.nunits] = res->units[k];
+            one.units[one.nunits++].row = 0;
         }
         char **dst[] = {&one.version, &one.git_commit, &one.command_line,
                         &one.host,    &one.start_time, &one.end_time};

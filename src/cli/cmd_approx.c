@@ -193,6 +193,8 @@ int cli_table_approx(const char *path, int fmt)
 {
     hf_approx_result_t r;
     hf_approx_prov_t p;
+    hf_approx_result_init(&r);
+    hf_approx_prov_init(&p);
     hf_err_t e = hf_approx_file_read(path, &r, &p);
     if (e != HF_OK) {
         int status = cli_fail("table", e);
@@ -287,10 +289,10 @@ int cli_cmd_approx(int argc, char **argv)
 
     /* PETSc sees the program name and its own options only */
     int pargc = 1 + argc - pstart;
-    char **pargv = calloc((size_t)pargc + 1, sizeof *pargv);
+    char **pargv = hf_calloc((size_t)pargc + 1, sizeof *pargv);
     if (!pargv) {
-        fprintf(stderr, "headfuse approx: out of memory\n");
-        return 3;
+        fprintf(stderr, "headfuse approx: %s\n", hf_error_msg());
+        return hf_err_exit_status(HF_ERR_NOMEM);
     }
     pargv[0] = argv[0];
     for (int i = pstart; i < argc; i++)

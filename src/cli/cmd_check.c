@@ -46,19 +46,19 @@ int cli_cmd_check(int argc, char **argv)
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_fraction_t f;
+    hf_fraction_init(&f);
     hf_exact_t *ex = NULL;
     hf_head_t w;
     hf_head_init(&w, 0, 0); /* empty until the target gives its dimensions */
     int64_t *keys = NULL;
     long m = 0;
-    int have_fraction = 0, feasible = 0, ok = 1;
+    int feasible = 0, ok = 1;
     hf_reason_t reason = HF_REASON_MODP_RANK;
     double err = 0;
     hf_err_t e;
     HF_CHECK(e, cli_load_target(npos ? pos[0] : NULL, family, &t), fail);
     hf_head_init(&w, t.d, t.dv);
     HF_CHECK(e, hf_keys_parse(keys_text, t.d, "--keys", &keys, &m), fail);
-    have_fraction = 1;
     HF_CHECK(e, hf_fraction_from_target(&f, &t), fail);
     HF_CHECK(e, hf_exact_create(&f, &ex), fail);
     HF_CHECK(e, hf_exact_check(ex, m, keys, &feasible, &reason, &w), fail);
@@ -95,8 +95,7 @@ fail:
     status = cli_fail("check", e);
 done:
     hf_exact_destroy(&ex);
-    if (have_fraction)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     hf_head_clear(&w);
     hf_target_clear(&t);
     free(keys);

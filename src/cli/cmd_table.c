@@ -90,8 +90,8 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
 /* Keys of support j in the --keys syntax "0,0;1,0;0,1" (malloc'd). */
 static char *support_keys_text(const hf_supports_t *s, long j)
 {
-    size_t cap = 64, len = 0;
-    char *out = hf_malloc(cap);
+    long cap = 64, len = 0;
+    char *out = hf_malloc((size_t)cap);
     if (!out)
         return NULL;
     out[0] = '\0';
@@ -100,17 +100,12 @@ static char *support_keys_text(const hf_supports_t *s, long j)
             char num[32];
             int k = snprintf(num, sizeof num, "%s%" PRId64, c ? "," : (a ? ";" : ""),
                              s->keys[(j * s->m + a) * s->d + c]);
-            if (len + (size_t)k + 1 > cap) {
-                cap = 2 * (len + (size_t)k + 1);
-                char *p = hf_realloc(out, cap);
-                if (!p) {
-                    free(out);
-                    return NULL;
-                }
-                out = p;
+            if (HF_GROW(&out, &cap, len + k + 1) != HF_OK) {
+                free(out);
+                return NULL;
             }
             memcpy(out + len, num, (size_t)k + 1);
-            len += (size_t)k;
+            len += k;
         }
     return out;
 }

@@ -80,9 +80,12 @@ static int verify_file(const char *path, int several, int quiet)
     if (several)
         snprintf(lead, sizeof lead, "%s: ", path);
     hf_result_t r;
+    hf_result_init(&r);
     hf_err_t e = hf_campaign_result_read(path, &r);
-    if (e != HF_OK)
+    if (e != HF_OK) {
+        hf_result_clear(&r);
         return cli_fail("verify", e);
+    }
     long failed = 0;
     for (long i = 0; i < r.nrows && e == HF_OK; i++)
         e = verify_row(path, lead, &r, i, quiet, &failed);

@@ -1,5 +1,5 @@
-/* The hash, array growth (one array or parallel ones), sort with a context and integer
- * parser of core.h. */
+/* The hash, array growth (one array or parallel ones), the whole-file reader, sort with a
+ * context and integer parser of core.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -46,6 +46,37 @@ hf_err_t hf_grow_arrays(long *cap, long need, int n, void **const *arrays, const
         *arrays[k] = q;
     }
     *cap = c;
+    return HF_OK;
+}
+
+hf_err_t hf_read_stream(FILE *f, const char *path, size_t max, char **out, size_t *len)
+{
+    enum { CHUNK = 65536 };
+    char *s = NULL;
+    long cap = 0, n = 0;
+    hf_err_t e = HF_OK;
+    for (;;) {
+        if ((e = HF_GROW(&s, &cap, n + CHUNK + 1)) != HF_OK) /* a chunk and the NUL */
+            break;
+        size_t got = fread(s + n, 1, (size_t)(cap - n - 1), f);
+        n += (long)got;
+        if (max > 0 && (size_t)n > max) {
+            e = hf_error(HF_ERR_LIMIT, "%s: larger than %zu bytes", path, max);
+            break;
+        }
+        if (got == 0)
+            break;
+    }
+    if (e == HF_OK && ferror(f))
+        e = hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    if (e != HF_OK) {
+        free(s);
+        return e;
+    }
+    s[n] = '\0';
+    *out = s;
+    if (len)
+        *len = (size_t)n;
     return HF_OK;
 }
 

@@ -14,6 +14,7 @@
  * of the c part is decided by sign inspection (nullity 1) or by the exact simplex in
  * simplex.c. Every feasible answer is re-checked (M w = 0, c > 0) and every Gordan
  * certificate is re-checked (y >= 0, y != 0, y^T N_c = 0) in exact arithmetic. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,20 +186,10 @@ static hf_err_t workspace_reserve(hf_exact_t *e, long m)
         monos = m;
     long entries = m * e->nterms + m * nq * (e->dv - 1);
 
-    if (m > e->mcap) {
-        long c = e->mcap ? e->mcap : 16;
-        while (c < m)
-            c *= 2;
-        int64_t *sk = hf_realloc(e->skeys, (size_t)c * d * sizeof *sk);
-        if (!sk)
-            return HF_ERR_NOMEM;
-        e->skeys = sk;
-        ulong *kp = hf_realloc(e->kpack, (size_t)c * d * sizeof *kp);
-        if (!kp)
-            return HF_ERR_NOMEM;
-        e->kpack = kp;
-        e->mcap = c;
-    }
+    /* a key is d coordinates in skeys and d words in kpack */
+    HF_TRY(hf_grow_arrays(
+        &e->mcap, m, 2, (void **const[]){(void **)&e->skeys, (void **)&e->kpack},
+        (const size_t[]){(size_t)d * sizeof *e->skeys, (size_t)d * sizeof *e->kpack}));
     if (2 * monos > e->hcap) {
         long c = 64;
         while (c < 2 * monos)
@@ -215,15 +206,10 @@ static hf_err_t workspace_reserve(hf_exact_t *e, long m)
         }
         e->hcap = c;
     }
-    if (entries > e->ecap) {
-        long c = e->ecap, c1 = c, c2 = c;
-        /* three arrays of one capacity: each grows alike from the same c */
-        HF_TRY(HF_GROW(&e->erow, &c, entries));
-        HF_TRY(HF_GROW(&e->ecol, &c1, entries));
-        HF_TRY(HF_GROW(&e->eterm, &c2, entries));
-        e->ecap = c;
-    }
-    return HF_OK;
+    return hf_grow_arrays(
+        &e->ecap, entries, 3,
+        (void **const[]){(void **)&e->erow, (void **)&e->ecol, (void **)&e->eterm},
+        (const size_t[]){sizeof *e->erow, sizeof *e->ecol, sizeof *e->eterm});
 }
 
 /* Start a fresh hash generation: every slot becomes empty in O(1). */
@@ -240,10 +226,10 @@ static void hash_reset(hf_exact_t *e)
 static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
 {
     int W = e->W;
-    ulong h = 0;
+    uint64_t h = HF_HASH_INIT;
     for (int w = 0; w < W; w++)
-        h = (h ^ key[w]) * UWORD(0x9E3779B97F4A7C15);
-    h ^= h >> 29;
+        h = hf_hash_word(h, key[w]);
+    h = hf_hash_mix(h);
     ulong mask = (ulong)e->hcap - 1;
     for (ulong s = h & mask;; s = (s + 1) & mask) {
         ulong *slot = e->hkey + s * W;
@@ -264,8 +250,7 @@ static long hash_row(hf_exact_t *e, const ulong *key, long *nrows, int *found)
 /* hash_row for one-word keys (the common case): no memcpy or memcmp. */
 static inline long hash_row1(hf_exact_t *e, ulong key, long *nrows)
 {
-    ulong h = key * UWORD(0x9E3779B97F4A7C15);
-    h ^= h >> 29;
+    uint64_t h = hf_hash_mix(key);
     ulong mask = (ulong)e->hcap - 1;
     for (ulong s = h & mask;; s = (s + 1) & mask) {
         if (e->hstamp[s] != e->gen) {
@@ -387,6 +372,9 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
             }
         }
     }
+    /* every term of Q and of each P_j lands once per key and value component: the count
+     * the workspace was reserved for */
+    assert(E == m * e->nterms + m * e->toff[1] * (dv - 1) && E <= e->ecap);
     *nrows = R;
     *nentries = E;
     return HF_OK;
@@ -396,43 +384,16 @@ static hf_err_t build_entries(hf_exact_t *e, long m, const int64_t *keys, long *
 static hf_err_t modp_rank(hf_exact_t *e, long R, long n, long E, long *rank)
 {
     long cells = R * n;
-    if (cells > e->mcells) {
-        long c = e->mcells ? e->mcells : 1024;
-        while (c < cells)
-            c *= 2;
-        uint32_t *p = hf_realloc(e->ment, (size_t)c * sizeof *p);
-        if (!p)
-            return HF_ERR_NOMEM;
-        e->ment = p;
-        e->mcells = c;
-    }
-    if (R > e->rcap) {
-        long c = e->rcap ? e->rcap : 64;
-        while (c < R)
-            c *= 2;
-        uint32_t **rows = hf_realloc(e->mrows, (size_t)c * sizeof *rows);
-        if (!rows)
-            return HF_ERR_NOMEM;
-        e->mrows = rows;
-        long *rmap = hf_realloc(e->rmap, (size_t)c * sizeof *rmap);
-        if (!rmap)
-            return HF_ERR_NOMEM;
-        e->rmap = rmap;
-        e->rcap = c;
-    }
-    if (n > e->ncap) {
-        long *nz = hf_realloc(e->mnz, (size_t)n * sizeof *nz);
-        if (!nz)
-            return HF_ERR_NOMEM;
-        e->mnz = nz;
-        e->ncap = n;
-    }
+    HF_TRY(HF_GROW(&e->ment, &e->mcells, cells));
+    HF_TRY(HF_GROW2(&e->mrows, &e->rmap, &e->rcap, R));
+    HF_TRY(HF_GROW(&e->mnz, &e->ncap, n));
     memset(e->ment, 0, (size_t)cells * sizeof *e->ment);
     for (long r = 0; r < R; r++)
         e->mrows[r] = e->ment + r * n;
     for (long x = 0; x < E; x++)
         e->mrows[e->erow[x]][e->ecol[x]] = e->tmod[e->eterm[x]];
     *rank = hf_exact_rank_modp(e->mrows, R, n, e->mnz);
+    assert(*rank >= 0 && *rank <= (R < n ? R : n));
     return HF_OK;
 }
 

@@ -55,9 +55,12 @@ struct hf_exact_s {
 
     /* workspace, grown on demand and reused by every call */
     long mcap;
-    int64_t *skeys;   /* mcap * d shifted keys */
-    ulong *kpack;     /* mcap * d words (W used per key) */
-    ulong *tpack;     /* nterms * d words */
+    int64_t *skeys; /* mcap * d shifted keys */
+    ulong *kpack;   /* mcap * d words (W used per key) */
+    ulong *tpack;   /* nterms * d words */
+    /* the monomials' rows: a table of its own, not core's hf_index_t, because every call
+     * empties it (a new generation, O(1)) and probes it once per term of every key, with
+     * the packed keys in the slots (no call back to compare them) */
     long hcap;        /* hash slots, a power of two */
     ulong *hkey;      /* hcap * d words */
     long *hrow;       /* row index stored in a slot */

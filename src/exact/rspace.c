@@ -34,7 +34,10 @@
 #define RS_DENSE_MAX (INT64_C(1) << 24)
 #define RS_POS_MAX (INT64_C(1) << 28)
 
-/* Open-addressing map from a monomial's mixed-radix index to a row number. */
+/* Open-addressing map from a monomial's mixed-radix index to a row number. Not core's
+ * hf_index_t: it is sized once for a count known beforehand and never grows, and it is
+ * probed for every term of every unknown, so the keys sit in the slots (no call back to
+ * compare them). */
 typedef struct {
     long cap; /* power of two */
     int64_t *key;
@@ -70,8 +73,7 @@ static void rs_map_clear(rs_map_t *mp)
 /* Slot of key x: either where it is, or the empty slot where it belongs. */
 static long rs_map_slot(const rs_map_t *mp, int64_t x)
 {
-    uint64_t h = (uint64_t)x * UINT64_C(0x9E3779B97F4A7C15);
-    h ^= h >> 31;
+    uint64_t h = hf_hash_mix((uint64_t)x);
     long mask = mp->cap - 1;
     for (long s = (long)(h & (uint64_t)mask);; s = (s + 1) & mask)
         if (mp->val[s] < 0 || mp->key[s] == x)
@@ -144,15 +146,8 @@ static void rs_free(rs_t *w)
 static hf_err_t rs_push(rs_t *w, long row, long col, const fmpz_t v)
 {
     if (w->nent == w->capent) {
-        long cap = w->capent ? 2 * w->capent : 1024;
-        long *r = hf_realloc(w->erow, (size_t)cap * sizeof *r);
-        if (!r)
-            return HF_ERR_NOMEM;
-        w->erow = r;
-        long *c = hf_realloc(w->ecol, (size_t)cap * sizeof *c);
-        if (!c)
-            return HF_ERR_NOMEM;
-        w->ecol = c;
+        long cap = w->capent; /* at least 1024 entries, then doubled */
+        HF_TRY(HF_GROW2(&w->erow, &w->ecol, &cap, w->nent < 1024 ? 1024 : w->nent + 1));
         fmpz *x = _fmpz_vec_init(cap);
         for (long i = 0; i < w->nent; i++)
             fmpz_swap(x + i, w->eval + i);

@@ -158,7 +158,7 @@ static hf_err_t get_string(const ctx_t *c, const yaml_node_t *n, const char *key
 /* A sweep of integers in lo..hi: "N", "A..B" (A <= B), or a list of integers, no value
  * twice. vals (malloc'd) keeps the order given. */
 typedef struct {
-    long n;
+    long n, cap;
     long *v;
     const yaml_node_t *node; /* where it was given (for messages) */
 } sweep_t;
@@ -171,10 +171,7 @@ static hf_err_t sweep_push(const ctx_t *c, sweep_t *sw, const yaml_node_t *n, co
             return bad(c, n, key, "value %ld given twice", x);
     if (sw->n >= SWEEP_MAX)
         return bad(c, n, key, "more than %d values", SWEEP_MAX);
-    long *v = hf_realloc(sw->v, (size_t)(sw->n + 1) * sizeof *v);
-    if (!v)
-        return HF_ERR_NOMEM;
-    sw->v = v;
+    HF_TRY(HF_GROW(&sw->v, &sw->cap, sw->n + 1));
     sw->v[sw->n++] = x;
     return HF_OK;
 }
@@ -183,7 +180,7 @@ static hf_err_t get_sweep(const ctx_t *c, const yaml_node_t *n, const char *key,
                           sweep_t *sw)
 {
     free(sw->v);
-    sw->n = 0;
+    sw->n = sw->cap = 0;
     sw->v = NULL;
     sw->node = n;
     const char *what = "an integer %ld..%ld, a range LO..HI or a list of integers";
@@ -445,10 +442,10 @@ static hf_err_t read_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n, 
 
     settings_t s = *defaults; /* max_atoms inherits; the span sweep is copied below */
     s.span.v = NULL;
-    s.span.n = 0;
+    s.span.n = s.span.cap = 0;
     s.has_span = 0;
     s.has_prune = s.has_engine = 0; /* resolved with the defaults' below */
-    sweep_t ds = {0, NULL, NULL}, ks = {0, NULL, NULL};
+    sweep_t ds = {0, 0, NULL, NULL}, ks = {0, 0, NULL, NULL};
     char *path = NULL, *name = NULL;
     hf_err_t e = HF_OK;
     if ((e = read_settings(c, n, where, &s)) != HF_OK)
@@ -576,35 +573,13 @@ done:
 static hf_err_t read_text(FILE *f, const char *path, char **out)
 {
     enum { TEXT_MAX = 16 << 20 };
-    size_t len = 0, cap = 4096, n;
-    char *s = hf_malloc(cap);
-    if (!s)
-        return HF_ERR_NOMEM;
-    while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            if (cap >= TEXT_MAX) {
-                free(s);
-                return hf_error(HF_ERR_INPUT, "%s: larger than %d MiB: not a job file", path,
-                                TEXT_MAX >> 20);
-            }
-            char *g = hf_realloc(s, 2 * cap);
-            if (!g) {
-                free(s);
-                return HF_ERR_NOMEM;
-            }
-            s = g;
-            cap *= 2;
-        }
-    }
-    if (ferror(f)) {
-        free(s);
-        return hf_error(HF_ERR_IO, "%s: cannot read the job file: %s", path, strerror(errno));
-    }
-    s[len] = '\0';
-    rewind(f);
-    *out = s;
-    return HF_OK;
+    hf_err_t e = hf_read_stream(f, path, TEXT_MAX, out, NULL);
+    if (e == HF_ERR_LIMIT)
+        return hf_error(HF_ERR_INPUT, "%s: larger than %d MiB: not a job file", path,
+                        TEXT_MAX >> 20);
+    if (e == HF_OK)
+        rewind(f);
+    return e;
 }
 
 static const char *const top_keys[] = {"name",     "description", "output",

@@ -3,6 +3,7 @@
  * hf_search_split_t), then sizes in order, each dealt as ranges of its units' cells by the
  * deal (deal.c); the ranges finished in an earlier run are left out (resume); stop signals,
  * and progress lines on rank 0. */
+#include <assert.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -243,6 +244,9 @@ static hf_err_t size_items(level_t *L, long nunits, hf_sched_item_t **items, lon
         find_done(o, L->m, u, &first, &last);
         for (long i = first; i <= last && err == HF_OK; i++) {
             const hf_sched_done_t *d = i < last ? o->done + i : NULL;
+            /* a unit's finished ranges are nonempty, disjoint and sorted by lo (the merge keeps
+             * a range only when it overlaps none kept before; the campaign sorts them) */
+            assert(!d || (d->lo >= at && d->hi > d->lo));
             int64_t end = d && d->lo < cells ? d->lo : cells; /* the gap before d */
             if (d) {
                 *resumed_nodes += d->nodes;

@@ -1,5 +1,5 @@
-/* Minima proven over all integer keys, not only within a span (MATH.md 7.5), for targets
- * whose Newton polytope is a polygon (docs/search.md, "Certified over all keys"); three
+/* Minima proven over all integer keys, not only within a span (docs/math.md §9.3, §11.6), for
+ * targets whose Newton polytope is a polygon (docs/search.md, "Certified over all keys"); three
  * dimensions are certify3d.c's, called from the entry point here.
  *
  * Let T = P/Q (reduced) depend on two coordinates with Z = Newt(Q) a polygon, and let K
@@ -52,7 +52,8 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out)
     if (t->d != 2)
         return HF_OK;
     hf_newton_init(&N);
-    HF_TRY(hf_fraction_from_target(&f, t));
+    hf_fraction_init(&f);
+    HF_CHECK(err, hf_fraction_from_target(&f, t), done);
     err = hf_newton_from_fraction(&f, 0, &N);
     if (err == HF_ERR_LIMIT) {
         hf_error_clear();

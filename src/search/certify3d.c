@@ -44,14 +44,14 @@ hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out)
 {
     hf_faces3d_t A;
     hf_fraction_t f;
-    int have_f = 0, feasible = 0;
+    int feasible = 0;
     hf_err_t err;
     hf_faces3d_init(&A);
+    hf_fraction_init(&f);
     HF_CHECK(err, hf_faces3d_from_target(t, &A), done);
     if (!A.ok)
         goto done;
     HF_CHECK(err, hf_fraction_from_target(&f, t), done);
-    have_f = 1;
     HF_CHECK(err, hf_search_supp_q_feasible(&f, &feasible), done);
     long m = f.Q->length;
     out->dim = 3;
@@ -71,8 +71,7 @@ hf_err_t hf_search_certify_3d(const hf_target_t *t, hf_certificate_t *out)
         out->rule = hf_rule_name(HF_RULE_NEWTON_3D);
     }
 done:
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     hf_faces3d_clear(&A);
     return err;
 }

@@ -1,4 +1,4 @@
-/* The cone engine (engine cone; MATH.md 7.7; docs/search.md, "The cone engine").
+/* The cone engine (engine cone; docs/math.md §7.3, §7.4, §7.6; docs/search.md, "Engine cone").
  *
  * A support K in canonical position inside the span box is supp(Q R) for an R on the
  * small box B_R = prod_j [0, S - e_j] (e = Newt(Q)'s extents, Q shifted to minimum 0),

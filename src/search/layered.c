@@ -1,4 +1,4 @@
-/* The layered engine (engine layered; docs/search.md, rule 2): generation along the last
+/* The layered engine (engine layered; docs/search.md, "Rule 2"): generation along the last
  * coordinate.
  *
  * A support K with top level t along x_{d-1} is L_0 u middle u L_t with L_0, L_t the
@@ -168,7 +168,7 @@ static hf_err_t layered_level(hf_search_t *s, long m)
         long n0 = hf_fs_count(lo, s0);
         if (n0 == 0)
             continue;
-        /* the top level is K's width along x_{d-1}, at least Newt(Q)'s (MATH 7.4) */
+        /* the top level is K's width along x_{d-1}, at least Newt(Q)'s (docs/math.md §8.1) */
         for (long t = s->qext[s->d - 1] > 1 ? s->qext[s->d - 1] : 1; t <= S; t++) {
             long nmid = (t - 1) * s->nlayer;
             for (long st = hi->lb; st <= m - s0 && st <= hi->done; st++) {

@@ -161,7 +161,7 @@ static hf_err_t coordinate_faces(hf_search_t *s, long m, const uint32_t *idx, in
             nlo += keys[i * d + j] == 0;
             nhi += keys[i * d + j] == top[j];
         }
-        /* widths (MATH 7.4), then the faces' sizes against their lower bounds */
+        /* widths (docs/math.md §8.1), then the faces' sizes against their lower bounds */
         if (top[j] < s->qext[j] || nlo < L->faces[2 * j].lb || nhi < L->faces[2 * j + 1].lb)
             return HF_OK;
     }

@@ -23,10 +23,8 @@ static void fs_destroy(hf_fs_t *fs)
     free(fs->idx);
     free(fs->size);
     free(fs->start);
-    if (fs->dim >= 1) {
-        hf_fraction_clear(&fs->frac);
-        hf_target_clear(&fs->target);
-    }
+    hf_fraction_clear(&fs->frac);
+    hf_target_clear(&fs->target);
     free(fs);
 }
 
@@ -58,6 +56,8 @@ static hf_fs_t *fs_new(int dim)
         return NULL;
     fs->dim = dim;
     fs->lb = 1;
+    hf_target_init_empty(&fs->target);
+    hf_fraction_init(&fs->frac);
     fs->by_size = hf_calloc(2, sizeof *fs->by_size);
     if (!fs->by_size) {
         free(fs);
@@ -114,12 +114,8 @@ hf_err_t hf_fs_for(hf_search_t *s, int sign, hf_fs_t **out)
         err = HF_ERR_NOMEM;
         goto fail;
     }
-    fs->dim = 0; /* nothing to clear until target and fraction exist */
     HF_CHECK(err, fs_drop_last(&lim, &fs->target), fail);
-    err = hf_fraction_from_target(&fs->frac, &fs->target);
-    fs->dim = d - 1;
-    if (err != HF_OK)
-        goto fail;
+    HF_CHECK(err, hf_fraction_from_target(&fs->frac, &fs->target), fail);
     for (long i = 0; i < reg->n; i++) {
         hf_fs_t *e = reg->fs[i];
         if (e->dim == d - 1 && hf_symmetry_affine_equal(&e->frac, &fs->frac)) {

@@ -206,17 +206,17 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     hf_search_t *s = hf_calloc(1, sizeof *s);
     if (!s)
         return HF_ERR_NOMEM;
+    hf_target_init_empty(&s->t);
+    hf_fraction_init(&s->frac);
     s->level_m = -1;
     s->top = mk->top;
     s->shared = mk->parent ? mk->parent->shared : &s->own_shared;
     s->ops = engine_ops[engine];
     HF_CHECK(err, hf_target_copy(&s->t, t), fail);
-    s->has_t = 1;
     s->d = t->d;
     s->dv = t->dv;
     s->span = span;
     HF_CHECK(err, search_box(s), fail);
-    s->has_frac = 1;
     HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
     HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
     HF_CHECK(err, search_bounds(s, mk->bounds), fail);
@@ -225,7 +225,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     if (mk->last > 0 && s->last > mk->last)
         s->last = mk->last;
     hf_search_extents(&s->frac, s->qext);
-    /* widths add under Minkowski sums (MATH 7.4): a span below an extent of Newt(Q) holds
+    /* widths add under Minkowski sums (docs/math.md §5.6): a span below an extent of Newt(Q) holds
      * no support, whatever the engine */
     if (prunes && hf_search_rbox_points(&s->frac, span) == 0)
         s->last = s->first - 1;
@@ -294,13 +294,11 @@ void hf_search_destroy(hf_search_t **sp)
     free(s->ub_str);
     free(s->lb_str);
     hf_exact_destroy(&s->exact);
-    if (s->has_frac)
-        hf_fraction_clear(&s->frac);
+    hf_fraction_clear(&s->frac);
     free(s->zmask);
     free(s->digits);
     free(s->pw);
-    if (s->has_t)
-        hf_target_clear(&s->t);
+    hf_target_clear(&s->t);
     free(s);
     *sp = NULL;
 }

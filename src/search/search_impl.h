@@ -5,7 +5,7 @@
  * sink (sink.c), through which every engine hands over its candidates. An engine is a table
  * of operations (hf_engine_ops_t) named in HF_ENGINE_TABLE (search.h); it keeps its own
  * state in s->data. search.c dispatches through the table and never asks which engine it
- * runs. docs/architecture.md ("The search's engines") says how to add one.
+ * runs. docs/architecture.md, "The search's engines", says how to add one.
  *
  * Internally a key set is a sorted array of point indices in the box {0..S}^d: the index
  * of x is its base-(S+1) number with coordinate 0 the most significant digit, so index
@@ -138,7 +138,6 @@ struct hf_search_s {
     int top;                    /* as hf_search_make_t.top */
     hf_search_shared_t *shared; /* the top-level search's own_shared */
     hf_search_shared_t own_shared;
-    int has_t, has_frac;    /* which of t, frac need clearing */
     int64_t qext[HF_D_MAX]; /* extents of Newt(Q): every support is at least this wide */
     long span_lb;           /* within-span bound (0: not computed) */
     long max_atoms;

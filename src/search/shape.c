@@ -1,4 +1,4 @@
-/* The shape of every support, from Newt(Q) (MATH.md 7.3, 7.4; docs/search.md, "Shape
+/* The shape of every support, from Newt(Q) (docs/math.md §8.1, §8.3; docs/search.md, "Shape
  * rules"), for the search object and its engines:
  *  - extents: every support is at least as wide as Newt(Q) along each coordinate (widths
  *    add under Minkowski sums), so a span below an extent holds no support; the box B_R of
@@ -35,15 +35,15 @@ hf_err_t hf_search_limit_tester(const hf_target_t *t, const int64_t *w, hf_facet
     hf_target_t lim;
     hf_target_init_empty(&lim);
     hf_fraction_t f;
+    hf_fraction_init(&f);
     fmpz_t lb;
     fmpz_init(lb);
     hf_err_t err = hf_bounds_limit_target(t, w, &lim);
-    if (err == HF_OK) {
+    if (err == HF_OK)
         err = hf_fraction_from_target(&f, &lim);
-        if (err == HF_OK)
-            err = hf_exact_create(&f, &ft->exact);
-        hf_fraction_clear(&f);
-    }
+    if (err == HF_OK)
+        err = hf_exact_create(&f, &ft->exact);
+    hf_fraction_clear(&f);
     if (err == HF_OK)
         err = hf_bounds_lower(&lim, lb);
     if (err == HF_OK)
@@ -112,18 +112,18 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
     hf_target_t lim;
     hf_search_t *sub = NULL;
     hf_fraction_t f;
-    int have_f = 0;
+    int remember = 0; /* f is a limit target's fraction the memo does not hold yet */
     *value = -1;
     hf_target_init_empty(&lim);
+    hf_fraction_init(&f);
     hf_err_t err = limit_flat_dropped(&s->t, w, &lim);
     if (err != HF_OK)
         goto done;
     if (lim.d == 0) {
         *value = 1; /* a constant: one atom */
-        return HF_OK;
+        goto done;
     }
     err = hf_fraction_from_target(&f, &lim);
-    have_f = 1;
     if (err != HF_OK)
         goto done;
     for (long i = 0; i < vm->n; i++)
@@ -131,6 +131,7 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
             *value = vm->value[i];
             goto done;
         }
+    remember = 1;
     long n = hf_search_rbox_points(&f, s->span);
     if (n == 0) {
         *value = cap + 1; /* wider than the span: no support of T_w, hence none of T */
@@ -155,7 +156,7 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
         }
     }
 done:
-    if (err == HF_OK && have_f && *value >= 0 && vm->n < 4096) {
+    if (err == HF_OK && remember && *value >= 0 && vm->n < 4096) {
         /* remember it (the memo owns the fraction from here); out of memory here is an
          * error like anywhere else (the fault sweep checks that every failed allocation
          * ends the run), though the memo is optional */
@@ -163,11 +164,10 @@ done:
         if (err == HF_OK) {
             vm->f[vm->n] = f;
             vm->value[vm->n++] = *value;
-            have_f = 0;
+            hf_fraction_init(&f); /* moved into the memo */
         }
     }
-    if (have_f)
-        hf_fraction_clear(&f);
+    hf_fraction_clear(&f);
     hf_search_destroy(&sub);
     hf_target_clear(&lim);
     return err;

@@ -496,6 +496,7 @@ done:
     return err;
 }
 
+/* The file into r and p, uninitialised: initialised here (clear them even on error). */
 static hf_err_t approx_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
 {
     hf_err_t err;
@@ -536,10 +537,22 @@ static hf_err_t probe_approx(const char *path, const void *arg)
 
 hf_err_t hf_approx_file_read(const char *path, hf_approx_result_t *r, hf_approx_prov_t *p)
 {
-    hf_approx_result_init(r);
-    hf_approx_prov_init(p);
     hf_err_t err = hf_h5_read_guard(path, "approx file", probe_approx, NULL, NULL);
-    return err != HF_OK ? err : approx_read(path, r, p);
+    if (err != HF_OK)
+        return err;
+    hf_approx_result_t nr; /* read aside: r and p keep their values on failure */
+    hf_approx_prov_t np;
+    err = approx_read(path, &nr, &np);
+    if (err == HF_OK) {
+        hf_approx_result_clear(r);
+        hf_approx_prov_clear(p);
+        *r = nr;
+        *p = np;
+    } else {
+        hf_approx_result_clear(&nr);
+        hf_approx_prov_clear(&np);
+    }
+    return err;
 }
 
 static int detect(const char *path);

@@ -69,19 +69,15 @@ hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *we
         return hf_error(HF_ERR_INTERNAL, "supports: cannot push with m=%ld, d=%d, dv=%d", s->m,
                         s->d, s->dv);
     size_t m = (size_t)s->m, d = (size_t)s->d, dv = (size_t)s->dv, n = (size_t)s->n + 1;
-    /* grow all three arrays first; s->n only changes once everything is copied */
-    int64_t *nk = hf_realloc(s->keys, n * m * d * sizeof *nk);
-    if (!nk)
-        return HF_ERR_NOMEM;
-    s->keys = nk;
-    char **nw = hf_realloc(s->weights, n * m * sizeof *nw);
-    if (!nw)
-        return HF_ERR_NOMEM;
-    s->weights = nw;
-    char **nv = hf_realloc(s->values, n * m * dv * sizeof *nv);
-    if (!nv)
-        return HF_ERR_NOMEM;
-    s->values = nv;
+    /* grow all three arrays first (a support is m*d keys, m weights and m*dv values); s->n
+     * only changes once everything is copied */
+    HF_TRY(hf_grow_arrays(
+        &s->cap, (long)n, 3,
+        (void **const[]){(void **)&s->keys, (void **)&s->weights, (void **)&s->values},
+        (const size_t[]){m * d * sizeof *s->keys, m * sizeof *s->weights,
+                         m * dv * sizeof *s->values}));
+    int64_t *nk = s->keys;
+    char **nw = s->weights, **nv = s->values;
     size_t b = n - 1;
     HF_TRY(copy_strings(nw + b * m, weights, (long)m));
     hf_err_t err = copy_strings(nv + b * m * dv, values, (long)(m * dv));
@@ -199,18 +195,13 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
                            const char *target_json)
 {
     size_t n = (size_t)r->nrows + 1;
-    hf_row_t *rows = hf_realloc(r->rows, n * sizeof *rows);
-    if (!rows)
-        return HF_ERR_NOMEM;
-    r->rows = rows;
-    hf_supports_t *sups = hf_realloc(r->supports, n * sizeof *sups);
-    if (!sups)
-        return HF_ERR_NOMEM;
-    r->supports = sups;
-    char **tj = hf_realloc(r->target_json, n * sizeof *tj);
-    if (!tj)
-        return HF_ERR_NOMEM;
-    r->target_json = tj;
+    HF_TRY(hf_grow_arrays(
+        &r->caprows, (long)n, 3,
+        (void **const[]){(void **)&r->rows, (void **)&r->supports, (void **)&r->target_json},
+        (const size_t[]){sizeof *r->rows, sizeof *r->supports, sizeof *r->target_json}));
+    hf_row_t *rows = r->rows;
+    hf_supports_t *sups = r->supports;
+    char **tj = r->target_json;
     char *json = hf_strdup(target_json ? target_json : "");
     if (!json)
         return HF_ERR_NOMEM;
@@ -1010,7 +1001,7 @@ static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t
     snprintf(w2, sizeof w2, "%s/weights", where);
     HF_CHECK(err, read_str_dataset(g, "weights", 2, kd, path, w2, &s->weights), done);
     /* weights are owned by s from here: n must say how many to free */
-    s->n = (long)n;
+    s->n = s->cap = (long)n;
     snprintf(w2, sizeof w2, "%s/values", where);
     HF_CHECK(err, read_str_dataset(g, "values", 3, vd, path, w2, &s->values), done);
     for (size_t j = 0; j < (size_t)n * mm * (size_t)d; j++)
@@ -1098,6 +1089,7 @@ done:
     return err;
 }
 
+/* The file into r, uninitialised: initialised here (clear it even on error). */
 static hf_err_t result_read(const char *path, hf_result_t *r)
 {
     hf_h5_quiet_t q;
@@ -1163,7 +1155,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
         err = HF_ERR_NOMEM;
         goto done;
     }
-    r->nrows = n; /* from here hf_result_clear frees what was read */
+    r->nrows = r->caprows = n; /* from here hf_result_clear frees what was read */
 
     if ((rows = H5Gopen2(file, "rows", H5P_DEFAULT)) < 0) {
         err = hf_error(HF_ERR_CORRUPT, "%s: /rows: missing or unreadable", path);
@@ -1231,7 +1223,6 @@ static hf_err_t probe_result(const char *path, const void *arg)
 
 hf_err_t hf_result_read(const char *path, hf_result_t *r)
 {
-    hf_result_init(r);
     /* a file given by mistake (a JSON target, a plot) is bad input, not a damaged result */
     if (hf_h5_signature(path) == 0)
         return hf_error(HF_ERR_INPUT,
@@ -1239,5 +1230,15 @@ hf_err_t hf_result_read(const char *path, hf_result_t *r)
                         "search or run writes)",
                         path);
     hf_err_t err = hf_h5_read_guard(path, "result file", probe_result, NULL, NULL);
-    return err != HF_OK ? err : result_read(path, r);
+    if (err != HF_OK)
+        return err;
+    hf_result_t nr; /* read aside: r keeps its value on failure */
+    err = result_read(path, &nr);
+    if (err == HF_OK) {
+        hf_result_clear(r);
+        *r = nr;
+    } else {
+        hf_result_clear(&nr);
+    }
+    return err;
 }

@@ -13,6 +13,7 @@
  * kill can tear a write (the kernel stops between pages), and a torn rewrite of a shared
  * chunk would destroy records already committed. */
 #define _GNU_SOURCE /* fallocate */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -196,18 +197,9 @@ hf_err_t hf_shard_take_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t uni
 {
     if (!copy)
         return hf_error(HF_ERR_INTERNAL, "%s: found record is NULL", sh->path);
-    if (sh->nbuf == sh->capbuf) {
-        long cap = sh->capbuf ? 2 * sh->capbuf : 8;
-        hf_found_mem_t *nb = hf_realloc(sh->buf, (size_t)cap * sizeof *nb);
-        if (nb)
-            sh->buf = nb;
-        char **nt = nb ? hf_realloc(sh->buftext, (size_t)cap * sizeof *nt) : NULL;
-        if (!nt) {
-            free(copy);
-            return HF_ERR_NOMEM;
-        }
-        sh->buftext = nt;
-        sh->capbuf = cap;
+    if (HF_GROW2(&sh->buf, &sh->buftext, &sh->capbuf, sh->nbuf + 1) != HF_OK) {
+        free(copy);
+        return HF_ERR_NOMEM;
     }
     size_t len = strlen(copy);
     sh->buf[sh->nbuf] = (hf_found_mem_t){.row = row,
@@ -321,6 +313,7 @@ static hf_err_t write_found(hf_shard_t *sh)
         memcpy(bytes + at * TEXT_BLOCK, sh->buftext[i], (size_t)sh->buf[i].length);
         at += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
     }
+    assert(rc < 0 || at == blocks); /* every text in blocks of its own, as the reader expects */
     if (rc >= 0)
         rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
     free(bytes);
@@ -451,9 +444,9 @@ hf_err_t hf_shard_debug_write_found(hf_shard_t *sh)
     return write_unit(sh, NULL);
 }
 
-hf_err_t hf_shard_close(hf_shard_t **shp)
+hf_err_t hf_shard_destroy(hf_shard_t **shp)
 {
-    hf_shard_t *sh = *shp;
+    hf_shard_t *sh = shp ? *shp : NULL;
     if (!sh)
         return HF_OK;
     *shp = NULL;
@@ -486,6 +479,11 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
 
 /* ---- reading ---- */
 
+void hf_shard_data_init(hf_shard_data_t *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
 void hf_shard_data_clear(hf_shard_data_t *d)
 {
     for (long i = 0; i < d->nfound; i++)
@@ -496,7 +494,7 @@ void hf_shard_data_clear(hf_shard_data_t *d)
     free(d->found_m);
     free(d->found_row);
     free(d->units);
-    memset(d, 0, sizeof *d);
+    hf_shard_data_init(d);
 }
 
 /* A completed range, as found records name it. */
@@ -651,7 +649,7 @@ static hf_err_t big_read(hid_t ds, const hf_found_mem_t *f, const char *path, un
  * of /units, refuse any other invalid unit record, and keep the found records of
  * completed ranges only, each checked against the text's bounds and its checksum
  * (records of ranges in flight may be partial and are dropped unread). Runs inside the
- * read guard (hf_shard_read). */
+ * read guard (hf_shard_read). out is uninitialised: initialised here, empty on error. */
 static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
     hf_h5_quiet_t q;
@@ -665,7 +663,7 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     hid_t big = H5I_INVALID_HID;
     void *buf;
 
-    memset(out, 0, sizeof *out);
+    hf_shard_data_init(out);
     hf_h5_quiet_begin(&q);
     HF_CHECK(err, hf_h5_open_read(path, "shard", 1, &file), done);
     if (H5Aexists(file, "format") <= 0) {
@@ -852,13 +850,17 @@ hf_err_t hf_shards_guard(char *const *paths, long n, const char *fingerprint, in
 
 hf_err_t hf_shard_read_after_guard(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
-    memset(out, 0, sizeof *out);
-    return shard_read(path, fingerprint, out);
+    hf_shard_data_t d; /* read aside: out keeps its value on failure */
+    hf_err_t err = shard_read(path, fingerprint, &d);
+    if (err == HF_OK) {
+        hf_shard_data_clear(out);
+        *out = d;
+    }
+    return err;
 }
 
 hf_err_t hf_shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
 {
-    memset(out, 0, sizeof *out);
     hf_err_t err = hf_h5_read_guard(path, "shard", probe_shard, fingerprint, NULL);
-    return err != HF_OK ? err : shard_read(path, fingerprint, out);
+    return err != HF_OK ? err : hf_shard_read_after_guard(path, fingerprint, out);
 }

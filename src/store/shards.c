@@ -2,6 +2,7 @@
  * finished ranges of cells and their found records (the unit map: a range is kept iff
  * it overlaps no range of its unit kept before, in shard and record order), removal,
  * and the one encoding of a found support's witness. */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -31,15 +32,13 @@ hf_err_t hf_shards_list(const char *dir, char ***paths, long *n)
     }
     struct dirent *de;
     hf_err_t e = HF_OK;
+    long cap = 0;
     while ((de = readdir(d))) {
         if (!is_shard_name(de->d_name))
             continue;
-        char **p = hf_realloc(*paths, (size_t)(*n + 1) * sizeof *p);
-        if (!p) {
-            e = HF_ERR_NOMEM;
+        if ((e = HF_GROW(paths, &cap, *n + 1)) != HF_OK)
             break;
-        }
-        *paths = p;
+        char **p = *paths;
         size_t len = strlen(dir) + strlen(de->d_name) + 2;
         p[*n] = hf_malloc(len);
         if (!p[*n]) {
@@ -72,6 +71,11 @@ void hf_shards_list_free(char **paths, long n)
     free(paths);
 }
 
+void hf_shards_merged_init(hf_shards_merged_t *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
 void hf_shards_merged_clear(hf_shards_merged_t *g)
 {
     for (long i = 0; i < g->nfound; i++)
@@ -84,11 +88,11 @@ void hf_shards_merged_clear(hf_shards_merged_t *g)
     memset(g, 0, sizeof *g);
 }
 
-/* The ranges of cells accepted for each (m, unit), with the shard each came from:
- * open addressing on (m, unit), so merging tens of thousands of ranges stays linear.
- * A unit's accepted ranges are disjoint, so sorted by lo they are sorted by hi too; the
- * first (usually the only one: a whole unit) is kept in the slot itself. n == 0 marks
- * an empty slot. */
+/* The ranges of cells accepted for each (m, unit), with the shard each came from: one
+ * entry per unit met, found through core's hash index on (m, unit), so merging tens of
+ * thousands of ranges stays linear. A unit's accepted ranges are disjoint, so sorted by
+ * lo they are sorted by hi too; the first (usually the only one: a whole unit) is kept in
+ * the entry itself. */
 typedef struct {
     int64_t lo, hi;
     long owner; /* index of the shard in the sorted list */
@@ -101,41 +105,49 @@ typedef struct {
 } unit_ranges_t;
 
 typedef struct {
-    unit_ranges_t *slot;
-    long cap, n;
+    unit_ranges_t *units; /* in the order met */
+    long n, cap;
+    hf_index_t index; /* hash of (m, unit) -> its entry */
 } unit_map_t;
+
+static void umap_init(unit_map_t *u)
+{
+    memset(u, 0, sizeof *u);
+    hf_index_init(&u->index);
+}
 
 static void umap_clear(unit_map_t *u)
 {
-    for (long i = 0; i < u->cap; i++)
-        free(u->slot[i].more);
-    free(u->slot);
-    memset(u, 0, sizeof *u);
+    for (long i = 0; i < u->n; i++)
+        free(u->units[i].more);
+    free(u->units);
+    hf_index_clear(&u->index);
+    umap_init(u);
 }
 
-static long umap_slot(const unit_map_t *u, int64_t m, int64_t unit)
+static uint64_t umap_hash(int64_t m, int64_t unit)
 {
-    uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)unit * 0xBF58476D1CE4E5B9ull);
-    long i = (long)((h ^ (h >> 29)) & (uint64_t)(u->cap - 1));
-    while (u->slot[i].n > 0 && (u->slot[i].m != m || u->slot[i].unit != unit))
-        i = (i + 1) & (u->cap - 1);
-    return i;
+    return hf_hash_mix(hf_hash_word(hf_hash_word(HF_HASH_INIT, (uint64_t)m), (uint64_t)unit));
 }
 
-static hf_err_t umap_grow(unit_map_t *u)
+typedef struct {
+    const unit_map_t *u;
+    int64_t m, unit;
+} umap_key_t;
+
+static int umap_eq(const void *ctx, long item)
 {
-    unit_map_t b = {0};
-    b.cap = u->cap ? 2 * u->cap : 1024;
-    if (!(b.slot = hf_calloc((size_t)b.cap, sizeof *b.slot)))
-        return HF_ERR_NOMEM;
-    for (long i = 0; i < u->cap; i++)
-        if (u->slot[i].n > 0) {
-            b.slot[umap_slot(&b, u->slot[i].m, u->slot[i].unit)] = u->slot[i];
-            b.n++;
-        }
-    free(u->slot); /* the ranges moved to b */
-    *u = b;
-    return HF_OK;
+    const umap_key_t *k = ctx;
+    const unit_ranges_t *e = &k->u->units[item];
+    return e->m == k->m && e->unit == k->unit;
+}
+
+/* The entry of (m, unit), or NULL. */
+static unit_ranges_t *umap_find(const unit_map_t *u, int64_t m, int64_t unit)
+{
+    umap_key_t k = {u, m, unit};
+    long i = hf_index_find(&u->index, umap_hash(m, unit), umap_eq, &k);
+    return i < 0 ? NULL : &u->units[i];
 }
 
 /* Index of the first of the n ranges r (disjoint, sorted) that ends after cell lo. */
@@ -158,13 +170,12 @@ static hf_err_t umap_accept(unit_map_t *u, int64_t m, int64_t unit, int64_t lo, 
                             long owner, int *added)
 {
     *added = 0;
-    if (2 * (u->n + 1) > u->cap)
-        HF_TRY(umap_grow(u));
-    unit_ranges_t *s = &u->slot[umap_slot(u, m, unit)];
+    unit_ranges_t *s = umap_find(u, m, unit);
     range_t nr = {lo, hi, owner};
-    if (s->n == 0) {
-        *s = (unit_ranges_t){.m = m, .unit = unit, .n = 1, .one = nr};
-        u->n++;
+    if (!s) {
+        HF_TRY(HF_GROW(&u->units, &u->cap, u->n + 1));
+        HF_TRY(hf_index_add(&u->index, umap_hash(m, unit), u->n));
+        u->units[u->n++] = (unit_ranges_t){.m = m, .unit = unit, .n = 1, .one = nr};
         *added = 1;
         return HF_OK;
     }
@@ -186,6 +197,9 @@ static hf_err_t umap_accept(unit_map_t *u, int64_t m, int64_t unit, int64_t lo, 
     memmove(r + j + 1, r + j, (size_t)(s->n - j) * sizeof *r);
     r[j] = nr;
     s->n++;
+    /* the unit's accepted ranges stay disjoint and sorted: no cell is counted twice */
+    assert(j == 0 || r[j - 1].hi <= lo);
+    assert(j + 1 == s->n || hi <= r[j + 1].lo);
     *added = 1;
     return HF_OK;
 }
@@ -193,20 +207,22 @@ static hf_err_t umap_accept(unit_map_t *u, int64_t m, int64_t unit, int64_t lo, 
 /* The shard whose range of (m, unit) starting at cell lo was accepted, or -1. */
 static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit, int64_t lo)
 {
-    if (!u->cap)
+    const unit_ranges_t *s = umap_find(u, m, unit);
+    if (!s)
         return -1;
-    const unit_ranges_t *s = &u->slot[umap_slot(u, m, unit)];
     const range_t *r = s->cap ? s->more : &s->one;
     long j = first_after(r, s->n, lo);
     return j < s->n && r[j].lo == lo ? r[j].owner : -1;
 }
 
-hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
+hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *out)
 {
+    hf_shards_merged_t merged, *g = &merged; /* built aside: out keeps its value on failure */
     char **paths;
-    long n, ucap = 0, fcap[4] = {0, 0, 0, 0};
-    unit_map_t accepted = {0};
-    memset(g, 0, sizeof *g);
+    long n, ucap = 0, fcap = 0;
+    unit_map_t accepted;
+    umap_init(&accepted);
+    hf_shards_merged_init(g);
     HF_TRY(hf_shards_list(dir, &paths, &n));
     /* one guarded child for all the shards, not one each (1024 forks took 50 s) */
     int guarded = 0;
@@ -215,6 +231,7 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
         hf_error_prefix("corrupt shard (move it away to recompute its units)");
     for (long s = 0; s < n && e == HF_OK; s++) {
         hf_shard_data_t d;
+        hf_shard_data_init(&d);
         if ((e = hf_stop_check(HF_STOP_MERGE)) != HF_OK)
             break;
         e = guarded ? hf_shard_read_after_guard(paths[s], fp, &d) : hf_shard_read(paths[s], fp, &d);
@@ -237,13 +254,11 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
             if (umap_owner(&accepted, d.found_m[i], d.found_unit[i], d.found_lo[i]) != s)
                 continue;
             long k = g->nfound;
-            e = HF_GROW(&g->found_m, &fcap[0], k + 1);
-            if (e == HF_OK)
-                e = HF_GROW(&g->found_unit, &fcap[1], k + 1);
-            if (e == HF_OK)
-                e = HF_GROW(&g->found_lo, &fcap[2], k + 1);
-            if (e == HF_OK)
-                e = HF_GROW(&g->found_record, &fcap[3], k + 1);
+            e = hf_grow_arrays(&fcap, k + 1, 4,
+                               (void **const[]){(void **)&g->found_m, (void **)&g->found_unit,
+                                                (void **)&g->found_lo, (void **)&g->found_record},
+                               (const size_t[]){sizeof *g->found_m, sizeof *g->found_unit,
+                                                sizeof *g->found_lo, sizeof *g->found_record});
             if (e != HF_OK)
                 break;
             /* the record moves: a witness of 10^7 keys is not copied */
@@ -259,8 +274,12 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *g)
     }
     umap_clear(&accepted);
     hf_shards_list_free(paths, n);
-    if (e != HF_OK)
+    if (e == HF_OK) {
+        hf_shards_merged_clear(out);
+        *out = merged;
+    } else {
         hf_shards_merged_clear(g);
+    }
     return e;
 }
 

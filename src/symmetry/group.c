@@ -1,4 +1,4 @@
-/* The symmetry group of a target (symmetry.h; MATH.md section 3): which signed coordinate
+/* The symmetry group of a target (symmetry.h; docs/math.md §3.3): which signed coordinate
  * permutations map T to alpha T + beta, and the group they generate.
  *
  * Candidates are rejected fast and exactly by evaluating both targets modulo a prime at
@@ -304,6 +304,7 @@ hf_err_t hf_group_exact_test(const hf_target_t *t, const hf_fraction_t *f, const
     hf_target_t tg;
     hf_target_init_empty(&tg);
     hf_fraction_t fg;
+    hf_fraction_init(&fg);
     int64_t k[HF_D_MAX], mn[HF_D_MAX];
     *yes = 0;
     HF_TRY(hf_target_copy(&tg, t));

@@ -101,16 +101,23 @@ hf_err_t hf_head_validate(const hf_head_t *h, const char *where)
     return HF_OK;
 }
 
+/* Logit i of h at q: log c_i + k_i.q, computed the same way each time it is asked for. */
+static double head_logit(const hf_head_t *h, long i, const double *q)
+{
+    double s = log(fmpq_get_d(h->weights + i));
+    for (int j = 0; j < h->d; j++)
+        s += (double)h->keys[i * h->d + j] * q[j];
+    return s;
+}
+
 void hf_head_eval(const hf_head_t *h, const double *q, double *out)
 {
-    /* logits l_i = log c_i + k_i.q; subtract the maximum before exponentiating. */
+    /* subtract the largest logit before exponentiating; each logit is computed again for
+     * its term instead of being kept, so that evaluating needs no memory and cannot fail
+     * (the same operations give the same doubles) */
     double lmax = -INFINITY;
-    double *l = malloc((size_t)(h->natoms ? h->natoms : 1) * sizeof *l);
     for (long i = 0; i < h->natoms; i++) {
-        double s = log(fmpq_get_d(h->weights + i));
-        for (int j = 0; j < h->d; j++)
-            s += (double)h->keys[i * h->d + j] * q[j];
-        l[i] = s;
+        double s = head_logit(h, i, q);
         if (s > lmax)
             lmax = s;
     }
@@ -118,12 +125,11 @@ void hf_head_eval(const hf_head_t *h, const double *q, double *out)
     for (int j = 0; j < h->dv; j++)
         out[j] = 0;
     for (long i = 0; i < h->natoms; i++) {
-        double e = exp(l[i] - lmax);
+        double e = exp(head_logit(h, i, q) - lmax);
         z += e;
         for (int j = 0; j < h->dv; j++)
             out[j] += e * fmpq_get_d(h->values + i * h->dv + j);
     }
     for (int j = 0; j < h->dv; j++)
         out[j] /= z;
-    free(l);
 }

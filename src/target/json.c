@@ -344,41 +344,13 @@ hf_err_t hf_target_from_json_text(hf_target_t *t, const char *text, const char *
     return err;
 }
 
-/* Read a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
+/* A whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
 static hf_err_t read_file(const char *path, char **out, size_t *len)
 {
-    hf_err_t err = HF_OK;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) /* a target path that does not open is the user's input, like bad JSON */
         return hf_error(HF_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
-    for (;;) {
-        if (n + 1 >= cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *nb = hf_realloc(buf, cap);
-            if (!nb) {
-                err = HF_ERR_NOMEM;
-                goto cleanup;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        err = hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    buf = NULL;
-cleanup:
-    free(buf);
+    hf_err_t err = hf_read_stream(f, path, 0, out, len);
     fclose(f);
     return err;
 }

@@ -68,11 +68,8 @@ hf_err_t hf_target_add_head(hf_target_t *t, const hf_head_t *h)
     if (h->natoms < 1)
         return hf_error(HF_ERR_INPUT, "%s: heads[%d].atoms: a head needs at least one atom",
                         t->name, t->nheads);
-    hf_head_t *heads = hf_realloc(t->heads, (size_t)(t->nheads + 1) * sizeof *heads);
-    if (!heads)
-        return HF_ERR_NOMEM;
-    t->heads = heads;
-    hf_head_t *dst = heads + t->nheads;
+    HF_TRY(HF_GROW(&t->heads, &t->capheads, t->nheads + 1));
+    hf_head_t *dst = t->heads + t->nheads;
     hf_head_init(dst, t->d, t->dv);
     hf_err_t err = hf_head_copy(dst, h);
     if (err != HF_OK) {
