@@ -423,6 +423,7 @@ typedef struct {
     const hf_bounds_t *bounds;
     const char *engine;           /* the engine that ran (auto resolved), else the options' */
     long m_star;                  /* -1: no support found (or too large to hold) */
+    int m_star_is_lb;             /* m* is LB, at any size (the certified shortcut) */
     int none;                     /* every size up to UB decided without a support */
     const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
 } row_outcome_t;
@@ -453,6 +454,10 @@ static void row_settle(hf_row_t *row, const row_outcome_t *o)
              : o->m_star >= 0 ? "exhaustive"
              : o->none        ? "infeasible"
                               : "open");
+    /* m* exactly, past 64 bits too (decimals: cannot fail) */
+    char m[32];
+    snprintf(m, sizeof m, "%ld", o->m_star);
+    (void)hf_row_set_m_star(row, o->m_star_is_lb ? row->lb : m);
 }
 
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
@@ -516,9 +521,10 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (e != HF_OK)
         goto out;
     if (shortcut) {
-        /* LB = UB: certified without building a search; keep the product head. m* as a
-         * number below 2^63; a larger LB keeps only its decimal string */
+        /* LB = UB: certified without building a search; keep the product head. m* is
+         * LB: a number below 2^63, and exactly in the row's decimal at any size */
         ro.m_star = fmpz_fits_si(b->low.lb) ? fmpz_get_si(b->low.lb) : -1;
+        ro.m_star_is_lb = 1;
         row_settle(row, &ro);
         if (rank == 0)
             e = product_support(t, sup);
