@@ -511,10 +511,17 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
 
     /* the bounds, once: for the shortcut, the search's sizes and the row */
     int shortcut = 0;
-    hf_err_t fe = cfg->bounds ? HF_OK : hf_bounds_compute(t, &own);
+    hf_campaign_memory_t lim; /* the caller's limit, else this machine's */
+    hf_err_t fe = cfg->memory
+                      ? HF_OK
+                      : hf_campaign_memory_limit(NULL, NULL, hf_campaign_node_ranks(comm), &lim);
+    if (fe == HF_OK && !cfg->bounds)
+        fe = hf_bounds_compute(t, &own);
     if (fe == HF_OK)
         fe = hf_campaign_certified(t, sopts, b, cfg->max_name ? cfg->max_name : "max_atoms",
                                    &shortcut);
+    if (fe == HF_OK) /* the box and the memory estimate, before anything is built */
+        fe = hf_campaign_check_row(t, sopts, b, shortcut, cfg->memory ? cfg->memory : &lim, NULL);
     hf_err_t e = stop_said(hf_agree_all(comm, fe),
                            "the search was not started, nothing new is saved: rerun the same "
                            "command (with --resume if an earlier run saved units)");
@@ -841,12 +848,18 @@ hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search
     if (*complete) /* --resume after the result was written: it stays as it is */
         goto out;
     hf_supports_clear(&sup);
+    hf_campaign_memory_t lim;
+    e = hf_agree_all(
+        comm, hf_campaign_memory_limit(o->max_memory, NULL, hf_campaign_node_ranks(comm), &lim));
+    if (e != HF_OK)
+        goto out;
     hf_campaign_cfg_t cfg = {.shard_dir = shard_dir,
                              .resume = o->resume,
                              .quiet = o->quiet,
                              .row = 0,
                              .command_line = o->command_line,
-                             .max_name = "--max-atoms"};
+                             .max_name = "--max-atoms",
+                             .memory = &lim};
     HF_CHECK(e, hf_campaign_entry(comm, t, so, &cfg, row, &sup, &units, &nunits), out);
     if (rank == 0) {
         tjson = hf_target_to_json(t);

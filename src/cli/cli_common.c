@@ -171,6 +171,18 @@ hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
     return family ? hf_target_from_family(t, family) : hf_target_load_json(t, path);
 }
 
+int cli_check_size(const char *cmd, const char *opt, const char *value)
+{
+    double b;
+    if (!value || hf_parse_bytes(value, &b) == HF_PARSE_OK)
+        return 0;
+    fprintf(stderr,
+            "headfuse %s: %s %s: must be a size in bytes such as 4G, 512M or 1500000000 (K, M, "
+            "G, T: powers of 1024)\n",
+            cmd, opt, value);
+    return 2;
+}
+
 json_t *cli_json_bigint(const fmpz_t x)
 {
     fmpz_t lim;

@@ -76,6 +76,10 @@ typedef struct {
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
 
+/* A --max-memory value (NULL: not given) is a size in bytes (hf_parse_bytes): 0 if so, else
+ * prints "headfuse CMD: --max-memory V: must be ..." and returns 2. */
+int cli_check_size(const char *cmd, const char *opt, const char *value);
+
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
 
