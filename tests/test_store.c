@@ -1005,6 +1005,73 @@ static void append_unit_raw(const char *path, const hf_unit_record_t *rec)
  * written; found records of a range that was never completed are dropped, even when
  * their cells lie inside a completed range; the writer refuses a range the reader would
  * refuse and records of another range. */
+/* Large records (a witness of 10^5 keys and more) live in /bigtext, a few compressed rows
+ * of 1 MiB instead of 256-byte chunks: sizes around the threshold and past a row read back
+ * exactly, in order among small ones; a flipped byte inside one is damage, named. */
+static void test_shard_big_records(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "shard.big.h5");
+    hf_shard_t *sh;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
+    const long sizes[] = {10, (64L << 10) - 1, 64L << 10, (1L << 20) - 1, 1L << 20, 3L << 20, 7};
+    enum { N = sizeof sizes / sizeof *sizes };
+    char *want[N];
+    for (int i = 0; i < N; i++) {
+        want[i] = malloc((size_t)sizes[i] + 1);
+        CU_ASSERT_FATAL(want[i] != NULL);
+        for (long k = 0; k < sizes[i]; k++)
+            want[i][k] = (char)('a' + (k * 7 + i) % 26);
+        want[i][sizes[i]] = '\0';
+        CU_ASSERT_EQUAL_FATAL(hf_shard_add_found(sh, 0, 4, i / 2, 0, want[i]), HF_OK);
+        if (i % 2 == 1 || i == N - 1) {
+            hf_unit_record_t ur = unit_rec(0, 4, i / 2, i % 2 + 1);
+            CU_ASSERT_EQUAL_FATAL(hf_shard_finish_unit(sh, &ur), HF_OK);
+        }
+    }
+    CU_ASSERT_EQUAL_FATAL(hf_shard_close(&sh), HF_OK);
+    hf_shard_data_t d;
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(d.nfound, N);
+    for (int i = 0; i < N; i++) {
+        CU_ASSERT_EQUAL(d.found_unit[i], i / 2);
+        CU_ASSERT(strlen(d.found_record[i]) == (size_t)sizes[i] &&
+                  !strcmp(d.found_record[i], want[i]));
+    }
+    hf_shard_data_clear(&d);
+    /* the 3 MiB record compresses: the file is far smaller than the text */
+    CU_ASSERT(file_size(path) < (2L << 20));
+    /* damage inside /bigtext's data: the reader refuses the shard, naming it */
+    hid_t f = open_rw(path);
+    hid_t ds = H5Dopen2(f, "bigtext", H5P_DEFAULT);
+    CU_ASSERT_FATAL(ds >= 0);
+    hsize_t start[2] = {3, 12345}, count[2] = {1, 1};
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(2, count, NULL);
+    unsigned char x = '#';
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    CU_ASSERT(H5Dwrite(ds, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, &x) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds);
+    H5Fclose(f);
+    expect_corrupt_shard(path);
+    CU_ASSERT(strstr(hf_error_msg(), "checksum mismatch") != NULL);
+    for (int i = 0; i < N; i++)
+        free(want[i]);
+    /* a shard of format 2 (no /bigtext; every record in /text) still reads */
+    scratch_path(path, sizeof path, "shard.v2only.h5");
+    make_shard(path, 7);
+    f = open_rw(path);
+    CU_ASSERT_FATAL(H5Ldelete(f, "bigtext", H5P_DEFAULT) >= 0);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-2") >= 0);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL_FATAL(hf_shard_read(path, FP, &d), HF_OK);
+    check_units(&d, 7);
+    hf_shard_data_clear(&d);
+    scratch_done();
+}
+
 static void test_shard_ranges(void)
 {
     char path[256];
@@ -1057,12 +1124,12 @@ static void test_shard_ranges(void)
     }
     hf_shard_data_clear(&d);
 
-    /* the file says format 2 */
+    /* the file says format 3 */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     char *format = NULL;
     CU_ASSERT_FATAL(f >= 0);
     CU_ASSERT_EQUAL(hf_h5_attr_read_str(f, "format", path, "/", &format), HF_OK);
-    CU_ASSERT_STRING_EQUAL(format, "headfuse-shard-2");
+    CU_ASSERT_STRING_EQUAL(format, "headfuse-shard-3");
     free(format);
     H5Fclose(f);
 
@@ -1144,11 +1211,11 @@ static void test_shard_format1(void)
     expect_corrupt_shard(path);
     CU_ASSERT(strstr(hf_error_msg(), "/units: has 9 fields, expected 7") != NULL);
     f = open_rw(path);
-    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-3") >= 0);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-shard-9") >= 0);
     H5Fclose(f);
     expect_corrupt_shard(path);
-    CU_ASSERT(strstr(hf_error_msg(), "format 'headfuse-shard-3', expected 'headfuse-shard-2' or "
-                                     "'headfuse-shard-1'") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "format 'headfuse-shard-9', expected 'headfuse-shard-3', "
+                                     "'headfuse-shard-2' or 'headfuse-shard-1'") != NULL);
     scratch_done();
 }
 
@@ -2256,6 +2323,7 @@ int hf_register_tests(void)
         {"unwritten tail records and bad record texts", test_shard_tail_and_texts},
         {"truncated shard", test_shard_truncated},
         {"corrupted shard", test_shard_corrupted},
+        {"large records in /bigtext", test_shard_big_records},
         {"ranges of cells of one unit; found records of unfinished ranges dropped",
          test_shard_ranges},
         {"format 1 (whole units) still reads", test_shard_format1},

@@ -9,6 +9,7 @@
 
 #include <flint/fmpz.h>
 
+#include "headfuse/core.h"
 #include "headfuse/target.h"
 #include "unit.h"
 
@@ -947,6 +948,99 @@ static void test_keys_bad(void)
     CU_ASSERT_STRING_EQUAL(hf_error_msg(), "job.txt: keys: key 2 repeats key 1");
 }
 
+/* A random rational for the head text tests: small, negative, with a denominator, or with
+ * more digits than a word (the text reader's slow path). */
+static void random_rational(hf_rng_t *r, fmpq_t x)
+{
+    switch (hf_rng_next(r) % 4) {
+    case 0:
+        fmpq_set_si(x, (slong)(hf_rng_next(r) % 7), 1);
+        break;
+    case 1:
+        fmpq_set_si(x, -(slong)(hf_rng_next(r) % 1000) - 1, 1 + hf_rng_next(r) % 9);
+        break;
+    case 2:
+        fmpz_set_ui(fmpq_numref(x), hf_rng_next(r));
+        fmpz_mul_ui(fmpq_numref(x), fmpq_numref(x), hf_rng_next(r));
+        fmpz_set_ui(fmpq_denref(x), 1 + hf_rng_next(r) % 100000);
+        fmpq_canonicalise(x);
+        break;
+    default:
+        fmpq_set_si(x, (slong)(hf_rng_next(r) >> 2), 3);
+        break;
+    }
+}
+
+/* hf_head_to_json_text writes exactly jansson's compact text of hf_head_to_json, and
+ * hf_head_from_json_text reads it (and a spaced or reordered form, through jansson) back to
+ * the same head; a damaged text is refused as input, with jansson's message. */
+static void test_head_json_text(void)
+{
+    hf_rng_t r;
+    hf_rng_seed(&r, 17);
+    for (int trial = 0; trial < 200; trial++) {
+        int d = 1 + (int)(hf_rng_next(&r) % 4), dv = 1 + (int)(hf_rng_next(&r) % 2);
+        long m = 1 + (long)(hf_rng_next(&r) % 12);
+        hf_head_t h, back, slow;
+        hf_head_init(&h, d, dv);
+        hf_head_init(&back, d, dv);
+        hf_head_init(&slow, d, dv);
+        CU_ASSERT_FATAL(hf_head_resize(&h, m) == HF_OK);
+        for (long i = 0; i < m; i++) {
+            for (int j = 0; j < d; j++)
+                h.keys[i * d + j] = (int64_t)(hf_rng_next(&r) % 2000) - 1000 +
+                                    (trial % 17 == 0 ? INT64_C(1) << 60 : 0);
+            random_rational(&r, h.weights + i);
+            for (int j = 0; j < dv; j++)
+                random_rational(&r, h.values + i * dv + j);
+        }
+        char *fast = NULL;
+        CU_ASSERT_FATAL(hf_head_to_json_text(&h, NULL, m, &fast) == HF_OK);
+        json_t *o = hf_head_to_json(&h, NULL, 0);
+        char *ref = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        CU_ASSERT_STRING_EQUAL(fast, ref);
+        CU_ASSERT_EQUAL(hf_head_from_json_text(&back, fast, m), HF_OK);
+        char *spaced = json_dumps(o, JSON_INDENT(1)); /* not compact: the jansson path */
+        CU_ASSERT_EQUAL(hf_head_from_json_text(&slow, spaced, m), HF_OK);
+        for (long i = 0; i < m; i++) {
+            for (int j = 0; j < d; j++) {
+                CU_ASSERT_EQUAL(back.keys[i * d + j], h.keys[i * d + j]);
+                CU_ASSERT_EQUAL(slow.keys[i * d + j], h.keys[i * d + j]);
+            }
+            CU_ASSERT(fmpq_equal(back.weights + i, h.weights + i));
+            CU_ASSERT(fmpq_equal(slow.weights + i, h.weights + i));
+            for (int j = 0; j < dv; j++) {
+                CU_ASSERT(fmpq_equal(back.values + i * dv + j, h.values + i * dv + j));
+                CU_ASSERT(fmpq_equal(slow.values + i * dv + j, h.values + i * dv + j));
+            }
+        }
+        /* damaged: a truncated text, a zero denominator, one atom too few */
+        fast[strlen(fast) / 2] = '\0';
+        CU_ASSERT_EQUAL(hf_head_from_json_text(&back, fast, m), HF_ERR_INPUT);
+        CU_ASSERT(strstr(hf_error_msg(), "not JSON") != NULL);
+        CU_ASSERT_EQUAL(hf_head_from_json_text(&back, ref, m + 1), HF_ERR_INPUT);
+        CU_ASSERT(strstr(hf_error_msg(), "atoms") != NULL);
+        free(spaced);
+        free(ref);
+        free(fast);
+        json_decref(o);
+        hf_head_clear(&slow);
+        hf_head_clear(&back);
+        hf_head_clear(&h);
+    }
+    hf_head_t h;
+    hf_head_init(&h, 1, 1);
+    CU_ASSERT_EQUAL(hf_head_from_json_text(
+                        &h, "{\"keys\":[[0]],\"weights\":[\"1/0\"],\"values\":[[\"1\"]]}", 1),
+                    HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "weights[0]") != NULL);
+    CU_ASSERT_EQUAL(hf_head_from_json_text(
+                        &h, "{\"keys\":[[0]],\"weights\":[\"2/4\"],\"values\":[[\"-3/6\"]]}", 1),
+                    HF_OK);
+    CU_ASSERT(fmpz_equal_si(fmpq_denref(h.weights), 2) && fmpz_equal_si(fmpq_numref(h.values), -1));
+    hf_head_clear(&h);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t rational[] = {
@@ -976,6 +1070,7 @@ int hf_register_tests(void)
         {"bad fixtures all listed", test_json_bad_fixtures_complete},
         {"bad text", test_json_text_misc},
         {"allocation failures", test_json_alloc_failures},
+        {"head as compact text", test_head_json_text},
         {NULL, NULL},
     };
     static const hf_unit_case_t target[] = {

@@ -154,6 +154,10 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
  * unit) that starts at cell lo (record: opaque text, JSON). */
 hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit, int64_t lo,
                             const char *record);
+/* The same, taking record (hf_malloc'd) over: the shard frees it, on failure too (a witness
+ * of 10^7 keys is not copied). */
+hf_err_t hf_shard_take_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit, int64_t lo,
+                             char *record);
 /* Write the buffered found records (all of u's range: same row, m, unit and lo, else
  * HF_ERR_INTERNAL) and then the range's completion record u, flushing after each. */
 hf_err_t hf_shard_finish_unit(hf_shard_t *sh, const hf_unit_record_t *u);

@@ -62,6 +62,14 @@ void hf_head_eval(const hf_head_t *h, const double *q, double *out);
 json_t *hf_head_to_json(const hf_head_t *h, const int64_t *keys, int flat);
 hf_err_t hf_head_from_json(hf_head_t *h, const json_t *o, long m);
 
+/* The same JSON as text, without a JSON tree (a witness of 10^7 atoms): to_json_text
+ * writes the first m atoms (keys as above) exactly as json_dumps of hf_head_to_json(h,
+ * keys, 0) with JSON_COMPACT | JSON_PRESERVE_ORDER does, into *out (hf_malloc'd, NUL
+ * terminated). from_json_text reads m atoms into h from such text quickly, and from any
+ * other JSON through hf_head_from_json (its messages). */
+hf_err_t hf_head_to_json_text(const hf_head_t *h, const int64_t *keys, long m, char **out);
+hf_err_t hf_head_from_json_text(hf_head_t *h, const char *text, long m);
+
 /* Targets. Ownership (docs/architecture.md, "Conventions"): the caller initialises every
  * target before passing it anywhere, as an output too, and clears it after, always.
  * init_empty makes the empty target (no name, no heads; cannot fail), the value an

@@ -66,9 +66,7 @@ static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int6
     hook_ctx_t *c = vctx;
     char *s;
     HF_TRY(hf_found_encode(m, keys, w, &s));
-    hf_err_t e = hf_shard_add_found(c->shard, c->row, m, unit, lo, s);
-    free(s);
-    return e;
+    return hf_shard_take_found(c->shard, c->row, m, unit, lo, s);
 }
 
 static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_t hi, long nodes,

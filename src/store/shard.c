@@ -6,11 +6,12 @@
  * ordered metadata flushes keep the file readable at every moment, even when the
  * writer is killed in the middle of a flush (plain HDF5 can then leave a dataset's
  * new length on disk without its data). SWMR cannot order variable-length data,
- * so record texts go into a byte dataset /text that /found indexes.
+ * so record texts go into byte datasets that /found indexes: /text in rows of 256 bytes,
+ * and /bigtext, compressed, in rows of 1 MiB for records of 64 KiB and more.
  *
- * Every chunk holds one record (one 256-byte block of /text), so an append only
- * ever writes new chunks: a kill can tear a write (the kernel stops between pages),
- * and a torn rewrite of a shared chunk would destroy records already committed. */
+ * Every chunk holds one record (one row), so an append only ever writes new chunks: a
+ * kill can tear a write (the kernel stops between pages), and a torn rewrite of a shared
+ * chunk would destroy records already committed. */
 #define _GNU_SOURCE /* fallocate */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +23,19 @@
 
 #include "store/store_impl.h"
 
-/* Format 2 records ranges of cells of a unit (/units lo, hi; /found lo); format 1 shards,
- * of whole units, are still read (docs/hdf5-format.md). */
-#define SHARD_FORMAT "headfuse-shard-2"
+/* Format 3 keeps large records in /bigtext (rows of BIG_BLOCK bytes, compressed); format 2
+ * records ranges of cells of a unit (/units lo, hi; /found lo); formats 2 and 1 (whole
+ * units) are still read (docs/hdf5-format.md). */
+#define SHARD_FORMAT "headfuse-shard-3"
+#define SHARD_FORMAT_2 "headfuse-shard-2"
 #define SHARD_FORMAT_1 "headfuse-shard-1"
 #define TEXT_BLOCK 256 /* bytes per row of /text */
+/* A record of at least BIG_MIN bytes (a witness of 10^3 keys or more) goes to /bigtext,
+ * from a fresh row of BIG_BLOCK bytes: a witness of 10^7 keys is then a few hundred
+ * chunks, not millions, and compressed. Its /found offset is -1 - (its byte offset in
+ * /bigtext). */
+#define BIG_MIN ((int64_t)64 << 10)
+#define BIG_BLOCK ((hsize_t)1 << 20)
 #define RESERVE_STEP ((hsize_t)4 << 20)
 #define RESERVE_SLACK ((hsize_t)256 << 10) /* metadata a unit may add */
 
@@ -34,11 +43,11 @@ int hf_shard_debug_fail_reserve;
 
 struct hf_shard_s {
     char *path;
-    hid_t file, units, found, text; /* file and its three datasets */
-    hid_t unit_mtype, found_mtype;  /* memory types for writing */
-    hsize_t nunits, nfound, ntext;  /* current dataset lengths */
-    hf_found_mem_t *buf;            /* found records of the unit in progress ... */
-    char **buftext;                 /* ... and their texts */
+    hid_t file, units, found, text, big; /* file and its four datasets */
+    hid_t unit_mtype, found_mtype;       /* memory types for writing */
+    hsize_t nunits, nfound, ntext, nbig; /* current dataset lengths */
+    hf_found_mem_t *buf;                 /* found records of the unit in progress ... */
+    char **buftext;                      /* ... and their texts */
     long nbuf, capbuf;
     int broken;       /* a write failed: the file no longer takes appends */
     int fd;           /* for reserving disk blocks; -1 when not possible */
@@ -56,7 +65,7 @@ static void buf_clear(hf_shard_t *sh)
  * with rows of `width` elements (width > 0). fill (may be NULL) marks elements
  * never written, so a reader can tell them from real records. */
 static hid_t create_log(hid_t file, const char *name, hid_t ftype, hid_t mtype, hsize_t width,
-                        const void *fill)
+                        const void *fill, int deflate)
 {
     int rank = width ? 2 : 1;
     hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {1, width};
@@ -64,7 +73,8 @@ static hid_t create_log(hid_t file, const char *name, hid_t ftype, hid_t mtype, 
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t ds = H5I_INVALID_HID;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
-        H5Pset_fletcher32(dcpl) >= 0 && (!fill || H5Pset_fill_value(dcpl, mtype, fill) >= 0))
+        (!deflate || H5Pset_deflate(dcpl, 1) >= 0) && H5Pset_fletcher32(dcpl) >= 0 &&
+        (!fill || H5Pset_fill_value(dcpl, mtype, fill) >= 0))
         ds = HF_H5W(H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -87,7 +97,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
     hf_shard_t *sh = hf_calloc(1, sizeof *sh);
     if (!sh)
         return HF_ERR_NOMEM;
-    sh->file = sh->units = sh->found = sh->text = H5I_INVALID_HID;
+    sh->file = sh->units = sh->found = sh->text = sh->big = H5I_INVALID_HID;
     sh->unit_mtype = sh->found_mtype = H5I_INVALID_HID;
     sh->fd = -1;
     hf_h5_quiet_begin(&q);
@@ -121,10 +131,12 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
     /* everything must exist before SWMR writing starts: no objects are created after */
     if ((uf = hf_h5_unit_type(1)) < 0 || (ff = hf_h5_found_type(1)) < 0 ||
         (sh->unit_mtype = hf_h5_unit_type(0)) < 0 || (sh->found_mtype = hf_h5_found_type(0)) < 0 ||
-        (sh->units = create_log(sh->file, "units", uf, sh->unit_mtype, 0, &unit_fill)) < 0 ||
-        (sh->found = create_log(sh->file, "found", ff, sh->found_mtype, 0, &found_fill)) < 0 ||
-        (sh->text =
-             create_log(sh->file, "text", H5T_STD_U8LE, H5T_NATIVE_UINT8, TEXT_BLOCK, NULL)) < 0 ||
+        (sh->units = create_log(sh->file, "units", uf, sh->unit_mtype, 0, &unit_fill, 0)) < 0 ||
+        (sh->found = create_log(sh->file, "found", ff, sh->found_mtype, 0, &found_fill, 0)) < 0 ||
+        (sh->text = create_log(sh->file, "text", H5T_STD_U8LE, H5T_NATIVE_UINT8, TEXT_BLOCK, NULL,
+                               0)) < 0 ||
+        (sh->big = create_log(sh->file, "bigtext", H5T_STD_U8LE, H5T_NATIVE_UINT8, BIG_BLOCK, NULL,
+                              1)) < 0 ||
         HF_H5W(H5Fstart_swmr_write(sh->file)) < 0) {
         err = hf_h5_fail(HF_ERR_IO, path, "creating datasets");
         goto fail;
@@ -143,6 +155,8 @@ fail:
         H5Tclose(uf);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (sh->big >= 0)
+        H5Dclose(sh->big);
     if (sh->text >= 0)
         H5Dclose(sh->text);
     if (sh->found >= 0)
@@ -173,21 +187,28 @@ hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit
 {
     if (!record)
         return hf_error(HF_ERR_INTERNAL, "%s: found record is NULL", sh->path);
+    char *copy = hf_strdup(record);
+    return copy ? hf_shard_take_found(sh, row, m, unit, lo, copy) : HF_ERR_NOMEM;
+}
+
+hf_err_t hf_shard_take_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit, int64_t lo,
+                             char *copy)
+{
+    if (!copy)
+        return hf_error(HF_ERR_INTERNAL, "%s: found record is NULL", sh->path);
     if (sh->nbuf == sh->capbuf) {
         long cap = sh->capbuf ? 2 * sh->capbuf : 8;
         hf_found_mem_t *nb = hf_realloc(sh->buf, (size_t)cap * sizeof *nb);
-        if (!nb)
+        if (nb)
+            sh->buf = nb;
+        char **nt = nb ? hf_realloc(sh->buftext, (size_t)cap * sizeof *nt) : NULL;
+        if (!nt) {
+            free(copy);
             return HF_ERR_NOMEM;
-        sh->buf = nb;
-        char **nt = hf_realloc(sh->buftext, (size_t)cap * sizeof *nt);
-        if (!nt)
-            return HF_ERR_NOMEM;
+        }
         sh->buftext = nt;
         sh->capbuf = cap;
     }
-    char *copy = hf_strdup(record);
-    if (!copy)
-        return HF_ERR_NOMEM;
     size_t len = strlen(copy);
     sh->buf[sh->nbuf] = (hf_found_mem_t){.row = row,
                                          .m = m,
@@ -200,52 +221,113 @@ hf_err_t hf_shard_add_found(hf_shard_t *sh, int32_t row, int64_t m, int64_t unit
     return HF_OK;
 }
 
-/* Append n rows from buf to an extendible dataset of *len rows (1-D, or 2-D with
- * rows of width elements). */
-static herr_t append(hid_t ds, hid_t mtype, hsize_t *len, hsize_t n, hsize_t width, const void *buf)
+/* Rows moved by one H5Dwrite/H5Dread: each row is a chunk, and HDF5 keeps a selection
+ * per chunk it touches, so one call over the 10^6 rows of a large witness took gigabytes
+ * (docs/hdf5-format.md, "Shard files"). */
+#define SLICE_ROWS 4096
+
+/* Read or write rows [at, at + n) of ds (1-D, or 2-D with rows of width elements) from or
+ * into buf, slice by slice. */
+static herr_t rows_io(hid_t ds, hid_t mtype, hsize_t at, hsize_t n, hsize_t width, void *buf,
+                      int write)
 {
-    herr_t rc = -1;
     int rank = width ? 2 : 1;
-    hsize_t newdims[2] = {*len + n, width}, start[2] = {*len, 0}, count[2] = {n, width};
-    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-    if (n == 0)
-        return 0;
-    if (HF_H5W(H5Dset_extent(ds, newdims)) < 0 || (fspace = H5Dget_space(ds)) < 0 ||
-        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-        (mspace = H5Screate_simple(rank, count, NULL)) < 0)
-        goto done;
-    rc = HF_H5W(H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, buf));
-    if (rc >= 0)
-        *len = newdims[0];
-done:
-    if (mspace >= 0)
-        H5Sclose(mspace);
+    size_t row = H5Tget_size(mtype) * (size_t)(width ? width : 1);
+    hid_t fspace = row ? H5Dget_space(ds) : H5I_INVALID_HID;
+    herr_t rc = fspace < 0 ? -1 : 0;
+    for (hsize_t done = 0; rc >= 0 && done < n; done += SLICE_ROWS) {
+        hsize_t k = n - done < SLICE_ROWS ? n - done : SLICE_ROWS;
+        hsize_t start[2] = {at + done, 0}, count[2] = {k, width};
+        hid_t mspace = H5I_INVALID_HID;
+        char *p = (char *)buf + (size_t)done * row;
+        if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            (mspace = H5Screate_simple(rank, count, NULL)) < 0)
+            rc = -1;
+        else if (write)
+            rc = HF_H5W(H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, p));
+        else
+            rc = H5Dread(ds, mtype, mspace, fspace, H5P_DEFAULT, p);
+        if (mspace >= 0)
+            H5Sclose(mspace);
+    }
     if (fspace >= 0)
         H5Sclose(fspace);
     return rc;
 }
 
-/* Append the buffered texts to /text (each from a fresh block) and their index
- * entries to /found. */
-static herr_t write_found(hf_shard_t *sh)
+/* Append n rows from buf to an extendible dataset of *len rows (1-D, or 2-D with
+ * rows of width elements). */
+static herr_t append(hid_t ds, hid_t mtype, hsize_t *len, hsize_t n, hsize_t width, const void *buf)
+{
+    hsize_t newdims[2] = {*len + n, width};
+    if (n == 0)
+        return 0;
+    if (HF_H5W(H5Dset_extent(ds, newdims)) < 0 ||
+        rows_io(ds, mtype, *len, n, width, (void *)buf, 1) < 0)
+        return -1;
+    *len = newdims[0];
+    return 0;
+}
+
+/* Append one large record to /bigtext from a fresh row: its whole rows straight from the
+ * text, the last one through `last` (BIG_BLOCK bytes) padded with zeros. */
+static herr_t write_big(hf_shard_t *sh, hf_found_mem_t *f, const char *text, char *last)
+{
+    hsize_t full = (hsize_t)f->length / BIG_BLOCK, rest = (hsize_t)f->length % BIG_BLOCK;
+    hsize_t rows = full + (rest > 0), dims[2] = {sh->nbig + rows, BIG_BLOCK};
+    if (HF_H5W(H5Dset_extent(sh->big, dims)) < 0 ||
+        (full > 0 &&
+         rows_io(sh->big, H5T_NATIVE_UINT8, sh->nbig, full, BIG_BLOCK, (void *)text, 1) < 0))
+        return -1;
+    if (rest > 0) {
+        memset(last, 0, BIG_BLOCK);
+        memcpy(last, text + full * BIG_BLOCK, rest);
+        if (rows_io(sh->big, H5T_NATIVE_UINT8, sh->nbig + full, 1, BIG_BLOCK, last, 1) < 0)
+            return -1;
+    }
+    f->offset = -1 - (int64_t)(sh->nbig * BIG_BLOCK);
+    sh->nbig += rows;
+    return 0;
+}
+
+/* Append the buffered texts to /text (each from a fresh block; the large ones to /bigtext)
+ * and their index entries to /found. HF_ERR_NOMEM before anything is written, HF_ERR_IO
+ * (the HDF5 error on the stack) when a write failed. */
+static hf_err_t write_found(hf_shard_t *sh)
 {
     hsize_t blocks = 0;
-    for (long i = 0; i < sh->nbuf; i++)
-        blocks += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
-    char *bytes = calloc(blocks ? blocks : 1, TEXT_BLOCK);
-    if (!bytes)
-        return -1;
-    hsize_t at = 0;
+    int big = 0;
     for (long i = 0; i < sh->nbuf; i++) {
+        if (sh->buf[i].length >= BIG_MIN)
+            big = 1;
+        else
+            blocks += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
+    }
+    char *bytes = hf_calloc(blocks ? blocks : 1, TEXT_BLOCK);
+    char *last = big ? hf_malloc(BIG_BLOCK) : NULL;
+    if (!bytes || (big && !last)) {
+        free(bytes);
+        free(last);
+        return HF_ERR_NOMEM;
+    }
+    hsize_t at = 0;
+    herr_t rc = 0;
+    for (long i = 0; i < sh->nbuf && rc >= 0; i++) {
+        if (sh->buf[i].length >= BIG_MIN) {
+            rc = write_big(sh, &sh->buf[i], sh->buftext[i], last);
+            continue;
+        }
         sh->buf[i].offset = (int64_t)((sh->ntext + at) * TEXT_BLOCK);
         memcpy(bytes + at * TEXT_BLOCK, sh->buftext[i], (size_t)sh->buf[i].length);
         at += ((hsize_t)sh->buf[i].length + TEXT_BLOCK - 1) / TEXT_BLOCK;
     }
-    herr_t rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
+    if (rc >= 0)
+        rc = append(sh->text, H5T_NATIVE_UINT8, &sh->ntext, blocks, TEXT_BLOCK, bytes);
     free(bytes);
+    free(last);
     if (rc >= 0)
         rc = append(sh->found, sh->found_mtype, &sh->nfound, (hsize_t)sh->nbuf, 0, sh->buf);
-    return rc;
+    return rc < 0 ? HF_ERR_IO : HF_OK;
 }
 
 /* fallocate(fd, KEEP_SIZE) of [from, to), retried when a signal interrupts it. */
@@ -322,10 +404,12 @@ static hf_err_t write_unit(hf_shard_t *sh, const hf_unit_record_t *u)
         hf_h5_quiet_end(&q);
         return err;
     }
-    if ((sh->nbuf > 0 &&
-         (write_found(sh) < 0 || HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0)) ||
-        (u && (append(sh->units, sh->unit_mtype, &sh->nunits, 1, 0, u) < 0 ||
-               HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0))) {
+    hf_err_t fe = sh->nbuf > 0 ? write_found(sh) : HF_OK;
+    if (fe == HF_ERR_NOMEM) {
+        err = fe; /* nothing written: the unit is not recorded, the shard stays usable */
+    } else if (fe != HF_OK || (sh->nbuf > 0 && HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0) ||
+               (u && (append(sh->units, sh->unit_mtype, &sh->nunits, 1, 0, u) < 0 ||
+                      HF_H5W(H5Fflush(sh->file, H5F_SCOPE_GLOBAL)) < 0))) {
         sh->broken = 1;
         err = hf_h5_fail(HF_ERR_IO, sh->path, "writing a finished unit");
     }
@@ -377,7 +461,8 @@ hf_err_t hf_shard_close(hf_shard_t **shp)
     hf_err_t err = HF_OK;
     hf_h5_quiet_begin(&q);
     buf_clear(sh); /* records of a unit that never finished are dropped by design */
-    int bad = HF_H5W_CLOSE(H5Dclose(sh->text)) < 0;
+    int bad = HF_H5W_CLOSE(H5Dclose(sh->big)) < 0;
+    bad |= HF_H5W_CLOSE(H5Dclose(sh->text)) < 0;
     bad |= HF_H5W_CLOSE(H5Dclose(sh->found)) < 0;
     bad |= HF_H5W_CLOSE(H5Dclose(sh->units)) < 0;
     H5Tclose(sh->found_mtype);
@@ -441,7 +526,7 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
 {
     char where[32];
     hf_err_t err = HF_OK;
-    hid_t ds, ft = H5I_INVALID_HID, fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+    hid_t ds, ft = H5I_INVALID_HID;
     hsize_t dims[2], fsize;
     snprintf(where, sizeof where, "/%s", name);
     *out = NULL;
@@ -490,25 +575,73 @@ static hf_err_t read_log(hid_t file, const char *name, hid_t expected, size_t ro
         err = HF_ERR_NOMEM;
         goto done;
     }
-    hsize_t start[2] = {0, 0}, count[2] = {*len, TEXT_BLOCK};
-    if (*len > 0 && ((fspace = H5Dget_space(ds)) < 0 ||
-                     H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-                     (mspace = H5Screate_simple(rank, count, NULL)) < 0 ||
-                     H5Dread(ds, expected, mspace, fspace, H5P_DEFAULT, buf) < 0)) {
+    if (*len > 0 && rows_io(ds, expected, 0, *len, rank == 2 ? TEXT_BLOCK : 0, buf, 0) < 0) {
         free(buf);
         err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
         goto done;
     }
     *out = buf;
 done:
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (fspace >= 0)
-        H5Sclose(fspace);
     if (ft >= 0)
         H5Tclose(ft);
     H5Dclose(ds);
     return err;
+}
+
+/* Open /bigtext (format 3): *ds and its size in bytes *bytes, never more than a compressed
+ * file of this size could hold (deflate gains at most about 1032 to 1), so that a damaged
+ * extent cannot make the reader allocate without bound. */
+static hf_err_t big_open(hid_t file, const char *path, hid_t *ds, hsize_t *bytes)
+{
+    hsize_t dims[2], fsize;
+    hid_t ft = H5I_INVALID_HID;
+    hf_err_t err = HF_OK;
+    if ((*ds = H5Dopen2(file, "bigtext", H5P_DEFAULT)) < 0)
+        return hf_h5_fail(HF_ERR_CORRUPT, path, "/bigtext");
+    if ((ft = H5Dget_type(*ds)) < 0 || H5Tget_class(ft) != H5T_INTEGER || H5Tget_size(ft) != 1)
+        err = hf_error(HF_ERR_CORRUPT, "%s: /bigtext: not bytes", path);
+    if (err == HF_OK)
+        err = hf_h5_dataset_dims(*ds, 2, path, "/bigtext", dims);
+    if (err == HF_OK && dims[1] != BIG_BLOCK)
+        err = hf_error(HF_ERR_CORRUPT, "%s: /bigtext: rows of %llu bytes, expected %llu", path,
+                       (unsigned long long)dims[1], (unsigned long long)BIG_BLOCK);
+    if (err == HF_OK && H5Fget_filesize(file, &fsize) < 0)
+        err = hf_h5_fail(HF_ERR_CORRUPT, path, "/bigtext");
+    if (err == HF_OK) {
+        *bytes = dims[0] * BIG_BLOCK;
+        if (dims[0] > ((hsize_t)1 << 40) / BIG_BLOCK || *bytes > 1100 * fsize + BIG_BLOCK)
+            err = hf_error(HF_ERR_CORRUPT, "%s: /bigtext: implausible size", path);
+    }
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (err != HF_OK) {
+        H5Dclose(*ds);
+        *ds = H5I_INVALID_HID;
+    }
+    return err;
+}
+
+/* Record f of /bigtext (bounds checked) into *rec (hf_malloc'd, NUL-terminated), checked
+ * against its checksum. */
+static hf_err_t big_read(hid_t ds, const hf_found_mem_t *f, const char *path, unsigned long long i,
+                         char **rec)
+{
+    hsize_t at = (hsize_t)(-1 - f->offset) / BIG_BLOCK;
+    hsize_t rows = ((hsize_t)f->length + BIG_BLOCK - 1) / BIG_BLOCK;
+    char *b = hf_malloc((size_t)(rows ? rows * BIG_BLOCK : 1) + 1);
+    if (!b)
+        return HF_ERR_NOMEM;
+    if (rows > 0 && rows_io(ds, H5T_NATIVE_UINT8, at, rows, BIG_BLOCK, b, 0) < 0) {
+        free(b);
+        return hf_h5_fail(HF_ERR_CORRUPT, path, "/bigtext");
+    }
+    b[f->length] = '\0';
+    if (hf_store_checksum(b, (size_t)f->length) != f->checksum) {
+        free(b);
+        return hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: record text checksum mismatch", path, i);
+    }
+    *rec = b;
+    return HF_OK;
 }
 
 /* Read one shard whole into out (cleared on error): check the format (2, or 1: whole
@@ -528,7 +661,8 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     hf_unit_record_t *units = NULL;
     hf_found_mem_t *found = NULL;
     unit_key_t *keys = NULL;
-    hsize_t nu = 0, nf = 0, nt = 0;
+    hsize_t nu = 0, nf = 0, nt = 0, nbig = 0;
+    hid_t big = H5I_INVALID_HID;
     void *buf;
 
     memset(out, 0, sizeof *out);
@@ -539,11 +673,11 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    int v1 = !strcmp(format, SHARD_FORMAT_1);
-    if (!v1 && strcmp(format, SHARD_FORMAT) != 0) {
+    int v1 = !strcmp(format, SHARD_FORMAT_1), v3 = !strcmp(format, SHARD_FORMAT);
+    if (!v1 && !v3 && strcmp(format, SHARD_FORMAT_2) != 0) {
         err = hf_error(HF_ERR_CORRUPT,
-                       "%s: not a headfuse shard (format '%s', expected '%s' or '%s')", path,
-                       format, SHARD_FORMAT, SHARD_FORMAT_1);
+                       "%s: not a headfuse shard (format '%s', expected '%s', '%s' or '%s')", path,
+                       format, SHARD_FORMAT, SHARD_FORMAT_2, SHARD_FORMAT_1);
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "fingerprint", path, "/", &fp), done);
@@ -581,6 +715,8 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
     HF_CHECK(err, read_log(file, "text", H5T_NATIVE_UINT8, TEXT_BLOCK, path, &buf, &nt), done);
     text = buf;
     nt *= TEXT_BLOCK; /* bytes from here */
+    if (v3)
+        HF_CHECK(err, big_open(file, path, &big, &nbig), done);
     for (hsize_t i = 0; v1 && i < nu; i++) {
         units[i].lo = 0; /* a format-1 record completes its whole unit */
         units[i].hi = HF_CELLS_ALL;
@@ -619,6 +755,16 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         unit_key_t k = {f->row, f->m, f->unit, f->lo};
         if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
             continue;
+        if (f->offset < 0 && f->length >= 0) { /* in /bigtext: read and checked below */
+            hsize_t at = (hsize_t)(-1 - f->offset);
+            if (big < 0 || at % BIG_BLOCK != 0 || at > nbig || (hsize_t)f->length > nbig - at) {
+                err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
+                               (unsigned long long)i);
+                goto done;
+            }
+            keep++;
+            continue;
+        }
         if (f->offset < 0 || f->length < 0 || (hsize_t)f->offset > nt ||
             (hsize_t)f->length > nt - (hsize_t)f->offset) {
             err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
@@ -651,13 +797,17 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
             continue; /* its range was in flight when the shard was last written */
         long j = out->nfound;
-        char *rec = hf_malloc((size_t)f->length + 1);
-        if (!rec) {
-            err = HF_ERR_NOMEM;
-            goto done;
+        char *rec = NULL;
+        if (f->offset < 0) {
+            HF_CHECK(err, big_read(big, f, path, (unsigned long long)i, &rec), done);
+        } else {
+            if (!(rec = hf_malloc((size_t)f->length + 1))) {
+                err = HF_ERR_NOMEM;
+                goto done;
+            }
+            memcpy(rec, text + f->offset, (size_t)f->length);
+            rec[f->length] = '\0';
         }
-        memcpy(rec, text + f->offset, (size_t)f->length);
-        rec[f->length] = '\0';
         out->found_record[j] = rec;
         out->found_row[j] = f->row;
         out->found_m[j] = f->m;
@@ -666,6 +816,8 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         out->nfound++;
     }
 done:
+    if (big >= 0)
+        H5Dclose(big);
     if (fmt >= 0)
         H5Tclose(fmt);
     if (umt >= 0)
