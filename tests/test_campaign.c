@@ -349,7 +349,7 @@ static void test_memory_checks(void)
         unsetenv(keep[i]);
     hf_job_clear(&job);
 
-    /* chain:d=10 span 3: about 274 MiB (docs/performance.md §15); refused under 100M,
+    /* chain:d=10 span 3: about 211 MiB (docs/performance.md §15); refused under 100M,
      * passes under 1G */
     hf_target_t t;
     hf_target_init_empty(&t);

@@ -6,19 +6,21 @@
  *
  * THE CONSTANTS (one place: update them here when the costs change, with the table of
  * docs/performance.md §15). Peak RSS (/usr/bin/time -f %M) of `headfuse search --family
- * chain:d=D --span 3` (cone engine; keys = UB = |supp Q| = m*), commit 4b73698, MiB:
+ * chain:d=D --span 3` (cone engine; keys = UB = |supp Q| = m*), commit ed80686 (main's
+ * bdf7f10: witnesses written without a jansson tree), MiB:
  *
  *   d   keys        1 rank    2 ranks: rank 0 / rank 1   estimate   1 rank / estimate
- *   10    129,904     236.6      235.5 /  175.9             274       0.86
- *   11    443,520     662.8      666.5 /  217.0             759       0.87
- *   12  1,514,272   2,266.8    2,277.1 /  630.7           2,478       0.91
+ *   10    129,904     190.7      189.3 /  176.0             211       0.90
+ *   11    443,520     391.9      390.8 /  217.0             542       0.72
+ *   12  1,514,272   1,379.6    1,378.4 /  630.9           1,736       0.79
  *
- * Above the process and P/Q, the rank holding the found support's witness (rank 0) takes
- * 1,300 to 1,400 bytes a key; a rank without it 250 (d = 11, 12) to 740 (d = 10, where
- * the symmetry group is computed: nauty takes P and Q up to 2^18 terms). massif's peak at
- * chain:d=11: the witness as a JSON shard record (jansson) 330 MB, the exact tester's two
- * tables on supp Q 156 MB, the witness head and arrays 87 MB. The split below is rough;
- * the sum is what the measurements check, with 8 to 14 % to spare. */
+ * Above the process, P/Q and the box tables, one rank takes 670 to 860 bytes a key; a
+ * rank without the found support's witness 255 (d = 11, 12) to 745 (d = 10, where the
+ * symmetry group is computed: nauty takes P and Q up to 2^18 terms), the witness 110 to
+ * 520 more. Before bdf7f10 (c99fb26, jansson trees) the same rows peaked at 236.6, 662.8
+ * and 2,266.8 MiB (1,240 to 1,390 bytes a key): the witness was a JSON tree of 330 MB at
+ * chain:d=11 (massif), the exact tester's two tables on supp Q 156 MB. The split below
+ * is rough; the sum is what the measurements check. */
 #include <math.h>
 #include <string.h>
 
@@ -31,12 +33,12 @@
  * of chain:d=2 peaks at 46 MiB). */
 #define HF_MEMORY_BASE_BYTES (48.0 * 1048576)
 /* Per key of the search: the exact tester's tables on supp Q, the engine's rows, its
- * candidates' points and the symmetry group's graph (a rank without a witness: 250 to 740
+ * candidates' points and the symmetry group's graph (a rank without a witness: 255 to 745
  * B a key). */
 #define HF_MEMORY_SEARCH_BYTES_PER_KEY 512.0
-/* Per key of a found support: its witness head, its shard record as JSON and the merge's
- * decoded copy (rank 0 minus rank 1: about 1,050 and 1,140 B a key at d = 11 and 12). */
-#define HF_MEMORY_WITNESS_BYTES_PER_KEY 1024.0
+/* Per key of a found support: its witness head, its shard record and the merge's decoded
+ * copy (rank 0 minus rank 1: 110 to 520 B a key). */
+#define HF_MEMORY_WITNESS_BYTES_PER_KEY 512.0
 
 hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_memory_t *m)
 {

@@ -9,7 +9,7 @@
 . "$HF_SOURCE_DIR/tests/lib.sh"
 unset HEADFUSE_MAX_MEMORY SLURM_MEM_PER_CPU SLURM_MEM_PER_NODE
 
-# headfuse target --span: the estimate (chain:d=10 span 3: 274 MiB; measured 237)
+# headfuse target --span: the estimate (chain:d=10 span 3: 211 MiB; measured 191)
 run 0 "$HEADFUSE" target --family chain:d=10 --span 3
 grep -q "^memory      about [0-9.]* MiB per rank for a search at span 3 ([0-9.]* MiB process + [0-9.]* MiB P/Q + 18.0 MiB box + 129904 keys x [0-9]* B), within the limit" out.txt ||
   fail "target --span: $(cat out.txt)"
@@ -28,7 +28,7 @@ check_msg() { # FILE WHAT LIMIT-TEXT: the refusal's parts
     fail "message: $(cat "$1")"
 }
 
-# run --list: entry 1 (chain:d=15 span 3, about 94 GiB) refused under 1G, with the line
+# run --list: entry 1 (chain:d=15 span 3, about 66 GiB) refused under 1G, with the line
 cat >big.yaml <<'EOF2'
 name: big
 entries:
