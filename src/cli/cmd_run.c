@@ -139,12 +139,12 @@ int cli_cmd_run(int argc, char **argv)
                         CLI_OPT_END};
     if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
         return status;
-    if ((status = cli_check_size("run", "--max-memory", max_memory)))
-        return status;
     if (help) {
         fputs(usage_text, stdout);
         return 0;
     }
+    if ((status = cli_check_size("run", "--max-memory", max_memory)))
+        return status;
     if (npos != 1) {
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");
         return 2;
