@@ -305,6 +305,97 @@ static void test_fingerprints_pinned(void)
     }
 }
 
+/* The memory limit: --max-memory, then the job's max_memory, then HEADFUSE_MAX_MEMORY,
+ * then Slurm's allocation, then the machine's memory over the node's ranks; a row whose
+ * estimate exceeds it is refused naming the target, the estimate, the limit and the
+ * option that raises it, and `headfuse target`; a row certified by its bounds is not
+ * estimated; LB or UB of more digits than a row holds is refused (docs/targets.md,
+ * "Limits"). Not collective. */
+static void test_memory_checks(void)
+{
+    hf_campaign_memory_t lim;
+    hf_job_t job;
+    hf_job_init(&job);
+    const char *keep[3] = {"HEADFUSE_MAX_MEMORY", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE"};
+    for (int i = 0; i < 3; i++)
+        unsetenv(keep[i]);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_limit(NULL, NULL, 2, &lim), HF_OK);
+    CU_ASSERT(lim.bytes > 1 << 20);
+    CU_ASSERT(strstr(lim.source, "this machine's memory per rank") && strstr(lim.source, "/ 2"));
+    setenv("SLURM_MEM_PER_NODE", "4096", 1);
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit(NULL, NULL, 2, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 2048.0 * 1048576);
+    setenv("SLURM_MEM_PER_CPU", "1000", 1);
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit(NULL, NULL, 2, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 1000.0 * 1048576);
+    setenv("HEADFUSE_MAX_MEMORY", "3G", 1);
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit(NULL, NULL, 2, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 3.0 * 1073741824);
+    CU_ASSERT_STRING_EQUAL(lim.source, "HEADFUSE_MAX_MEMORY=3G");
+    job.max_memory = strdup("2G");
+    job.max_memory_bytes = 2.0 * 1073741824;
+    job.path = strdup("j.yaml");
+    job.max_memory_line = 3;
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit(NULL, &job, 2, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 2.0 * 1073741824);
+    CU_ASSERT_STRING_EQUAL(lim.source, "max_memory: 2G, j.yaml:3");
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit("100M", &job, 2, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 100.0 * 1048576);
+    CU_ASSERT_STRING_EQUAL(lim.source, "--max-memory 100M");
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit("lots", &job, 2, &lim), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "--max-memory lots: must be a size in bytes") != NULL);
+    setenv("HEADFUSE_MAX_MEMORY", "0", 1);
+    CU_ASSERT_EQUAL(hf_campaign_memory_limit(NULL, NULL, 1, &lim), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "HEADFUSE_MAX_MEMORY=0: must be") != NULL);
+    for (int i = 0; i < 3; i++)
+        unsetenv(keep[i]);
+    hf_job_clear(&job);
+
+    /* chain:d=10 span 3: about 211 MiB (docs/performance.md §15); refused under 100M,
+     * passes under 1G */
+    hf_target_t t;
+    hf_target_init_empty(&t);
+    hf_bounds_t b;
+    hf_bounds_init(&b);
+    hf_search_memory_t est;
+    hf_search_opts_t so = {.span = 3};
+    int shortcut = 1;
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "chain:d=10"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
+    CU_ASSERT_EQUAL(shortcut, 0);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_limit("100M", NULL, 1, &lim), HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, 0, &lim, &est), HF_ERR_LIMIT);
+    const char *msg = hf_error_msg();
+    CU_ASSERT(strstr(msg, "chain:d=10 span 3: the search needs about ") != NULL);
+    CU_ASSERT(strstr(msg, " MiB per rank (") != NULL);
+    CU_ASSERT(strstr(msg, "more than the limit of 100 MiB (--max-memory 100M)") != NULL);
+    CU_ASSERT(strstr(msg, "raise it with --max-memory SIZE") != NULL);
+    CU_ASSERT(strstr(msg, "headfuse target --family chain:d=10") != NULL);
+    CU_ASSERT_EQUAL(est.keys, 129904);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_limit("1G", NULL, 1, &lim), HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, 0, &lim, &est), HF_OK);
+    /* the box comes first: it cannot be raised */
+    so.span = 16;
+    CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, 0, &lim, &est), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "point indices are 32 bits") != NULL);
+    /* certified by its bounds (wd:d=64): no search, no estimate */
+    so.span = 1;
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "wd:d=64"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
+    CU_ASSERT_EQUAL(shortcut, 1);
+    CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, shortcut, &lim, &est), HF_OK);
+    CU_ASSERT_EQUAL(est.total, 0);
+    /* a UB of more digits than a row holds */
+    fmpz_set_ui(b.ub, 10);
+    fmpz_pow_ui(b.ub, b.ub, HF_BIGINT_LEN);
+    CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, shortcut, &lim, &est), HF_ERR_LIMIT);
+    CU_ASSERT(strstr(hf_error_msg(), "a table row holds at most 127") != NULL);
+    hf_bounds_clear(&b);
+    hf_target_clear(&t);
+}
+
 /* A job entry's options are its engine (prune: false is plain), and a row matches them
  * only when it ran that engine, or any pruning one for auto: an entry asking for the cone
  * does not take a layered row as its own. */
@@ -609,6 +700,7 @@ int hf_register_tests(void)
         {"certified shortcut", test_certified_shortcut},
         {"fingerprints pinned", test_fingerprints_pinned},
         {"entry options and rows", test_entry_opts_and_rows},
+        {"memory limit and row checks", test_memory_checks},
         {"search to a file", test_search_file},
         {"job run and resume", test_job},
         {NULL, NULL}};

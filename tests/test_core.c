@@ -249,6 +249,49 @@ static void test_read_stream(void)
     fclose(f);
 }
 
+static void test_parse_bytes(void)
+{
+    double v = 7;
+    struct {
+        const char *s;
+        double want;
+    } ok[] = {{"1", 1},
+              {"1500000000", 1.5e9},
+              {"4G", 4294967296.0},
+              {"4g", 4294967296.0},
+              {"4GB", 4294967296.0},
+              {"4GiB", 4294967296.0},
+              {"4gib", 4294967296.0},
+              {"512M", 536870912.0},
+              {"1.5K", 1536},
+              {"2T", 2199023255552.0},
+              {"1P", 1125899906842624.0},
+              {"100B", 100},
+              {NULL, 0}};
+    for (int i = 0; ok[i].s; i++) {
+        CU_ASSERT_EQUAL(hf_parse_bytes(ok[i].s, &v), HF_PARSE_OK);
+        CU_ASSERT_EQUAL(v, ok[i].want);
+    }
+    v = 7;
+    const char *syntax[] = {"",   "G",   "4 G", " 4G", "4G ",  "-4G",  "+4G",
+                            "4X", "4GG", "4iB", "1e9", "0x10", "4.G.", NULL};
+    for (int i = 0; syntax[i]; i++)
+        CU_ASSERT_EQUAL(hf_parse_bytes(syntax[i], &v), HF_PARSE_SYNTAX);
+    CU_ASSERT_EQUAL(hf_parse_bytes("0", &v), HF_PARSE_RANGE);
+    CU_ASSERT_EQUAL(hf_parse_bytes("0.5", &v), HF_PARSE_RANGE);
+    CU_ASSERT_EQUAL(hf_parse_bytes("9000P", &v), HF_PARSE_RANGE); /* 2^63 and more */
+    CU_ASSERT_EQUAL(v, 7);                                        /* untouched unless OK */
+    char buf[32];
+    hf_bytes_text(812, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "812 B");
+    hf_bytes_text(1.5 * 1073741824.0, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "1.50 GiB");
+    hf_bytes_text(23.4 * 1048576, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "23.4 MiB");
+    hf_bytes_text(274.0 * 1048576, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "274 MiB");
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -261,6 +304,7 @@ int hf_register_tests(void)
         {"ivset", test_ivset},
         {"parse_long", test_parse_long},
         {"read_stream", test_read_stream},
+        {"parse_bytes and bytes_text", test_parse_bytes},
         {NULL, NULL},
     };
     return hf_unit_suite("core", cases);

@@ -171,6 +171,28 @@ static void test_output_override(void)
     hf_job_clear(&job);
 }
 
+/* max_memory: a size per rank (docs/jobs.md); none: NULL and 0 */
+static void test_max_memory(void)
+{
+    hf_job_t job;
+    hf_job_init(&job);
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, GOOD "/minimal.yaml", NULL), HF_OK);
+    CU_ASSERT_PTR_NULL(job.max_memory);
+    CU_ASSERT_EQUAL(job.max_memory_bytes, 0);
+    hf_job_clear(&job);
+    const char *path = "/tmp/hf-test-job-max-memory.yaml";
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("name: m\nmax_memory: 1.5G\nentries:\n  - {family: wd, d: 2, span: 1}\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(hf_job_load(&job, path, "/tmp/hf-m.h5"), HF_OK);
+    CU_ASSERT_STRING_EQUAL(job.max_memory, "1.5G");
+    CU_ASSERT_EQUAL(job.max_memory_bytes, 1.5 * 1073741824.0);
+    CU_ASSERT_EQUAL(job.max_memory_line, 2);
+    hf_job_clear(&job);
+    remove(path);
+}
+
 static void test_missing_file(void)
 {
     hf_job_t job;
@@ -267,6 +289,7 @@ int hf_register_tests(void)
         {"aliases and repeated targets", test_aliases_and_memo},
         {"--out overrides the file and is checked", test_output_override},
         {"missing job file", test_missing_file},
+        {"max_memory", test_max_memory},
         {"every bad fixture names file, line and key", test_bad_fixtures},
         {"allocation failures are reported, never leak", test_allocation_failures},
         {NULL, NULL}};

@@ -1225,6 +1225,79 @@ static int poll_stop(void *ctx)
     return 1;
 }
 
+/* The memory estimate (docs/targets.md, "Limits"): its parts add up; P/Q is
+ * hf_fraction_estimate; keys = UB when the product head fits the span (chain:d=10 span
+ * 3: 129,904), the box's points when it does not and they are more (capped by
+ * max_atoms); the box tables count only while they are built; wd:d=64 and chain:d=64
+ * are estimated in milliseconds without building anything. */
+static void test_memory_estimate(void)
+{
+    hf_target_t t;
+    hf_target_init_empty(&t);
+    hf_search_memory_t m;
+    hf_search_opts_t so = {.span = 3};
+    double pq;
+    CU_ASSERT_FATAL(load("chain:d=10", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_fraction_estimate(&t, &pq), HF_OK);
+    CU_ASSERT_EQUAL(m.fraction, pq);
+    CU_ASSERT_EQUAL(m.keys, 129904);
+    CU_ASSERT_EQUAL(m.box, 1048576.0 * 18); /* 4^10 points, d + 8 bytes each */
+    CU_ASSERT(m.base > 0 && m.search_per_key > 0 && m.witness_per_key > 0);
+    CU_ASSERT_EQUAL(m.total,
+                    m.base + m.fraction + m.box + m.keys * (m.search_per_key + m.witness_per_key));
+    /* its measured peak, 190.7 MiB on one rank (docs/performance.md §15), is below */
+    CU_ASSERT(m.total > 190.7 * 1048576 && m.total < 2 * 190.7 * 1048576);
+    /* max_atoms does not lower it: supp Q's tables are built whatever the sizes */
+    so.max_atoms = 10;
+    hf_search_memory_t capped;
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &capped), HF_OK);
+    CU_ASSERT_EQUAL(capped.total, m.total);
+    so.max_atoms = 0;
+    /* chain:d=11: no box tables (4^11 x 11 bytes > HF_SEARCH_TABLE_MAX) */
+    hf_target_clear(&t);
+    CU_ASSERT_FATAL(load("chain:d=11", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL(m.keys, 443520);
+    CU_ASSERT_EQUAL(m.box, 0);
+    /* multi:d=2,k=4: UB 16, the product head's extent 3 a coordinate. The bounds given
+     * are used; with a UB of 5 the box's 9 points at span 2 (the product does not fit:
+     * the sizes go past UB) are the largest support, up to max_atoms; at span 3 it fits
+     * and UB caps */
+    hf_target_clear(&t);
+    CU_ASSERT_FATAL(load("multi:d=2,k=4", &t));
+    so.span = 2;
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL(m.keys, 16);
+    hf_bounds_t b;
+    hf_bounds_init(&b);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
+    fmpz_set_si(b.ub, 5);
+    so.bounds = &b;
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL(m.keys, 9);
+    so.max_atoms = 7;
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL(m.keys, 7);
+    so.max_atoms = 0;
+    so.span = 3;
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL(m.keys, 5);
+    hf_bounds_clear(&b);
+    so.bounds = NULL;
+    /* far beyond any memory, estimated without building anything */
+    so.span = 1;
+    hf_target_clear(&t);
+    CU_ASSERT_FATAL(load("wd:d=64", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT(m.keys >= 18446744073709551616.0 && m.total > 1e22);
+    hf_target_clear(&t);
+    CU_ASSERT_FATAL(load("chain:d=64", &t));
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT(m.total > 1e20);
+    hf_target_clear(&t);
+}
+
 static void test_poll_and_bad_calls(void)
 {
     hf_target_t t;
@@ -1448,6 +1521,7 @@ int hf_register_tests(void)
         {"unit order does not matter", test_unit_determinism},
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
+        {"memory estimate", test_memory_estimate},
         {"preparing a size: stopped and prepared again", test_level_polled},
         {"face memo", test_facememo},
         {"allocation failures", test_allocation_failures},

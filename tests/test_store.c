@@ -79,6 +79,7 @@ static hf_row_t make_row(const char *name, int d, int span, int64_t m_star, cons
     w.max_atoms = m_star >= 0 ? 0 : 5;
     snprintf(w.engine, sizeof w.engine, "%s", m_star >= 0 ? "layered" : "plain");
     snprintf(w.lb_rule, sizeof w.lb_rule, "%s", m_star >= 0 ? "newton_vertices" : "face_rule");
+    snprintf(w.m_star_dec, sizeof w.m_star_dec, "%lld", (long long)m_star);
     return w;
 }
 
@@ -173,6 +174,8 @@ static void assert_rows_equal(const hf_row_t *a, const hf_row_t *b)
     CU_ASSERT_EQUAL(a->max_atoms, b->max_atoms);
     CU_ASSERT_STRING_EQUAL(a->engine, b->engine);
     CU_ASSERT_STRING_EQUAL(a->lb_rule, b->lb_rule);
+    char ma[HF_BIGINT_LEN], mb[HF_BIGINT_LEN];
+    CU_ASSERT_STRING_EQUAL(hf_row_m_star(a, ma), hf_row_m_star(b, mb));
 }
 
 static void assert_supports_equal(const hf_supports_t *a, const hf_supports_t *b)
@@ -1604,8 +1607,8 @@ static void test_result_fixed_strings(void)
     r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     str_count_t c = count_strings(path);
-    /* 8 root attributes, /table's 6 string fields, 3 x (target_json, weights, values) */
-    CU_ASSERT_EQUAL(c.strings, 8 + 6 + 3 * 3);
+    /* 8 root attributes, /table's 7 string fields, 3 x (target_json, weights, values) */
+    CU_ASSERT_EQUAL(c.strings, 8 + 7 + 3 * 3);
     CU_ASSERT_EQUAL(c.variable, 0);
     CU_ASSERT(find_in_file(path, "GCOL") < 0); /* a global heap collection's signature */
     /* sized by the longest string + NUL; an empty dataset has 1-byte strings */
@@ -1709,7 +1712,7 @@ static void test_result_old_layout(void)
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     make_old_layout(path, &r);
     str_count_t c = count_strings(path);
-    CU_ASSERT_EQUAL(c.strings, 8 + 6 + 3 * 3);
+    CU_ASSERT_EQUAL(c.strings, 8 + 7 + 3 * 3);
     CU_ASSERT_EQUAL(c.variable, 7 + 3 * 3); /* all but /table's fields and job_text */
     CU_ASSERT(find_in_file(path, "GCOL") >= 0);
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
@@ -1738,11 +1741,12 @@ static void test_result_format1(void)
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
     assert_results_equal(&r, &back);
     hf_result_clear(&back);
-    hid_t f = open_rw(path), all = hf_h5_row_type(0), v1 = hf_h5_row_type_v1(1);
+    hid_t f = open_rw(path), all = hf_h5_row_type(0),
+          v1 = hf_h5_row_type_older(1, HF_H5_ROW_V1_FIELDS);
     char *format = NULL;
     CU_ASSERT_FATAL(f >= 0 && all >= 0 && v1 >= 0);
     CU_ASSERT_EQUAL(hf_h5_attr_read_str(f, "format", path, "/", &format), HF_OK);
-    CU_ASSERT_STRING_EQUAL(format, "headfuse-result-2");
+    CU_ASSERT_STRING_EQUAL(format, "headfuse-result-3");
     free(format);
 
     /* rewrite as format 1: the 13-field /table, "exhaustive" for the row without a
@@ -1779,12 +1783,22 @@ static void test_result_format1(void)
     CU_ASSERT_PTR_NULL(back.job_text);
     hf_result_clear(&back);
 
-    /* a format this reader does not know is refused, naming both it knows */
+    /* a later format is a newer headfuse's; another name is no result file; both are
+     * refused, naming the formats this one reads */
     f = open_rw(path);
     CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-result-9") >= 0);
     H5Fclose(f);
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
-    CU_ASSERT(strstr(hf_error_msg(), "'headfuse-result-2' or 'headfuse-result-1'") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "written by a newer headfuse (format 'headfuse-result-9')") !=
+              NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "'headfuse-result-3', 'headfuse-result-2' and "
+                                     "'headfuse-result-1'") != NULL);
+    f = open_rw(path);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-result-x") >= 0);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "not a headfuse result file (format 'headfuse-result-x'") !=
+              NULL);
 
     /* a job text too long for a fixed-length attribute (64 kB) round-trips */
     size_t big = HF_H5_FIXED_ATTR_MAX + 10;
@@ -1797,6 +1811,120 @@ static void test_result_format1(void)
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
     assert_results_equal(&r, &back);
+    hf_result_clear(&back);
+    hf_result_clear(&r);
+    scratch_done();
+}
+
+/* Rewrite /table of the file at path in the layout of the first nfields members, and
+ * the format attribute. */
+static void rewrite_table(const char *path, const hf_result_t *r, unsigned nfields,
+                          const char *format)
+{
+    hid_t f = open_rw(path), all = hf_h5_row_type(0), older = hf_h5_row_type_older(1, nfields);
+    CU_ASSERT_FATAL(f >= 0 && all >= 0 && older >= 0);
+    CU_ASSERT_EQUAL(H5Tget_nmembers(older), (int)nfields);
+    CU_ASSERT_FATAL(H5Ldelete(f, "table", H5P_DEFAULT) >= 0);
+    hsize_t n = (hsize_t)r->nrows;
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(f, "table", older, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(s >= 0 && ds >= 0);
+    CU_ASSERT_FATAL(H5Dwrite(ds, all, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->rows) >= 0);
+    H5Dclose(ds);
+    H5Sclose(s);
+    CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", format) >= 0);
+    H5Tclose(older);
+    H5Tclose(all);
+    H5Fclose(f);
+}
+
+/* m* beyond 64 bits (wd:d=63, wd:d=64 and larger, certified): its decimal round-trips
+ * with m_star -1; a row filled field by field is written with m_star's decimal; a
+ * decimal that disagrees with m_star is refused by the writer and by the reader; a file
+ * of format 2 (no m_star_dec) reads with m_star's decimal. */
+static void test_result_big_m_star(void)
+{
+    char path[256];
+    scratch_make();
+    scratch_path(path, sizeof path, "RESULT.h5");
+    const char *big[3] = {"9223372036854775808", "18446744073709551616",
+                          "1000000000000000000000000000000000000000000000000000000000000000000"
+                          "000000000000000000000000000000000"};
+    hf_result_t r, back;
+    hf_result_init(&back);
+    make_result(&r);
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[1], "-1"), HF_OK);
+    CU_ASSERT_EQUAL(r.rows[1].m_star, -1);
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[0], "3"), HF_OK);
+    CU_ASSERT_EQUAL(r.rows[0].m_star, 3);
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[0], "9223372036854775807"), HF_OK);
+    CU_ASSERT_EQUAL(r.rows[0].m_star, INT64_MAX); /* the largest that fits */
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[0], "3"), HF_OK);
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[0], "03"), HF_ERR_INTERNAL);
+    CU_ASSERT_EQUAL(hf_row_set_m_star(&r.rows[0], "1e9"), HF_ERR_INTERNAL);
+    for (int i = 0; i < 3; i++) {
+        hf_row_t w = make_row(i == 0   ? "wd:d=63"
+                              : i == 1 ? "wd:d=64"
+                                       : "huge",
+                              63 + (i > 0), 1 + (i == 0), -1, big[i], big[i], "certified");
+        CU_ASSERT_EQUAL_FATAL(hf_row_set_m_star(&w, big[i]), HF_OK);
+        CU_ASSERT_EQUAL(w.m_star, -1);
+        CU_ASSERT_FATAL(hf_result_add_row(&r, &w, NULL, "{}") == HF_OK);
+    }
+    /* a row filled field by field: the writer takes m_star's decimal */
+    r.rows[2].m_star_dec[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    assert_results_equal(&r, &back);
+    char buf[HF_BIGINT_LEN];
+    CU_ASSERT_STRING_EQUAL(hf_row_m_star(&back.rows[0], buf), "3");
+    CU_ASSERT_STRING_EQUAL(back.rows[0].m_star_dec, "3");
+    CU_ASSERT_STRING_EQUAL(back.rows[1].m_star_dec, "-1");
+    CU_ASSERT_STRING_EQUAL(back.rows[2].m_star_dec, "2"); /* filled in by the writer */
+    snprintf(r.rows[2].m_star_dec, sizeof r.rows[2].m_star_dec, "2");
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(back.rows[3 + i].m_star, -1);
+        CU_ASSERT_STRING_EQUAL(hf_row_m_star(&back.rows[3 + i], buf), big[i]);
+    }
+    hf_result_clear(&back);
+
+    /* the two fields must agree */
+    snprintf(r.rows[0].m_star_dec, sizeof r.rows[0].m_star_dec, "4");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "m_star_dec (differs from m_star)") != NULL);
+    r.rows[3].m_star = 5; /* 2^63 does not fit: m_star must be -1 */
+    snprintf(r.rows[0].m_star_dec, sizeof r.rows[0].m_star_dec, "3");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    r.rows[3].m_star = -1;
+    snprintf(r.rows[3].m_star_dec, sizeof r.rows[3].m_star_dec, "12x");
+    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
+    CU_ASSERT(strstr(hf_error_msg(), "invalid m_star_dec") != NULL);
+    snprintf(r.rows[3].m_star_dec, sizeof r.rows[3].m_star_dec, "%s", big[0]);
+
+    /* a damaged file: the reader says which row and field */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    hf_row_t saved = r.rows[4];
+    r.rows[4].m_star = 7;
+    rewrite_table(path, &r, HF_H5_ROW_V2_FIELDS + 1, "headfuse-result-3");
+    r.rows[4] = saved;
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/table[4]: invalid m_star_dec (differs from m_star)") !=
+              NULL);
+    /* format 3 means the 17-field table */
+    rewrite_table(path, &r, HF_H5_ROW_V2_FIELDS, "headfuse-result-3");
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "has 16 fields, expected 17") != NULL);
+
+    /* format 2: the 16-field table; m* is the int64 (-1 for the big rows: unknown) */
+    rewrite_table(path, &r, HF_H5_ROW_V2_FIELDS, "headfuse-result-2");
+    CU_ASSERT_EQUAL_FATAL(hf_result_read(path, &back), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(back.nrows, 6);
+    for (long i = 0; i < back.nrows; i++) {
+        CU_ASSERT_EQUAL(back.rows[i].m_star, r.rows[i].m_star);
+        CU_ASSERT_STRING_EQUAL(back.rows[i].engine, r.rows[i].engine); /* format 2 had it */
+    }
+    CU_ASSERT_STRING_EQUAL(back.rows[0].m_star_dec, "3");
+    CU_ASSERT_STRING_EQUAL(back.rows[4].m_star_dec, "-1");
     hf_result_clear(&back);
     hf_result_clear(&r);
     scratch_done();
@@ -2223,6 +2351,7 @@ int hf_register_tests(void)
         {"no variable-length string in a new file", test_result_fixed_strings},
         {"old layout (variable-length strings) reads the same", test_result_old_layout},
         {"format 1 (no engine, max_atoms, job text) still reads", test_result_format1},
+        {"m* beyond 64 bits round-trips; format 2 reads", test_result_big_m_star},
         {"unit ranges round-trip; units without lo, hi read as whole", test_result_unit_ranges},
         {"padded strings read; absurd string sizes refused", test_result_string_variants},
         {NULL, NULL},

@@ -26,6 +26,37 @@
 /* headfuse/symmetry.h (not included: its FLINT headers clash with PETSc's complex I) */
 typedef struct hf_group_s hf_group_t;
 
+/* ------------------------------------------------------------------ memory */
+
+/* The memory a search may take per rank (docs/targets.md, "Limits"; docs/cluster.md,
+ * "Memory"): bytes, and where the figure comes from, for messages. */
+typedef struct {
+    double bytes;
+    char source[256]; /* "--max-memory 4G", "HEADFUSE_MAX_MEMORY=4G", ... */
+} hf_campaign_memory_t;
+
+/* The limit, the first of: option (the text of --max-memory, or NULL), the job's
+ * max_memory (job, or NULL), the environment's HEADFUSE_MAX_MEMORY, and this machine's
+ * memory per rank: Slurm's allocation (SLURM_MEM_PER_CPU times SLURM_CPUS_PER_TASK, or
+ * SLURM_MEM_PER_NODE over node_ranks) inside a Slurm job, else the physical memory over
+ * node_ranks (the ranks of the run on this node, >= 1). A bad size is HF_ERR_INPUT
+ * naming the option or the variable. Not collective. */
+hf_err_t hf_campaign_memory_limit(const char *option, const hf_job_t *job, int node_ranks,
+                                  hf_campaign_memory_t *out);
+/* Collective: the ranks of comm on this rank's node. */
+int hf_campaign_node_ranks(MPI_Comm comm);
+
+/* The checks of one row before anything is built, the same for `headfuse search`, `run`,
+ * `run --list`, `slurm/submit --dry-run` and a job's preflight: LB and UB fit a table row
+ * (HF_BIGINT_LEN - 1 digits); unless the bounds certify the row alone (shortcut), the
+ * search's options and box (hf_search_check) and its memory estimate (hf_search_memory,
+ * into est when not NULL) against lim: more is HF_ERR_LIMIT, naming the target, the
+ * estimate, the limit with its source, the option that raises it and `headfuse target`
+ * for the bounds only. Not collective. */
+hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
+                               const hf_bounds_t *b, int shortcut, const hf_campaign_memory_t *lim,
+                               hf_search_memory_t *est);
+
 /* ------------------------------------------------------------------ one row */
 
 typedef struct {
@@ -38,6 +69,8 @@ typedef struct {
     /* the target's bounds when computed already (a job's preflight), else NULL: the entry
      * computes them, once, for the certified shortcut, the search's sizes and the row */
     const hf_bounds_t *bounds;
+    /* the memory limit per rank, or NULL: this machine's (hf_campaign_memory_limit) */
+    const hf_campaign_memory_t *memory;
 } hf_campaign_cfg_t;
 
 /* Collective: the number of orbits under grp among the sorted supports of sup (read on
@@ -80,6 +113,7 @@ typedef struct {
     const char *out; /* RESULT.h5; its shards go to OUT.shards/ */
     int force, resume, quiet;
     const char *command_line, *start; /* provenance */
+    const char *max_memory;           /* --max-memory's text, or NULL */
 } hf_campaign_search_opts_t;
 
 /* Collective: search t with so into o->out. An existing out is refused unless force;
@@ -96,7 +130,15 @@ typedef struct {
     long entry;               /* run only this entry (keeping its row in the state), or -1 */
     const char *command_line; /* provenance; NULL (out of memory) is HF_ERR_NOMEM */
     const char *start;
+    const char *max_memory; /* --max-memory's text, or NULL */
 } hf_campaign_job_opts_t;
+
+/* Not collective (`headfuse run --list`, no MPI): every entry of the job checked as the
+ * preflight checks it (its bounds, hf_campaign_check_row against lim), its estimate into
+ * est[i] (zeroed for an entry its bounds certify alone; est may be NULL). The first
+ * failing entry's error, its message prefixed with the job file, line and entry. */
+hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
+                               hf_search_memory_t *est);
 
 /* Called on rank 0 after entry i of n finished in this run. */
 typedef void (*hf_campaign_row_fn)(void *ctx, long i, long n, const hf_row_t *row);

@@ -160,4 +160,14 @@ typedef enum {
  * the NUL), in [lo, hi]. *out is set only on HF_PARSE_OK; callers word the message. */
 hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out);
 
+/* ---------------------------------------------------------------- sizes in bytes */
+
+/* A size in bytes, the whole of s: a number (digits, optionally one '.' and more digits)
+ * and an optional unit K, M, G, T or P (powers of 1024, either case, optionally followed
+ * by "B" or "iB": 4G = 4GB = 4GiB = 4294967296), or "B"/none for bytes; positive and
+ * below 2^63. *out is set only on HF_PARSE_OK; callers word the message. */
+hf_parse_t hf_parse_bytes(const char *s, double *out);
+/* bytes for people: "812 B", "23.4 MiB", "1.50 GiB" (three significant digits). */
+void hf_bytes_text(double bytes, char *buf, size_t n);
+
 #endif

@@ -14,7 +14,7 @@
     X(HF_ERR_INPUT, 2, "bad input")                                                                \
     X(HF_ERR_NOMEM, 3, "out of memory")                                                            \
     X(HF_ERR_IO, 4, "input/output error")                                                          \
-    X(HF_ERR_LIMIT, 5, "problem exceeds a built-in limit")                                         \
+    X(HF_ERR_LIMIT, 5, "problem exceeds a limit")                                                  \
     X(HF_ERR_CORRUPT, 6, "corrupt or inconsistent data file")                                      \
     X(HF_ERR_MPI, 7, "MPI failure")                                                                \
     X(HF_ERR_INTERRUPTED, 75, "interrupted by a signal; resumable")                                \

@@ -39,6 +39,11 @@ typedef struct {
     char *text;        /* the job file's text as read (RESULT.h5 keeps it: job_text) */
     long nentries;
     hf_job_entry_t *entries;
+    /* `max_memory:` (a size per rank, "8G"; docs/jobs.md): its text as given and bytes,
+     * or NULL and 0; max_memory_line is its line in the file */
+    char *max_memory;
+    double max_memory_bytes;
+    int max_memory_line;
 } hf_job_t;
 
 /* Read and check a job file. output, when not NULL, overrides the file's `output:`

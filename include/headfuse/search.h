@@ -64,6 +64,11 @@ void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
  * no search (HF_ENGINE_NONE) is what every engine would give. */
 int hf_engine_satisfies(hf_engine_t requested, const char *used);
 
+/* Most points of the box {0..S}^d: point indices are 32 bits (the cone's rows and the
+ * candidates' points are uint32_t), a representation limit, not a proxy for memory. A
+ * support's keys are distinct points of the box, so no support is larger either. */
+#define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
+
 /* The bounds of a target computed once (headfuse/bounds.h, hf_bounds_compute). */
 typedef struct hf_bounds_s hf_bounds_t;
 
@@ -96,6 +101,30 @@ hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf
  * size), without building anything: what a job's preflight needs. */
 hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts);
 void hf_search_destroy(hf_search_t **s);
+
+/* An estimate of the peak memory of one rank of a search (bytes), from its parts, before
+ * anything is built (docs/targets.md, "Limits"; the constants and their measurements:
+ * src/search/memory.c and docs/performance.md §15):
+ *     total = base + fraction + box + keys * (search_per_key + witness_per_key)
+ * keys bounds both |supp Q| (the terms of Q: the exact tester's and the engine's tables
+ * are sized by them) and the largest support the search may test and hold a witness of:
+ * UB (|supp Q| <= UB: Q divides the product of the heads' denominators), or the box's
+ * points when UB does not cap the sizes (the product head does not fit the span) and
+ * neither max_atoms. Not counted: the layered engine's tables of feasible supports (they
+ * grow with what is found) and many minimal supports held by rank 0 at the end. */
+typedef struct {
+    double base;     /* the process: libraries, MPI, the target */
+    double fraction; /* building and holding P/Q (hf_fraction_estimate) */
+    double box;      /* the box's digit tables, when built: (d + 8) bytes a point */
+    double keys;     /* K above */
+    double search_per_key, witness_per_key; /* bytes a key */
+    double total;
+} hf_search_memory_t;
+
+/* Fill m for a search of t with opts (opts->bounds, or UB computed; opts->span checked
+ * by hf_search_check first). Builds nothing: milliseconds for every built-in family. */
+hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts,
+                          hf_search_memory_t *m);
 
 /* The engine in use (auto resolved at creation). */
 hf_engine_t hf_search_engine(const hf_search_t *s);

@@ -14,7 +14,7 @@
 #include "headfuse/target.h"
 
 #define HF_NAME_LEN 128
-#define HF_BIGINT_LEN 48
+#define HF_BIGINT_LEN 128 /* decimal digits + NUL: 2^384 (multi:d=64,k=64's UB) has 116 */
 #define HF_STATUS_LEN 16
 #define HF_ENGINE_LEN 16
 #define HF_RULE_LEN 24
@@ -54,7 +54,22 @@ typedef struct {
      * hf_group_unknown_reason); "" when it is known or nothing says. Not a /table field:
      * the attribute group_note of /rows/<i>, written only when not empty. */
     char group_note[HF_NOTE_LEN];
+    /* m* in decimal, exact at any size ("-1": none, as m_star). m_star holds the same
+     * number when it fits 63 bits and -1 when it does not (wd:d=63 and wd:d=64 are
+     * certified with m* = 2^63 and 2^64). Set both with hf_row_set_m_star and read with
+     * hf_row_m_star; "" (a row filled in field by field) means "m_star says it", and the
+     * writer stores m_star's decimal then. Files written before format 3 did not record
+     * it: read from them, it is m_star's decimal (docs/hdf5-format.md). */
+    char m_star_dec[HF_BIGINT_LEN];
 } hf_row_t;
+
+/* Set m* from its decimal text (NULL or "-1": none): m_star_dec exactly, m_star the
+ * number when it fits in int64, else -1. HF_ERR_INTERNAL when the text is not a
+ * non-negative decimal of fewer than HF_BIGINT_LEN digits. */
+hf_err_t hf_row_set_m_star(hf_row_t *row, const char *decimal);
+/* m* as exact decimal text: m_star_dec, or m_star's decimal (into buf) when m_star_dec
+ * is empty; "-1" when the row has none. */
+const char *hf_row_m_star(const hf_row_t *row, char buf[HF_BIGINT_LEN]);
 
 /* The minimal supports of one row with their exact witnesses (rationals as strings). */
 typedef struct {

@@ -8,6 +8,7 @@
 #ifndef HEADFUSE_TARGET_H
 #define HEADFUSE_TARGET_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <flint/fmpq.h>
 #include <jansson.h>
@@ -18,7 +19,7 @@
 #define HF_D_MAX 64          /* largest query dimension d */
 #define HF_DV_MAX 16         /* largest value dimension dv */
 #define HF_KEY_MAX 1048576   /* |key coordinate| bound: keeps exponents and degrees sane */
-#define HF_ATOMS_MAX 1048576 /* atoms per head read from a file */
+#define HF_HEADS_MAX INT_MAX /* heads of a target: nheads is an int */
 #define HF_SPAN_MAX 16       /* largest span S (keys in {0..S}^d): search, job files, CLI */
 
 /* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */

@@ -82,11 +82,18 @@ hf_err_t hf_campaign_finish_migration(hf_campaign_state_t *st);
  * whose finished work would be dropped. */
 hf_err_t hf_campaign_migrate_state(hf_campaign_state_t *st, char *old, const char *text);
 
-/* Collective, before any work: every entry first..last can be searched, and its bounds
- * (bounds[i], initialised by the caller) computed once, on one rank, and shared with all.
- * The error of the first failing entry wins, whichever rank checked it (hf_agree_first);
- * its message names the job file, line and entry. */
+/* Whether entry i's row can be made: its bounds into b (initialised), then
+ * hf_campaign_check_row against lim (the box, the memory estimate into est when not
+ * NULL). The message names the job file, line and entry. Not collective. */
+hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
+                                 const hf_campaign_memory_t *lim, hf_search_memory_t *est);
+
+/* Collective, before any work: every entry first..last can be searched within lim (the
+ * memory limit per rank), and its bounds (bounds[i], initialised by the caller) computed
+ * once, on one rank, and shared with all. The error of the first failing entry wins,
+ * whichever rank checked it (hf_agree_first); its message names the job file, line and
+ * entry. */
 hf_err_t hf_campaign_preflight(MPI_Comm comm, const hf_job_t *job, long first, long last,
-                               hf_bounds_t *bounds);
+                               const hf_campaign_memory_t *lim, hf_bounds_t *bounds);
 
 #endif

@@ -422,6 +422,7 @@ typedef struct {
     const hf_bounds_t *bounds;
     const char *engine;           /* the engine that ran (auto resolved), or HF_ENGINE_NONE */
     long m_star;                  /* -1: no support found (or too large to hold) */
+    int m_star_is_lb;             /* m* is LB, at any size (the certified shortcut) */
     int none;                     /* every size up to UB decided without a support */
     const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
 } row_outcome_t;
@@ -452,6 +453,10 @@ static void row_settle(hf_row_t *row, const row_outcome_t *o)
              : o->m_star >= 0 ? "exhaustive"
              : o->none        ? "infeasible"
                               : "open");
+    /* m* exactly, past 64 bits too (decimals: cannot fail) */
+    char m[32];
+    snprintf(m, sizeof m, "%ld", o->m_star);
+    (void)hf_row_set_m_star(row, o->m_star_is_lb ? row->lb : m);
 }
 
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
@@ -505,20 +510,28 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
 
     /* the bounds, once: for the shortcut, the search's sizes and the row */
     int shortcut = 0;
-    hf_err_t fe = cfg->bounds ? HF_OK : hf_bounds_compute(t, &own);
+    hf_campaign_memory_t lim; /* the caller's limit, else this machine's */
+    hf_err_t fe = cfg->memory
+                      ? HF_OK
+                      : hf_campaign_memory_limit(NULL, NULL, hf_campaign_node_ranks(comm), &lim);
+    if (fe == HF_OK && !cfg->bounds)
+        fe = hf_bounds_compute(t, &own);
     if (fe == HF_OK)
         fe = hf_campaign_certified(t, sopts, b, cfg->max_name ? cfg->max_name : "max_atoms",
                                    &shortcut);
+    if (fe == HF_OK) /* the box and the memory estimate, before anything is built */
+        fe = hf_campaign_check_row(t, sopts, b, shortcut, cfg->memory ? cfg->memory : &lim, NULL);
     hf_err_t e = stop_said(hf_agree_all(comm, fe),
                            "the search was not started, nothing new is saved: rerun the same "
                            "command (with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
     if (shortcut) {
-        /* LB = UB: certified without building a search; keep the product head. m* as a
-         * number below 2^63; a larger LB keeps only its decimal string */
+        /* LB = UB: certified without building a search; keep the product head. m* is
+         * LB: a number below 2^63, and exactly in the row's decimal at any size */
         ro.m_star = fmpz_fits_si(b->low.lb) ? fmpz_get_si(b->low.lb) : -1;
         ro.engine = HF_ENGINE_NONE;
+        ro.m_star_is_lb = 1;
         row_settle(row, &ro);
         if (rank == 0)
             e = product_support(t, sup);
@@ -838,12 +851,18 @@ hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search
     if (*complete) /* --resume after the result was written: it stays as it is */
         goto out;
     hf_supports_clear(&sup);
+    hf_campaign_memory_t lim;
+    e = hf_agree_all(
+        comm, hf_campaign_memory_limit(o->max_memory, NULL, hf_campaign_node_ranks(comm), &lim));
+    if (e != HF_OK)
+        goto out;
     hf_campaign_cfg_t cfg = {.shard_dir = shard_dir,
                              .resume = o->resume,
                              .quiet = o->quiet,
                              .row = 0,
                              .command_line = o->command_line,
-                             .max_name = "--max-atoms"};
+                             .max_name = "--max-atoms",
+                             .memory = &lim};
     HF_CHECK(e, hf_campaign_entry(comm, t, so, &cfg, row, &sup, &units, &nunits), out);
     if (rank == 0) {
         tjson = hf_target_to_json(t);

@@ -1,5 +1,6 @@
 /* The preflight of a job run: before any work, every selected entry's search is checked
- * without being built (its options and box, hf_search_check) and its bounds are computed
+ * without being built (its options, box and memory estimate, hf_campaign_check_row) and
+ * its bounds are computed
  * once (LB for max_atoms, LB = UB for the certified shortcut); the entries are spread over
  * the ranks, and the bounds are then shared, so that each entry's row uses the record
  * computed here. */
@@ -13,10 +14,8 @@
 #include "headfuse/agree.h"
 #include "campaign/campaign_impl.h"
 
-/* Whether entry i's search can be set up (the search has limits of its own, such as the
- * size of the box), with its bounds into b; the message names the job file, line and
- * entry. A row certified by the bounds alone needs no search. */
-static hf_err_t check_entry(const hf_job_t *job, long i, hf_bounds_t *b)
+hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
+                                 const hf_campaign_memory_t *lim, hf_search_memory_t *est)
 {
     hf_target_t t;
     hf_target_init_empty(&t);
@@ -28,8 +27,8 @@ static hf_err_t check_entry(const hf_job_t *job, long i, hf_bounds_t *b)
     hf_err_t e = hf_bounds_compute(&t, b);
     if (e == HF_OK)
         e = hf_campaign_certified(&t, &so, b, "max_atoms", &shortcut);
-    if (e == HF_OK && !shortcut)
-        e = hf_search_check(&t, &so);
+    if (e == HF_OK)
+        e = hf_campaign_check_row(&t, &so, b, shortcut, lim, est);
     hf_target_clear(&t);
     if (e != HF_OK) {
         char *d = hf_job_entry_describe(job, i);
@@ -141,7 +140,7 @@ done:
 }
 
 hf_err_t hf_campaign_preflight(MPI_Comm comm, const hf_job_t *job, long first, long last,
-                               hf_bounds_t *bounds)
+                               const hf_campaign_memory_t *lim, hf_bounds_t *bounds)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -149,7 +148,7 @@ hf_err_t hf_campaign_preflight(MPI_Comm comm, const hf_job_t *job, long first, l
     long bad = LONG_MAX;
     hf_err_t e = HF_OK;
     for (long i = first + rank; i <= last; i += size)
-        if ((e = check_entry(job, i, bounds + i)) != HF_OK) {
+        if ((e = hf_campaign_check_entry(job, i, bounds + i, lim, NULL)) != HF_OK) {
             bad = i;
             break;
         }

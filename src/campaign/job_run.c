@@ -32,7 +32,8 @@ static hf_err_t check_collect(const hf_campaign_state_t *st, const int *done)
 
 /* Entry i: search it and keep its finished row in the state (rank 0). */
 static hf_err_t run_entry(MPI_Comm comm, hf_campaign_state_t *st, long i,
-                          const hf_campaign_job_opts_t *o, const hf_bounds_t *bounds, hf_row_t *row)
+                          const hf_campaign_job_opts_t *o, const hf_bounds_t *bounds,
+                          const hf_campaign_memory_t *lim, hf_row_t *row)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -60,7 +61,8 @@ static hf_err_t run_entry(MPI_Comm comm, hf_campaign_state_t *st, long i,
                              .row = (int)i,
                              .command_line = o->command_line,
                              .max_name = "max_atoms",
-                             .bounds = bounds};
+                             .bounds = bounds,
+                             .memory = lim};
     hf_supports_t sup;
     hf_unit_record_t *units = NULL;
     long nunits = 0;
@@ -112,7 +114,12 @@ hf_err_t hf_campaign_job_run(MPI_Comm comm, const hf_job_t *job, const hf_campai
         hf_bounds_init(bounds + i);
     if ((e = hf_agree_all(comm, e)) != HF_OK)
         goto out;
-    if (!o->collect && (e = hf_campaign_preflight(comm, job, first, last, bounds)) != HF_OK)
+    /* the memory limit per rank (docs/targets.md, "Limits"): each rank its own node's */
+    hf_campaign_memory_t lim;
+    e = hf_campaign_memory_limit(o->max_memory, job, hf_campaign_node_ranks(comm), &lim);
+    if ((e = hf_agree_all(comm, e)) != HF_OK)
+        goto out;
+    if (!o->collect && (e = hf_campaign_preflight(comm, job, first, last, &lim, bounds)) != HF_OK)
         goto out;
     st.job = job;
     snprintf(st.dir, sizeof st.dir, "%s.shards", job->output);
@@ -175,7 +182,7 @@ hf_err_t hf_campaign_job_run(MPI_Comm comm, const hf_job_t *job, const hf_campai
             goto out;
         }
         hf_row_t row;
-        if ((e = run_entry(comm, &st, i, o, o->collect ? NULL : bounds + i, &row)) != HF_OK)
+        if ((e = run_entry(comm, &st, i, o, o->collect ? NULL : bounds + i, &lim, &row)) != HF_OK)
             goto out;
         oc->ran++;
         if (rank == 0 && on_row)

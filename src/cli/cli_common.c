@@ -171,6 +171,18 @@ hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
     return family ? hf_target_from_family(t, family) : hf_target_load_json(t, path);
 }
 
+int cli_check_size(const char *cmd, const char *opt, const char *value)
+{
+    double b;
+    if (!value || hf_parse_bytes(value, &b) == HF_PARSE_OK)
+        return 0;
+    fprintf(stderr,
+            "headfuse %s: %s %s: must be a size in bytes such as 4G, 512M or 1500000000 (K, M, "
+            "G, T: powers of 1024)\n",
+            cmd, opt, value);
+    return 2;
+}
+
 json_t *cli_json_bigint(const fmpz_t x)
 {
     fmpz_t lim;
@@ -207,9 +219,77 @@ void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
     }
 }
 
-void cli_json_print(json_t *j)
+/* The mark of a big integer held as a string: a control character no other string of
+ * ours begins with, which jansson writes escaped. */
+#define CLI_BIGINT_MARK "\001hf-int:"
+#define CLI_BIGINT_MARK_DUMPED "\"\\u0001hf-int:"
+
+json_t *cli_json_decimal(const char *decimal)
+{
+    if (!decimal || !strcmp(decimal, "-1"))
+        return json_null();
+    errno = 0;
+    char *end;
+    long long v = strtoll(decimal, &end, 10);
+    if (errno == 0 && *decimal && !*end)
+        return json_integer((json_int_t)v);
+    size_t n = strlen(decimal);
+    for (size_t i = 0; i < n; i++)
+        if (decimal[i] < '0' || decimal[i] > '9')
+            return json_string(decimal); /* not a number: kept as text, never rewritten */
+    char *t = hf_malloc(n + sizeof CLI_BIGINT_MARK);
+    if (!t)
+        return NULL;
+    snprintf(t, n + sizeof CLI_BIGINT_MARK, "%s%s", CLI_BIGINT_MARK, decimal);
+    json_t *j = json_string(t);
+    free(t);
+    return j;
+}
+
+char *cli_json_dumps(const json_t *j)
 {
     char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    if (!s)
+        return NULL;
+    /* a whole string "\u0001hf-int:DIGITS" -> DIGITS, in place (the text only gets
+     * shorter); strings are followed from their opening quote, so a quote or a mark
+     * inside another string is never taken for one */
+    size_t ml = strlen(CLI_BIGINT_MARK_DUMPED);
+    char *r = s, *w = s;
+    int in_string = 0;
+    while (*r) {
+        if (in_string) {
+            if (*r == '\\' && r[1]) {
+                *w++ = *r++;
+            } else if (*r == '"') {
+                in_string = 0;
+            }
+            *w++ = *r++;
+            continue;
+        }
+        if (*r == '"') {
+            const char *d = r + ml, *e = d;
+            if (!strncmp(r, CLI_BIGINT_MARK_DUMPED, ml)) {
+                while (*e >= '0' && *e <= '9')
+                    e++;
+                if (e > d && *e == '"') {
+                    memmove(w, d, (size_t)(e - d));
+                    w += e - d;
+                    r = (char *)e + 1;
+                    continue;
+                }
+            }
+            in_string = 1;
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+    return s;
+}
+
+void cli_json_print(json_t *j)
+{
+    char *s = cli_json_dumps(j);
     if (s) {
         puts(s);
         free(s);

@@ -76,11 +76,23 @@ typedef struct {
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
               int maxpos, int *npos);
 
+/* A --max-memory value (NULL: not given) is a size in bytes (hf_parse_bytes): 0 if so, else
+ * prints "headfuse CMD: --max-memory V: must be ..." and returns 2. */
+int cli_check_size(const char *cmd, const char *opt, const char *value);
+
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
 
 /* JSON integer when |x| < 2^53, else a decimal string. New reference. */
 json_t *cli_json_bigint(const fmpz_t x);
+/* A JSON integer of any size from its decimal text ("-1": JSON null). Jansson's integers
+ * are 64-bit, so a larger one is held as a marked string that cli_json_dumps (and so
+ * cli_json_print) writes as the bare digits: Python's json, jq 1.7 and other readers of
+ * arbitrary-precision integers read it exactly. New reference. */
+json_t *cli_json_decimal(const char *decimal);
+/* json_dumps (compact, key order preserved) with cli_json_decimal's integers written
+ * as numbers. Free with free(); NULL when out of memory. */
+char *cli_json_dumps(const json_t *j);
 /* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
 /* Print one JSON object on stdout (compact keys order preserved) and release it. */

@@ -17,7 +17,9 @@ json_t *cli_row_json(const hf_row_t *r)
     json_object_set_new(o, "name", json_string(r->name));
     json_object_set_new(o, "d", json_integer(r->d));
     json_object_set_new(o, "span", json_integer(r->span));
-    json_object_set_new(o, "m_star", r->m_star < 0 ? json_null() : json_integer(r->m_star));
+    char m[HF_BIGINT_LEN];
+    /* an integer at any size (wd:d=64: 18446744073709551616), null when none */
+    json_object_set_new(o, "m_star", cli_json_decimal(hf_row_m_star(r, m)));
     fmpz_t x;
     fmpz_init(x);
     fmpz_set_str(x, r->lb, 10);
@@ -56,9 +58,10 @@ static const char *count_text(int64_t v, char *buf, size_t n)
 
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
 {
-    char a[32], b[32], c[32];
-    const char *mstar = row->m_star >= 0                     ? count_text(row->m_star, a, sizeof a)
-                        : !strcmp(row->status, "certified")  ? row->lb /* beyond 64 bits */
+    char a[32], b[32], c[32], m[HF_BIGINT_LEN];
+    const char *exact = hf_row_m_star(row, m); /* any size */
+    const char *mstar = strcmp(exact, "-1")                  ? exact
+                        : !strcmp(row->status, "certified")  ? row->lb
                         : !strcmp(row->status, "infeasible") ? "none in this span"
                                                              : "none found";
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,

@@ -14,7 +14,7 @@
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
-    "                [--json] [--list] [--entry I] [--collect]\n"
+    "                [--json] [--list] [--entry I] [--collect] [--max-memory SIZE]\n"
     "  Runs every entry of the job file (a target at a span; docs/jobs.md) and writes one\n"
     "  RESULT.h5 with one table row per entry. State goes to RESULT.h5.shards/; after\n"
     "  a stop (kill -USR1 on mpirun: exit status 75) or a kill, rerun the same command with\n"
@@ -22,7 +22,11 @@ static const char *usage_text =
     "  job file since are run.\n"
     "  --out F     the result file (default: the job's `output:`, else JOBNAME.h5); an\n"
     "              existing one is kept: --resume keeps its rows, --force overwrites it\n"
-    "  --list      check the job and print its entries and output (no MPI needed)\n"
+    "  --list      check the job and print its entries and output (no MPI needed): every\n"
+    "              entry as the run's preflight checks it, its memory estimate included\n"
+    "  --max-memory SIZE  the memory a rank may take (4G, 512M; default the job's\n"
+    "              max_memory, HEADFUSE_MAX_MEMORY, else this machine's memory per rank):\n"
+    "              an entry whose estimate exceeds it is refused before any work\n"
     "  --entry I   run only entry I (0-based), keeping its row in the state directory\n"
     "              (one Slurm array task per entry); then --collect writes RESULT.h5\n"
     "  --collect   write RESULT.h5 from the finished entries; fails if one is missing\n"
@@ -31,17 +35,32 @@ static const char *usage_text =
 
 /* ------------------------------------------------------------------ the command */
 
-/* --list: the checked job without MPI (a login node may not start MPI programs). Text:
- * "job NAME: N entries -> OUTPUT" then "INDEX<TAB>DESCRIPTION" per entry. */
-static int list_job(const char *path, const char *out, int json)
+/* --list: the checked job without MPI (a login node may not start MPI programs), each
+ * entry checked as the preflight checks it, its memory estimate against the limit of one
+ * rank on this machine. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
+ * per entry, then "memory: ..." (the largest estimate and the limit). */
+static int list_job(const char *path, const char *out, const char *max_memory, int json)
 {
     hf_job_t job;
     hf_job_init(&job);
+    hf_campaign_memory_t lim;
+    hf_search_memory_t *est = NULL;
     hf_err_t e = hf_job_load(&job, path, out);
+    if (e == HF_OK)
+        e = hf_campaign_memory_limit(max_memory, &job, 1, &lim);
+    if (e == HF_OK && !(est = hf_calloc((size_t)(job.nentries ? job.nentries : 1), sizeof *est)))
+        e = HF_ERR_NOMEM;
+    if (e == HF_OK)
+        e = hf_campaign_job_check(&job, &lim, est);
     if (e != HF_OK) {
+        free(est);
         hf_job_clear(&job);
         return cli_fail("run", e);
     }
+    long big = -1; /* the entry with the largest estimate */
+    for (long i = 0; i < job.nentries; i++)
+        if (est[i].total > 0 && (big < 0 || est[i].total > est[big].total))
+            big = i;
     json_t *arr = json ? json_array() : NULL;
     if (!json)
         printf("job %s: %ld entries -> %s\n", job.name, job.nentries, job.output);
@@ -57,6 +76,10 @@ static int list_job(const char *path, const char *out, int json)
                                 json_boolean(hf_engine_prunes((hf_engine_t)en->engine)));
             json_object_set_new(o, "engine", json_string(hf_engine_name((hf_engine_t)en->engine)));
             json_object_set_new(o, "line", json_integer(en->line));
+            /* the estimate per rank in bytes; null: certified by its bounds, no search */
+            json_object_set_new(o, "memory_bytes",
+                                est[i].total > 0 ? json_integer((json_int_t)est[i].total)
+                                                 : json_null());
             json_array_append_new(arr, o);
         } else {
             char *d = hf_job_entry_describe(&job, i);
@@ -64,14 +87,28 @@ static int list_job(const char *path, const char *out, int json)
             free(d);
         }
     }
+    char a[32], b[32];
+    hf_bytes_text(big >= 0 ? est[big].total : 0, a, sizeof a);
+    hf_bytes_text(lim.bytes, b, sizeof b);
     if (json) {
         json_t *o = json_object();
         json_object_set_new(o, "job", json_string(job.name));
         json_object_set_new(o, "output", json_string(job.output));
+        json_object_set_new(o, "max_memory_bytes", json_integer((json_int_t)lim.bytes));
+        json_object_set_new(o, "max_memory_source", json_string(lim.source));
         json_object_set_new(o, "entries", arr);
         cli_json_print(o);
+    } else if (big >= 0) {
+        char *d = hf_job_entry_describe(&job, big);
+        printf("memory: at most %s per rank (entry %ld, %s), limit %s (%s)\n", a, big,
+               d ? d : job.entries[big].label, b, lim.source);
+        free(d);
+    } else {
+        printf("memory: every entry is certified by its bounds (no search), limit %s (%s)\n", b,
+               lim.source);
     }
     fflush(stdout);
+    free(est);
     hf_job_clear(&job);
     return 0;
 }
@@ -86,21 +123,28 @@ static void print_row(void *ctx, long i, long n, const hf_row_t *row)
 
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *out_opt = NULL, *pos[1];
+    const char *out_opt = NULL, *max_memory = NULL, *pos[1];
     long entry = -1;
     int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
-    cli_opt_t opts[] = {
-        CLI_OPT_PATH("--out", &out_opt, NULL), CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
-        CLI_OPT_FLAG("--resume", &resume),     CLI_OPT_FLAG("--force", &force),
-        CLI_OPT_FLAG("--collect", &collect),   CLI_OPT_FLAG("--list", &list),
-        CLI_OPT_FLAG("--quiet", &quiet),       CLI_OPT_FLAG("--json", &json),
-        CLI_OPT_FLAG("--help", &help),         CLI_OPT_END};
+    cli_opt_t opts[] = {CLI_OPT_PATH("--out", &out_opt, NULL),
+                        CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
+                        CLI_OPT_FLAG("--resume", &resume),
+                        CLI_OPT_FLAG("--force", &force),
+                        CLI_OPT_FLAG("--collect", &collect),
+                        CLI_OPT_FLAG("--list", &list),
+                        CLI_OPT_FLAG("--quiet", &quiet),
+                        CLI_OPT_FLAG("--json", &json),
+                        CLI_OPT_STR("--max-memory", &max_memory),
+                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_END};
     if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
         fputs(usage_text, stdout);
         return 0;
     }
+    if ((status = cli_check_size("run", "--max-memory", max_memory)))
+        return status;
     if (npos != 1) {
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");
         return 2;
@@ -110,7 +154,7 @@ int cli_cmd_run(int argc, char **argv)
         return 2;
     }
     if (list)
-        return list_job(pos[0], out_opt, json);
+        return list_job(pos[0], out_opt, max_memory, json);
 
     int rank, size;
     char start[32];
@@ -127,7 +171,8 @@ int cli_cmd_run(int argc, char **argv)
                                 .collect = collect,
                                 .entry = entry,
                                 .command_line = cmdline,
-                                .start = start};
+                                .start = start,
+                                .max_memory = max_memory};
     hf_campaign_job_outcome_t oc = {0};
     /* every rank checks the whole job before any work (the same files, the same answer) */
     hf_err_t e = hf_agree_all(MPI_COMM_WORLD, hf_job_load(&job, pos[0], out_opt));

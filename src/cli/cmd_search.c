@@ -16,7 +16,7 @@
 static const char *usage_format =
     "usage: mpirun -n N headfuse search (FILE.json | --family NAME:d=N[,k=K]) --span S\n"
     "                --out RESULT.h5 [--max-atoms M] [--engine %s]\n"
-    "                [--resume] [--force] [--no-prune] [--quiet] [--json]\n"
+    "                [--resume] [--force] [--no-prune] [--quiet] [--json] [--max-memory SIZE]\n"
     "  Finds every minimal key set in {0..S}^d (canonical position) that carries one head\n"
     "  equal to the target, each with an exact witness. Shards go to RESULT.h5.shards/;\n"
     "  after a stop (kill -USR1 on mpirun: exit status 75) or a kill, rerun with --resume\n"
@@ -24,11 +24,15 @@ static const char *usage_format =
     "  leaves it as it is when it is the result of this same search.\n"
     "  --engine: how candidates are generated (docs/search.md); every engine gives the\n"
     "  same table. auto (default) takes the cone engine when it has few unknowns, else\n"
-    "  layered; --no-prune is --engine plain.\n";
+    "  layered; --no-prune is --engine plain.\n"
+    "  --max-memory SIZE: the memory a rank may take (4G, 512M; default\n"
+    "  HEADFUSE_MAX_MEMORY, else this machine's memory per rank). A search whose estimate\n"
+    "  (docs/targets.md, \"Limits\"; headfuse target --span S prints it) exceeds it is\n"
+    "  refused before anything is built.\n";
 
 int cli_cmd_search(int argc, char **argv)
 {
-    const char *family = NULL, *out = NULL, *engine_s = NULL, *pos[1];
+    const char *family = NULL, *out = NULL, *engine_s = NULL, *max_memory = NULL, *pos[1];
     long span = 0, max_atoms = 0;
     int resume = 0, force = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
@@ -41,6 +45,7 @@ int cli_cmd_search(int argc, char **argv)
                         CLI_OPT_FLAG("--quiet", &quiet),
                         CLI_OPT_FLAG("--json", &json),
                         CLI_OPT_STR("--engine", &engine_s),
+                        CLI_OPT_STR("--max-memory", &max_memory),
                         CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
     if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
@@ -51,6 +56,8 @@ int cli_cmd_search(int argc, char **argv)
         printf(usage_format, names);
         return 0;
     }
+    if ((status = cli_check_size("search", "--max-memory", max_memory)))
+        return status;
     hf_engine_t engine = HF_ENGINE_AUTO;
     if (engine_s && hf_engine_parse(engine_s, "--engine", &engine) != HF_OK) {
         fprintf(stderr, "headfuse search: %s\n", hf_error_msg());
@@ -90,7 +97,8 @@ int cli_cmd_search(int argc, char **argv)
                                     .resume = resume,
                                     .quiet = quiet,
                                     .command_line = cmdline,
-                                    .start = start};
+                                    .start = start,
+                                    .max_memory = max_memory};
     if ((e = hf_campaign_search(MPI_COMM_WORLD, &t, &so, &co, &row, &complete)) != HF_OK)
         goto fail;
     if (rank == 0 && json)

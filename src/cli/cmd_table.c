@@ -22,7 +22,9 @@ static const char *usage_text =
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
     "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV);\n"
     "  a group the search could not compute as 'n/c' in text, with the reason below the\n"
-    "  table (JSON: group_order null, group_note the reason).\n";
+    "  table (JSON: group_order null, group_note the reason).\n"
+    "  m_star is exact at any size (wd:d=64: 18446744073709551616), in --json an integer;\n"
+    "  lb and ub there are numbers below 2^53 and decimal strings from 2^53 on.\n";
 
 /* The table fields, in the documented order. */
 static const char *const fields[] = {
@@ -31,7 +33,7 @@ static const char *const fields[] = {
 #define NFIELDS (int)(sizeof fields / sizeof *fields)
 enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9, F_N_SYM = 11, F_GROUP = 12 };
 
-/* Field i of a row as text; "" for null (-1) values. buf holds at least 64 bytes. */
+/* Field i of a row as text; "" for null (-1) values. buf holds HF_BIGINT_LEN bytes. */
 static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
 {
     int64_t v;
@@ -44,9 +46,8 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
     case 2:
         v = r->span;
         break;
-    case 3:
-        v = r->m_star;
-        break;
+    case 3: /* exactly, at any size */
+        return strcmp(hf_row_m_star(r, buf), "-1") ? hf_row_m_star(r, buf) : "";
     case 4:
         return strcmp(r->lb, "-1") ? r->lb : "";
     case F_LB_RULE:
@@ -183,7 +184,7 @@ static void print_json(const hf_result_t *res, const char *const *paths, int nfi
             }
             json_array_append_new(rows, o);
         }
-    char *s = json_dumps(rows, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    char *s = cli_json_dumps(rows); /* m_star as an integer at any size */
     if (s) {
         puts(s);
         free(s);
@@ -213,7 +214,7 @@ static void csv_field(const char *s, int first)
 
 static int print_csv(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
 {
-    char buf[64];
+    char buf[HF_BIGINT_LEN];
     for (int i = 0; i < NFIELDS; i++)
         csv_field(fields[i], i == 0);
     csv_field("file", 0);
@@ -271,7 +272,7 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
     if (!g->cells)
         return -1;
     g->nrows = n; /* grid_clear frees the cells from here */
-    char buf[64];
+    char buf[HF_BIGINT_LEN];
     int c = 0;
     for (int i = 0; i < NFIELDS; i++)
         g->cells[c++] = hf_strdup(headers[i]);

@@ -9,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/algebra.h"
 #include "headfuse/bounds.h"
+#include "headfuse/campaign.h"
 #include "headfuse/search.h"
 #include "headfuse/verify.h"
 
@@ -23,6 +24,7 @@
 
 static const char *usage_text =
     "usage: headfuse target (FILE.json | --family NAME:d=N[,k=K]) [--export OUT.json] [--json]\n"
+    "                [--span S [--max-memory SIZE]]\n"
     "  Prints d, dv, heads, head-atom terms, the lower bound LB with the rule that gives\n"
     "  it (face rule, vertices of the Newton polytope of the reduced denominator, or\n"
     "  disjoint faces of it), the number of those vertices, the product-construction\n"
@@ -36,7 +38,11 @@ static const char *usage_text =
     "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies);\n"
     "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on. memory (--json:\n"
     "  fraction_bytes_estimate) estimates what building P/Q takes on each rank of a search\n"
-    "  (docs/cluster.md, \"Memory per rank\").\n";
+    "  (docs/cluster.md, \"Memory per rank\").\n"
+    "  --span S adds the memory estimate per rank of a search at span S (docs/targets.md,\n"
+    "  \"Limits\") against the limit (--max-memory SIZE, else HEADFUSE_MAX_MEMORY, else this\n"
+    "  machine's memory): what headfuse search and run check before they start (--json:\n"
+    "  memory).\n";
 
 /* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
@@ -79,6 +85,65 @@ static void print_faces3d(const hf_certificate_t *c)
            c->weakest);
 }
 
+/* The memory a search at span would take (span > 0), as JSON (*j) or printed: the
+ * estimate and the limit, what search and run check (hf_campaign_check_row). */
+static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_memory, json_t **j)
+{
+    hf_bounds_t b;
+    hf_bounds_init(&b);
+    hf_campaign_memory_t lim;
+    hf_search_memory_t m;
+    hf_search_opts_t so = {.span = span};
+    int shortcut = 0;
+    hf_err_t e = hf_campaign_memory_limit(max_memory, NULL, 1, &lim);
+    if (e == HF_OK)
+        e = hf_bounds_compute(t, &b);
+    if (e == HF_OK)
+        e = hf_campaign_certified(t, &so, &b, "max_atoms", &shortcut);
+    hf_err_t c = e == HF_OK ? hf_campaign_check_row(t, &so, &b, shortcut, NULL, &m) : e;
+    hf_bounds_clear(&b);
+    if (e != HF_OK || c == HF_ERR_NOMEM)
+        return e != HF_OK ? e : c;
+    char tot[32], lm[32], base[32], pq[32], box[32];
+    hf_bytes_text(m.total, tot, sizeof tot);
+    hf_bytes_text(lim.bytes, lm, sizeof lm);
+    hf_bytes_text(m.base, base, sizeof base);
+    hf_bytes_text(m.fraction, pq, sizeof pq);
+    hf_bytes_text(m.box, box, sizeof box);
+    int fits = m.total <= lim.bytes;
+    if (j) {
+        json_t *o = json_object();
+        json_object_set_new(o, "span", json_integer(span));
+        json_object_set_new(o, "search", json_boolean(!shortcut && c == HF_OK));
+        if (c != HF_OK)
+            json_object_set_new(o, "refused", json_string(hf_error_msg()));
+        if (!shortcut && c == HF_OK) {
+            json_object_set_new(o, "bytes", json_real(m.total));
+            json_object_set_new(o, "process", json_real(m.base));
+            json_object_set_new(o, "fraction", json_real(m.fraction));
+            json_object_set_new(o, "box", json_real(m.box));
+            json_object_set_new(o, "keys", json_real(m.keys));
+            json_object_set_new(o, "bytes_per_key",
+                                json_real(m.search_per_key + m.witness_per_key));
+            json_object_set_new(o, "fits", json_boolean(fits));
+        }
+        json_object_set_new(o, "limit", json_real(lim.bytes));
+        json_object_set_new(o, "limit_source", json_string(lim.source));
+        *j = o;
+    } else if (c != HF_OK) {
+        printf("memory      span %d: no search can be built: %s\n", span, hf_error_msg());
+    } else if (shortcut) {
+        printf("memory      span %d: certified by its bounds, no search is built\n", span);
+    } else {
+        printf("memory      about %s per rank for a search at span %d (%s process + %s P/Q + %s "
+               "box + %.0f keys x %.0f B), %s the limit %s (%s)%s\n",
+               tot, span, base, pq, box, m.keys, m.search_per_key + m.witness_per_key,
+               fits ? "within" : "more than", lm, lim.source,
+               fits ? "" : ": search and run refuse it; --max-memory SIZE raises the limit");
+    }
+    return HF_OK;
+}
+
 /* Build the product head into h (initialised by the caller) and check it exactly and
  * numerically. */
 static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, double *err)
@@ -94,16 +159,28 @@ static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, doubl
 
 int cli_cmd_target(int argc, char **argv)
 {
-    const char *family = NULL, *export_path = NULL, *pos[1];
+    const char *family = NULL, *export_path = NULL, *max_memory = NULL, *pos[1];
+    long span = 0;
     int json = 0, help = 0, npos, status = 0;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
-                        CLI_OPT_PATH("--export", &export_path, NULL), CLI_OPT_FLAG("--json", &json),
-                        CLI_OPT_FLAG("--help", &help), CLI_OPT_END};
+                        CLI_OPT_PATH("--export", &export_path, NULL),
+                        CLI_OPT_FLAG("--json", &json),
+                        CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, NULL),
+                        CLI_OPT_STR("--max-memory", &max_memory),
+                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_END};
     if ((status = cli_parse("target", argc, argv, opts, pos, 1, &npos)))
         return status;
     if (help) {
         fputs(usage_text, stdout);
         return 0;
+    }
+    if ((status = cli_check_size("target", "--max-memory", max_memory)))
+        return status;
+    if (max_memory && !span) {
+        fprintf(stderr, "headfuse target: --max-memory goes with --span S (the estimate of a "
+                        "search at span S)\n");
+        return 2;
     }
     hf_target_t t;
     hf_target_init_empty(&t);
@@ -167,6 +244,14 @@ int cli_cmd_target(int argc, char **argv)
         }
         if (export_path)
             json_object_set_new(o, "exported", json_string(export_path));
+        if (span) {
+            json_t *mj = NULL;
+            if ((e = memory_report(&t, (int)span, max_memory, &mj)) != HF_OK) {
+                json_decref(o);
+                goto fail;
+            }
+            json_object_set_new(o, "memory", mj);
+        }
         cli_json_print(o);
     } else {
         char *ls = fmpz_get_str(NULL, 10, low.lb), *us = fmpz_get_str(NULL, 10, ub);
@@ -213,6 +298,8 @@ int cli_cmd_target(int argc, char **argv)
             printf("exported    %s\n", export_path);
         flint_free(ls);
         flint_free(us);
+        if (span && (e = memory_report(&t, (int)span, max_memory, NULL)) != HF_OK)
+            goto fail;
     }
     goto done;
 fail:

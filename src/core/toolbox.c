@@ -1,7 +1,9 @@
 /* The hash, array growth (one array or parallel ones), the whole-file reader, sort with a
- * context and integer parser of core.h. */
+ * context, integer parser and sizes in bytes of core.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,4 +148,49 @@ hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out)
         return HF_PARSE_RANGE;
     *out = v;
     return HF_PARSE_OK;
+}
+
+hf_parse_t hf_parse_bytes(const char *s, double *out)
+{
+    const char *p = s;
+    double v = 0, scale = 1;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++)
+        v = v * 10 + (*p - '0');
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+            v += (*p - '0') * (scale /= 10);
+    if (!digits)
+        return HF_PARSE_SYNTAX;
+    static const char units[] = "KMGTP";
+    const char *u = *p ? strchr(units, toupper((unsigned char)*p)) : NULL;
+    if (u) {
+        for (const char *k = units; k <= u; k++)
+            v *= 1024;
+        p++;
+        if (tolower((unsigned char)p[0]) == 'i' && tolower((unsigned char)p[1]) == 'b')
+            p++;
+    }
+    if (tolower((unsigned char)*p) == 'b')
+        p++;
+    if (*p)
+        return HF_PARSE_SYNTAX;
+    if (!(v >= 1) || v >= 9223372036854775808.0)
+        return HF_PARSE_RANGE;
+    *out = v;
+    return HF_PARSE_OK;
+}
+
+void hf_bytes_text(double bytes, char *buf, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int k = 0;
+    while (bytes >= 1024 && k < 6) {
+        bytes /= 1024;
+        k++;
+    }
+    if (k == 0)
+        snprintf(buf, n, "%.0f B", bytes);
+    else
+        snprintf(buf, n, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, unit[k]);
 }

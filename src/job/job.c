@@ -20,7 +20,8 @@
 #endif
 
 #define SWEEP_MAX 4096 /* values in one sweep */
-#define MAX_ATOMS_MAX HF_ATOMS_MAX
+/* a support's keys are distinct points of the box: at most HF_SEARCH_BOX_MAX (search.h) */
+#define MAX_ATOMS_MAX HF_SEARCH_BOX_MAX
 
 /* ------------------------------------------------------------------ context */
 
@@ -582,8 +583,8 @@ static hf_err_t read_text(FILE *f, const char *path, char **out)
     return e;
 }
 
-static const char *const top_keys[] = {"name",     "description", "output",
-                                       "defaults", "entries",     NULL};
+static const char *const top_keys[] = {"name",    "description", "output", "defaults",
+                                       "entries", "max_memory",  NULL};
 static const char *const default_keys[] = {"span", "max_atoms", "prune", "engine", NULL};
 
 static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
@@ -612,6 +613,21 @@ static hf_err_t load_doc(hf_job_t *job, ctx_t *c, const char *output)
         HF_TRY(get_string(c, n, "description", &s));
         if (!(job->description = hf_strdup(s)))
             return HF_ERR_NOMEM;
+    }
+
+    /* the memory limit per rank (docs/targets.md, "Limits"); the option and the
+     * environment are the campaign's */
+    if ((n = get(c, root, "max_memory"))) {
+        const char *v = scalar(n);
+        hf_parse_t p = v ? hf_parse_bytes(v, &job->max_memory_bytes) : HF_PARSE_SYNTAX;
+        if (p != HF_PARSE_OK)
+            return bad(c, n, "max_memory",
+                       "must be a size in bytes such as 4G, 512M or 1500000000 (K, M, G, T: "
+                       "powers of 1024), got %s%s%s",
+                       v ? "'" : "", v ? v : node_kind(n), v ? "'" : "");
+        if (!(job->max_memory = hf_strdup(v)))
+            return HF_ERR_NOMEM;
+        job->max_memory_line = (int)n->start_mark.line + 1;
     }
 
     settings_t defaults;
@@ -743,6 +759,7 @@ void hf_job_clear(hf_job_t *job)
     }
     free(job->entries);
     free(job->output);
+    free(job->max_memory);
     free(job->description);
     free(job->text);
     free(job->name);

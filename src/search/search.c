@@ -107,7 +107,7 @@ static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
 
 /* The product head's keys span, per coordinate, the sum of the heads' extents; it
  * fits the box {0..S}^d when every such sum is at most S. */
-static int product_fits_span(const hf_target_t *t, int span)
+int hf_search_product_fits_span(const hf_target_t *t, int span)
 {
     for (int j = 0; j < t->d; j++) {
         int64_t total = 0;
@@ -133,8 +133,10 @@ static hf_err_t search_box(hf_search_t *s)
     s->base = s->span + 1;
     s->npts = search_box_points(s->base, s->d);
     if (s->npts < 0)
-        return hf_error(HF_ERR_INPUT, "span: box {0..%d}^%d has more than %ld points", s->span,
-                        s->d, HF_SEARCH_BOX_MAX);
+        return hf_error(HF_ERR_INPUT,
+                        "span: box {0..%d}^%d has more than %ld points (point indices are 32 "
+                        "bits: HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
+                        s->span, s->d, HF_SEARCH_BOX_MAX);
     s->nlayer = s->npts / s->base;
     s->pw = hf_malloc((size_t)s->d * sizeof *s->pw);
     if (!s->pw)
@@ -187,7 +189,7 @@ static hf_err_t search_bounds(hf_search_t *s, const hf_bounds_t *given)
         HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), done);
         /* UB caps the sizes only when the product head lies inside the span box:
          * otherwise a feasible support in the box may need more atoms than UB. */
-        if (fmpz_cmp_si(ub, s->npts) < 0 && product_fits_span(&s->t, s->span))
+        if (fmpz_cmp_si(ub, s->npts) < 0 && hf_search_product_fits_span(&s->t, s->span))
             s->last = fmpz_get_si(ub);
     } else if (!(s->ub_str = hf_strdup("?"))) {
         err = HF_ERR_NOMEM;
@@ -260,8 +262,10 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
         return hf_error(HF_ERR_INPUT, "search: target %s: needs d in 1..%d and a head", t->name,
                         HF_D_MAX);
     if (search_box_points(opts->span + 1, t->d) < 0)
-        return hf_error(HF_ERR_INPUT, "span: box {0..%d}^%d has more than %ld points", opts->span,
-                        t->d, HF_SEARCH_BOX_MAX);
+        return hf_error(HF_ERR_INPUT,
+                        "span: box {0..%d}^%d has more than %ld points (point indices are 32 "
+                        "bits: HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
+                        opts->span, t->d, HF_SEARCH_BOX_MAX);
     return HF_OK;
 }
 

@@ -26,8 +26,6 @@
 #include "headfuse/symmetry.h"
 #include "search/subsets.h"
 
-#define HF_SEARCH_BOX_MAX                                                                          \
-    ((1L << 32) - 1)                     /* most points in the box {0..S}^d: indices are 32 bits */
 #define HF_SEARCH_UNIT_TARGET (1L << 15) /* aim: candidates per plain work unit */
 #define HF_SEARCH_UNITS_MAX (1L << 20)   /* raise the aim rather than exceed this */
 #define HF_SEARCH_POLL_EVERY 256         /* candidates between poll calls */
@@ -42,6 +40,10 @@ extern long hf_search_test_skip_unit;
 /* Aim for candidates per plain unit (HF_SEARCH_UNIT_TARGET); tests lower it to exercise
  * the splitting of large classes by their first and second points. */
 extern long hf_search_unit_target;
+
+/* search.c: whether the product head's keys fit the box {0..span}^d (then UB caps the
+ * search's sizes). */
+int hf_search_product_fits_span(const hf_target_t *t, int span);
 
 /* certify3d.c: *feasible = 1 when supp(Q) of the reduced fraction passes the exact test
  * (the support of every head whose R is a monomial). */

@@ -269,7 +269,7 @@ hid_t hf_h5_str_mem_type(hid_t file_type)
 hid_t hf_h5_compound(const hf_h5_member_t *mem, size_t nmem, size_t size, int file)
 {
     size_t total = 0;
-    hid_t types[16];
+    hid_t types[24];
     hid_t ct = H5I_INVALID_HID;
     size_t made = 0;
     if (nmem > sizeof types / sizeof *types)
@@ -325,25 +325,26 @@ hid_t hf_h5_row_type(int file)
         {"max_atoms", offsetof(hf_row_t, max_atoms), H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0},
         {"engine", offsetof(hf_row_t, engine), 0, 0, HF_ENGINE_LEN, 0},
         {"lb_rule", offsetof(hf_row_t, lb_rule), 0, 0, HF_RULE_LEN, 0},
+        {"m_star_dec", offsetof(hf_row_t, m_star_dec), 0, 0, HF_BIGINT_LEN, 0},
     };
     return hf_h5_compound(m, NMEM(m), sizeof(hf_row_t), file);
 }
 
-hid_t hf_h5_row_type_v1(int file)
+hid_t hf_h5_row_type_older(int file, unsigned nfields)
 {
     hid_t all = hf_h5_row_type(file), t = H5I_INVALID_HID;
     if (all < 0)
         return H5I_INVALID_HID;
-    /* the same members up to seconds: a file type packed to their size */
+    /* the first nfields members: a file type packed to their size */
     size_t size = file ? 0 : sizeof(hf_row_t);
-    for (unsigned i = 0; file && i < HF_H5_ROW_V1_FIELDS; i++) {
+    for (unsigned i = 0; file && i < nfields; i++) {
         hid_t mt = H5Tget_member_type(all, i);
         size += mt >= 0 ? H5Tget_size(mt) : 0;
         if (mt >= 0)
             H5Tclose(mt);
     }
     t = H5Tcreate(H5T_COMPOUND, size);
-    for (unsigned i = 0; t >= 0 && i < HF_H5_ROW_V1_FIELDS; i++) {
+    for (unsigned i = 0; t >= 0 && i < nfields; i++) {
         char *name = H5Tget_member_name(all, i);
         hid_t mt = H5Tget_member_type(all, i);
         if (!name || mt < 0 || H5Tinsert(t, name, H5Tget_member_offset(all, i), mt) < 0) {

@@ -2,6 +2,7 @@
  * witness, the per-unit cost log and provenance. In memory: hf_result_t. Written
  * atomically (PATH.tmp, then rename) and validated field by field when read.
  * Format: docs/hdf5-format.md. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,9 +17,12 @@
 #include "store/store_impl.h"
 
 /* Format 2 added the rows' max_atoms, engine and lb_rule, the "infeasible" status and
- * the job_text root attribute; files of format 1 are still read (docs/hdf5-format.md). */
-#define RESULT_FORMAT "headfuse-result-2"
+ * the job_text root attribute; format 3 the rows' m_star_dec (m* in decimal, exact beyond
+ * 64 bits). Files of formats 1 and 2 are still read (docs/hdf5-format.md). */
+#define RESULT_FORMAT "headfuse-result-3"
+#define RESULT_FORMAT_2 "headfuse-result-2"
 #define RESULT_FORMAT_1 "headfuse-result-1"
+#define RESULT_FORMAT_PREFIX "headfuse-result-"
 /* Largest weight or value string, NUL included: a larger fixed-length size in a file
  * is damage (no witness of a real search comes near it). */
 #define RESULT_STR_MAX ((size_t)1 << 24)
@@ -223,6 +227,54 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
     return HF_OK;
 }
 
+/* ---- m* at any size ---- */
+
+/* A non-negative decimal without leading zeros (but "0"), of fewer than HF_BIGINT_LEN
+ * digits. */
+static int plain_decimal(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= HF_BIGINT_LEN || (s[0] == '0' && n > 1))
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* The value of a plain decimal when it fits in int64, else -1. */
+static int64_t decimal_i64(const char *s)
+{
+    const char *max = "9223372036854775807"; /* INT64_MAX */
+    size_t n = strlen(s), nm = strlen(max);
+    if (n > nm || (n == nm && strcmp(s, max) > 0))
+        return -1;
+    return (int64_t)strtoll(s, NULL, 10);
+}
+
+hf_err_t hf_row_set_m_star(hf_row_t *row, const char *decimal)
+{
+    if (!decimal || !strcmp(decimal, "-1")) {
+        row->m_star = -1;
+        snprintf(row->m_star_dec, sizeof row->m_star_dec, "-1");
+        return HF_OK;
+    }
+    if (!plain_decimal(decimal))
+        return hf_error(HF_ERR_INTERNAL, "row %s: m* '%.60s' is not a decimal of at most %d digits",
+                        row->name, decimal, HF_BIGINT_LEN - 1);
+    snprintf(row->m_star_dec, sizeof row->m_star_dec, "%s", decimal);
+    row->m_star = decimal_i64(decimal);
+    return HF_OK;
+}
+
+const char *hf_row_m_star(const hf_row_t *row, char buf[HF_BIGINT_LEN])
+{
+    if (row->m_star_dec[0] && memchr(row->m_star_dec, '\0', sizeof row->m_star_dec))
+        return row->m_star_dec;
+    snprintf(buf, HF_BIGINT_LEN, "%" PRId64, row->m_star < 0 ? (int64_t)-1 : row->m_star);
+    return buf;
+}
+
 /* ---- validation shared by writer and reader ---- */
 
 static int str_terminated(const char *s, size_t n)
@@ -292,6 +344,12 @@ static const char *row_bad_field(const hf_row_t *w)
     if (!str_terminated(w->lb_rule, sizeof w->lb_rule) ||
         (w->lb_rule[0] && !engine_ok(w->lb_rule, sizeof w->lb_rule)))
         return "lb_rule"; /* empty: not recorded */
+    /* the decimal and the int64 say the same m*: equal when it fits, -1 when not */
+    if (!str_terminated(w->m_star_dec, sizeof w->m_star_dec) ||
+        (strcmp(w->m_star_dec, "-1") && !plain_decimal(w->m_star_dec)))
+        return "m_star_dec";
+    if (strcmp(w->m_star_dec, "-1") ? decimal_i64(w->m_star_dec) != w->m_star : w->m_star != -1)
+        return "m_star_dec (differs from m_star)";
     return NULL;
 }
 
@@ -650,11 +708,30 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     void *image = NULL;
     size_t size = 0;
     int created = 0, fd = -1;
-    HF_TRY(check_result(path, r));
+    /* the rows as written: m_star_dec from m_star where the caller left it empty */
+    hf_result_t w = *r;
+    hf_row_t *rows = hf_malloc((size_t)(r->nrows ? r->nrows : 1) * sizeof *rows);
+    if (!rows)
+        return HF_ERR_NOMEM;
+    for (long i = 0; i < r->nrows; i++) {
+        char buf[HF_BIGINT_LEN];
+        rows[i] = r->rows[i];
+        if (!rows[i].m_star_dec[0])
+            snprintf(rows[i].m_star_dec, sizeof rows[i].m_star_dec, "%s",
+                     hf_row_m_star(&r->rows[i], buf));
+    }
+    w.rows = rows;
+    r = &w;
+    if ((err = check_result(path, r)) != HF_OK) {
+        free(rows);
+        return err;
+    }
     size_t n = strlen(path);
     char *tmp = hf_malloc(n + 5);
-    if (!tmp)
+    if (!tmp) {
+        free(rows);
         return HF_ERR_NOMEM;
+    }
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
@@ -688,6 +765,7 @@ done:
         unlink(tmp);
     free(image);
     free(tmp);
+    free(rows);
     hf_h5_quiet_end(&q);
     return err;
 }
@@ -1038,11 +1116,13 @@ static hf_err_t read_provenance(hid_t file, const char *path, hf_result_t *r)
     return HF_OK;
 }
 
-/* Open a 1-D compound dataset, check its fields and read it whole. `older` (or
- * H5I_INVALID_HID): the memory type of an older layout of the same records, with fewer
- * fields, used when the file has exactly its fields; *was_older says which was read. */
-static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, hid_t older, size_t elsize,
-                              const char *path, void **out, long *n, int *was_older)
+/* Open a 1-D compound dataset, check its fields and read it whole. older[0..nolder): the
+ * memory types of older layouts of the same records, with fewer fields, each used when the
+ * file has exactly its number of fields; *was_older says which was read: 0 the current
+ * layout, i + 1 older[i]. */
+static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, const hid_t *older,
+                              int nolder, size_t elsize, const char *path, void **out, long *n,
+                              int *was_older)
 {
     hf_err_t err = HF_OK;
     char where[32];
@@ -1058,11 +1138,11 @@ static hf_err_t read_compound(hid_t file, const char *name, hid_t mtype, hid_t o
         goto done;
     }
     *was_older = 0;
-    if (older >= 0 && H5Tget_class(ft) == H5T_COMPOUND &&
-        H5Tget_nmembers(ft) == H5Tget_nmembers(older)) {
-        mtype = older;
-        *was_older = 1;
-    }
+    for (int i = 0; i < nolder && !*was_older; i++)
+        if (H5Tget_class(ft) == H5T_COMPOUND && H5Tget_nmembers(ft) == H5Tget_nmembers(older[i])) {
+            mtype = older[i];
+            *was_older = i + 1;
+        }
     HF_CHECK(err, hf_h5_check_compound(ft, mtype, path, where), done);
     HF_CHECK(err, hf_h5_dataset_dims(ds, 1, path, where, dims), done);
     if (!dims_count(dims, 1, &count) || count > (1u << 30)) {
@@ -1095,7 +1175,8 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
     hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
-    hid_t rows = H5I_INVALID_HID, rowm1 = H5I_INVALID_HID, unitm1 = H5I_INVALID_HID;
+    hid_t rows = H5I_INVALID_HID, unitm1 = H5I_INVALID_HID;
+    hid_t rowm_old[2] = {H5I_INVALID_HID, H5I_INVALID_HID}; /* formats 2 and 1 */
     char *format = NULL;
     void *buf = NULL;
     long n = 0;
@@ -1109,39 +1190,62 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
         goto done;
     }
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    if (strcmp(format, RESULT_FORMAT) != 0 && strcmp(format, RESULT_FORMAT_1) != 0) {
-        err = hf_error(HF_ERR_CORRUPT,
-                       "%s: not a headfuse result file (format '%s', expected '%s' or '%s')", path,
-                       format, RESULT_FORMAT, RESULT_FORMAT_1);
+    int current = !strcmp(format, RESULT_FORMAT);
+    if (!current && strcmp(format, RESULT_FORMAT_2) != 0 && strcmp(format, RESULT_FORMAT_1) != 0) {
+        /* "headfuse-result-N" of a later N: a newer headfuse wrote it */
+        const char *tail = format + strlen(RESULT_FORMAT_PREFIX);
+        char *end = NULL;
+        long v = strncmp(format, RESULT_FORMAT_PREFIX, strlen(RESULT_FORMAT_PREFIX))
+                     ? 0
+                     : strtol(tail, &end, 10);
+        if (v > 3 && end && !*end && isdigit((unsigned char)*tail))
+            err = hf_error(HF_ERR_CORRUPT,
+                           "%s: written by a newer headfuse (format '%s'); this headfuse reads "
+                           "'%s', '%s' and '%s': read it with the headfuse that wrote it",
+                           path, format, RESULT_FORMAT, RESULT_FORMAT_2, RESULT_FORMAT_1);
+        else
+            err = hf_error(HF_ERR_CORRUPT,
+                           "%s: not a headfuse result file (format '%s', expected '%s', '%s' "
+                           "or '%s')",
+                           path, format, RESULT_FORMAT, RESULT_FORMAT_2, RESULT_FORMAT_1);
         goto done;
     }
     HF_CHECK(err, read_provenance(file, path, r), done);
-    if ((rowm = hf_h5_row_type(0)) < 0 || (rowm1 = hf_h5_row_type_v1(0)) < 0 ||
+    if ((rowm = hf_h5_row_type(0)) < 0 ||
+        (rowm_old[0] = hf_h5_row_type_older(0, HF_H5_ROW_V2_FIELDS)) < 0 ||
+        (rowm_old[1] = hf_h5_row_type_older(0, HF_H5_ROW_V1_FIELDS)) < 0 ||
         (unitm = hf_h5_unit_type(0)) < 0 || (unitm1 = hf_h5_unit_type_v1(0)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
 
-    int v1 = 0, v1_units = 0;
-    HF_CHECK(err, read_compound(file, "table", rowm, rowm1, sizeof(hf_row_t), path, &buf, &n, &v1),
+    /* a file of format 3 has the rows of format 3; formats 1 and 2 one of the older */
+    int older = 0, v1_units = 0;
+    HF_CHECK(err,
+             read_compound(file, "table", rowm, rowm_old, current ? 0 : 2, sizeof(hf_row_t), path,
+                           &buf, &n, &older),
              done);
     r->rows = buf;
     buf = NULL;
     for (long i = 0; i < n; i++) {
         hf_row_t *w = &r->rows[i];
-        if (v1) {
-            /* the rows of an older file do not say how they were searched */
+        if (older == 2) {
+            /* the rows of a format-1 file do not say how they were searched */
             w->max_atoms = -1;
             snprintf(w->engine, sizeof w->engine, "unknown");
             snprintf(w->lb_rule, sizeof w->lb_rule, "unknown");
         }
+        /* before format 3, m* was the int64 alone */
+        if (older)
+            snprintf(w->m_star_dec, sizeof w->m_star_dec, "%" PRId64,
+                     w->m_star < 0 ? (int64_t)-1 : w->m_star);
         /* never trust a terminator from the file */
         w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
         w->status[HF_STATUS_LEN - 1] = w->engine[HF_ENGINE_LEN - 1] = '\0';
-        w->lb_rule[HF_RULE_LEN - 1] = '\0';
+        w->lb_rule[HF_RULE_LEN - 1] = w->m_star_dec[HF_BIGINT_LEN - 1] = '\0';
         /* before "infeasible" existed, a row without a support in its span said
          * "exhaustive" with m_star -1 */
-        if (!strcmp(w->status, "exhaustive") && w->m_star == -1)
+        if (!strcmp(w->status, "exhaustive") && !strcmp(w->m_star_dec, "-1"))
             snprintf(w->status, sizeof w->status, "infeasible");
         const char *bad = row_bad_field(w);
         if (bad) {
@@ -1176,7 +1280,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
 
     /* /units without lo and hi: a file written before cell ranges, of whole units */
     HF_CHECK(err,
-             read_compound(file, "units", unitm, unitm1, sizeof(hf_unit_record_t), path, &buf,
+             read_compound(file, "units", unitm, &unitm1, 1, sizeof(hf_unit_record_t), path, &buf,
                            &r->nunits, &v1_units),
              done);
     r->units = buf;
@@ -1199,8 +1303,9 @@ done:
         H5Tclose(unitm1);
     if (unitm >= 0)
         H5Tclose(unitm);
-    if (rowm1 >= 0)
-        H5Tclose(rowm1);
+    for (int i = 0; i < 2; i++)
+        if (rowm_old[i] >= 0)
+            H5Tclose(rowm_old[i]);
     if (rowm >= 0)
         H5Tclose(rowm);
     if (file >= 0)

@@ -129,11 +129,13 @@ hid_t hf_h5_compound(const hf_h5_member_t *mem, size_t nmem, size_t size, int fi
  * file != 0: packed little-endian file type; 0: native memory type. The caller
  * closes the returned type. H5I_INVALID_HID on failure. */
 hid_t hf_h5_row_type(int file);
-/* The /table row of files written before the rows recorded max_atoms, engine and lb_rule: the
- * first HF_H5_ROW_V1_FIELDS members of hf_h5_row_type (a memory type of hf_row_t, or a
- * packed file type), for reading those files. */
+/* The /table row of older files: the first nfields members of hf_h5_row_type (a memory
+ * type of hf_row_t, or a packed file type), for reading those files. Format 1 had the
+ * first HF_H5_ROW_V1_FIELDS (up to seconds), format 2 added max_atoms, engine and lb_rule
+ * (HF_H5_ROW_V2_FIELDS), format 3 m_star_dec. */
 #define HF_H5_ROW_V1_FIELDS 13
-hid_t hf_h5_row_type_v1(int file);
+#define HF_H5_ROW_V2_FIELDS 16
+hid_t hf_h5_row_type_older(int file, unsigned nfields);
 hid_t hf_h5_unit_type(int file);
 /* The unit record of shard format 1 and of result files written before cell ranges: the
  * members of hf_h5_unit_type without lo and hi (a memory type of hf_unit_record_t that
