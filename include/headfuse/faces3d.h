@@ -76,7 +76,7 @@ typedef struct {
     long gain_min; /* every P' that is not a point gains at least this much: 3 when every
                     * edge of Z has gain 1, else 0 */
     long delta;    /* every P' that is not a point has L(X) - base >= delta */
-    /* the zone count (faces3d_zones.c; docs/math.md §11.9 to §11.14): */
+    /* the zone count (faces3d_zones.c; docs/math.md §11.9 to docs/math.md §11.14): */
     int q_one_sign;      /* every coefficient of Q has the same sign */
     int64_t *q_exps;     /* supp Q: supp_q x 3 exponents, sorted lexicographically */
     long nzones;         /* edge directions u of Z whose great circle u^perp lies in the 1-skeleton

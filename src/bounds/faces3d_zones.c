@@ -1,5 +1,5 @@
 /* The zone count: a second lower bound on L(Z + P') over every P' that is not a point
- * (docs/math.md §11.9 to §11.14; faces3d.h).
+ * (docs/math.md §11.9 to docs/math.md §11.14; faces3d.h).
  *
  * Lemma 11.10 (the Euler count): with D the points where the walls W of P''s normal fan
  * meet the 1-skeleton of Z's fan (every facet normal of Z on W, and the points of an edge

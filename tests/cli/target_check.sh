@@ -40,7 +40,7 @@ out=$("$HEADFUSE" target --family wd:d=53 --json)
 [ "$(json_get "$out" 'o["product_head"]')" = None ] || fail "huge product head must be null: $out"
 
 # the memory estimate of P/Q (hf_fraction_estimate): in the text and in JSON, the figure
-# of docs/performance.md section 13 for chain:d=11 (61.2 MiB), and what docs/cluster.md
+# of docs/performance.md §13 for chain:d=11 (61.2 MiB), and what docs/cluster.md
 # says a rank holds besides
 run 0 "$HEADFUSE" target --family chain:d=11 --json
 [ "$(json_get "$(cat out.txt)" '"%.1f" % (o["fraction_bytes_estimate"] / 2**20)')" = 61.2 ] ||
