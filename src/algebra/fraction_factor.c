@@ -401,7 +401,8 @@ hf_err_t hf_fraction_from_factors(hf_fraction_t *f, const hf_target_t *t, int re
         hf_fraction_head_nd(N, D, t->heads + h, f->ctx);
         HF_CHECK(err, group_add_head(&b, h, N, D, c, T), cleanup);
     }
-    qsort(b.groups, (size_t)b.ngroups, sizeof *b.groups, cmp_group_coordinates);
+    if (b.ngroups > 1) /* qsort's base must not be NULL, even for no heads */
+        qsort(b.groups, (size_t)b.ngroups, sizeof *b.groups, cmp_group_coordinates);
     HF_CHECK(err, factor_groups(&b, f->d, factored), cleanup);
     if (!*factored)
         goto cleanup;

@@ -25,6 +25,9 @@ int cli_table_approx(const char *path, int fmt);
 /* Start MPI for a collective command: rank, size, the stop-signal handlers and the
  * start time (ISO 8601, UTC) for the provenance. */
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n);
+/* End an MPI command: a barrier, MPI_Finalize, and status (SIGTERM ignored when it is
+ * nonzero, so that mpirun's stop of the last ranks does not replace it). */
+int cli_mpi_end(int status);
 /* A table row as a JSON object with the documented field names. */
 json_t *cli_row_json(const hf_row_t *r);
 /* One human-readable line for a row ("wd:d=3 span 2: m* = 8  [certified] ..."); out, if

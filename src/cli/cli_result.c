@@ -1,6 +1,7 @@
 /* Shared by the commands that write result files (search, run): MPI start, the command
  * line, a table row as JSON and as one printed line. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,18 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
         fprintf(f, "  -> %s", out);
     fputc('\n', f);
     fflush(f);
+}
+
+int cli_mpi_end(int status)
+{
+    /* every rank has reported before any exits, and a nonzero status is not turned into
+     * SIGTERM's 143: mpirun stops the other ranks when the first one exits nonzero, and a
+     * rank still in MPI_Finalize then died by the signal instead of returning 75 */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (status != 0)
+        signal(SIGTERM, SIG_IGN);
+    MPI_Finalize();
+    return status;
 }
 
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n)

@@ -358,6 +358,5 @@ done:
     free(cmdline);
     PetscFinalize();
     free(pargv);
-    MPI_Finalize();
-    return status;
+    return cli_mpi_end(status);
 }

@@ -200,6 +200,5 @@ int cli_cmd_run(int argc, char **argv)
     hf_result_clear(&res);
     hf_job_clear(&job);
     free(cmdline);
-    MPI_Finalize();
-    return status;
+    return cli_mpi_end(status);
 }

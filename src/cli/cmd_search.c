@@ -116,6 +116,5 @@ fail:
 done:
     hf_target_clear(&t);
     free(cmdline);
-    MPI_Finalize();
-    return status;
+    return cli_mpi_end(status);
 }
