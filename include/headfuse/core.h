@@ -27,6 +27,20 @@ static inline uint64_t hf_hash_word(uint64_t h, uint64_t v)
     return (h ^ v) * UINT64_C(0x100000001b3);
 }
 
+/* The gcd of |a| and |b| (gcd(0, 0) = 0); for lattice vectors, whose entries are far
+ * below INT64_MAX in absolute value. */
+static inline int64_t hf_gcd64(int64_t a, int64_t b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 /* splitmix64's output function: a bijection of 64-bit words with full avalanche. */
 static inline uint64_t hf_hash_mix(uint64_t z)
 {

@@ -44,18 +44,6 @@ void hf_faces3d_clear(hf_faces3d_t *A)
     hf_faces3d_init(A);
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 long hf_faces3d_edge_forced(const hf_faces3d_edge_t *e, long len)
 {
     long lemma = e->sigmoid ? (len < 3 ? len : 3) - 1 : 0; /* min(len + 1, 4) - 2 */
@@ -65,7 +53,7 @@ long hf_faces3d_edge_forced(const hf_faces3d_edge_t *e, long len)
 
 long hf_faces3d_lattice_length(const int64_t *a, const int64_t *b)
 {
-    return (long)gcd64(gcd64(a[0] - b[0], a[1] - b[1]), a[2] - b[2]);
+    return (long)hf_gcd64(hf_gcd64(a[0] - b[0], a[1] - b[1]), a[2] - b[2]);
 }
 
 hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int *yes)
@@ -85,7 +73,7 @@ hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int
             fmpz_mpoly_get_term_exp_si(e1, f.Q, 1, f.ctx);
             int64_t g = 0;
             for (int j = 0; j < f.d; j++)
-                g = gcd64(g, (int64_t)(e0[j] - e1[j]));
+                g = hf_gcd64(g, (int64_t)(e0[j] - e1[j]));
             *yes = g == 1;
         }
     }

@@ -63,22 +63,10 @@ static void zones_clear(zones_t *S)
     memset(S, 0, sizeof *S);
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* u divided by its content, first nonzero coordinate positive (a line's direction). */
 static void primitive_line(int64_t *u)
 {
-    int64_t g = gcd64(gcd64(u[0], u[1]), u[2]);
+    int64_t g = hf_gcd64(hf_gcd64(u[0], u[1]), u[2]);
     if (g == 0)
         return;
     int neg = u[0] < 0 || (u[0] == 0 && (u[1] < 0 || (u[1] == 0 && u[2] < 0)));

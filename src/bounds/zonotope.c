@@ -40,18 +40,6 @@ void hf_bounds_arr_clear(hf_bounds_arr_t *A)
     hf_bounds_bytemap_clear(&A->memo);
 }
 
-static int64_t arr_gcd(int64_t a, int64_t b)
-{
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz_t count,
                           int *known);
 
@@ -194,7 +182,7 @@ static hf_err_t arr_count(hf_bounds_arr_t *A, int64_t *vecs, long m, int n, fmpz
         int64_t *x = vecs + i * n, g = 0;
         int first = -1;
         for (int j = 0; j < n; j++) {
-            g = arr_gcd(g, x[j]);
+            g = hf_gcd64(g, x[j]);
             if (first < 0 && x[j])
                 first = j;
         }
@@ -314,7 +302,7 @@ static int line_of_head(const hf_head_t *h, int64_t *u, int64_t *t)
     for (long a = 1; a < h->natoms && p < 0; a++) {
         g = 0;
         for (int j = 0; j < d; j++)
-            g = arr_gcd(g, h->keys[a * d + j] - k0[j]);
+            g = hf_gcd64(g, h->keys[a * d + j] - k0[j]);
         if (!g)
             continue;
         for (int j = 0; j < d; j++)
