@@ -106,6 +106,9 @@ int cli_mpi_end(int status)
 
 void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, size_t n)
 {
+    /* the handlers before MPI_Init too: mpirun forwards SIGUSR1 at once, and a rank still
+     * in MPI_Init (a few tenths of a second) died of it; again after, to name the rank */
+    hf_sched_install_signals();
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
