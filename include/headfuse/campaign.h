@@ -97,8 +97,10 @@ int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
 /* When LB = UB already certifies a row, its one size m* is still enumerated to count
  * the minimal supports, unless the box has more points or m* more atoms than these
  * (one exact test of a support of thousands of atoms is out of proportion): then the
- * product head is stored and the counts are left unknown. */
-#define HF_CERTIFIED_ENUM_POINTS 65536
+ * product head is stored and the counts are left unknown. 3^12 points: W_d at span 2 is
+ * counted up to d = 12 (8.4 million candidates, 70 s on 2 ranks; docs/performance.md
+ * §17). */
+#define HF_CERTIFIED_ENUM_POINTS 531441
 #define HF_CERTIFIED_ENUM_ATOMS 4096
 
 /* Whether a row is certified by its bounds b alone (LB = UB, the product's exact size;
