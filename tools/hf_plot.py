@@ -83,6 +83,11 @@ def read_rows(path):
             # decimal strings: may exceed 64 bits; "-1" is null
             row["lb"] = int(row["lb"]) if row["lb"] not in ("", "-1") else None
             row["ub"] = int(row["ub"]) if row["ub"] not in ("", "-1") else None
+            # format 3: m* in decimal at any size (m_star is -1 above 2^63 - 1)
+            if "m_star_dec" in table.dtype.names:
+                dec = text(r["m_star_dec"])
+                row["m_star"] = int(dec) if dec not in ("", "-1") else None
+            row.pop("m_star_dec", None)
             # format 1 said "exhaustive" for a row without a support in its span
             if row["status"] == "exhaustive" and row["m_star"] is None:
                 row["status"] = "infeasible"

@@ -59,6 +59,13 @@ PY
 run 0 "$HEADFUSE" verify big.h5
 echo "ok: RESULT.h5 holds m_star_dec (h5dump, h5py) and verifies"
 
+# the plot's reader takes m_star_dec: its table shows m* exactly, and the plot is drawn
+run 0 "$PY" "$SRC/tools/hf_plot.py" big.h5 -o big.png
+grep -q "^| wd:d=64 | 64 | 1 | $P64 | $P64 | newton_vertices | $P64 | certified |" out.txt ||
+  fail "hf_plot table: $(cat out.txt)"
+[ -s big.png ] || fail "hf_plot wrote no PNG"
+echo "ok: hf_plot tabulates and plots m* beyond 64 bits"
+
 # an older file reads unchanged: format 2 had only the int64 (wd:d=64's m* unknown there)
 cp "$SRC/tests/fixtures/results/format2.h5" .
 run 0 "$HEADFUSE" table format2.h5
