@@ -223,15 +223,6 @@ static int face_has(const hf_newton_face_t *F, long v)
     return 0;
 }
 
-static int exp_cmp(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    for (int j = 0; j < 3; j++)
-        if (x[j] != y[j])
-            return x[j] < y[j] ? -1 : 1;
-    return 0;
-}
-
 /* supp Q (sorted) and whether Q's coefficients share one sign, for Lemma 11.12. */
 static hf_err_t supp_q_of(const hf_fraction_t *f, hf_faces3d_t *A)
 {
@@ -252,7 +243,7 @@ static hf_err_t supp_q_of(const hf_fraction_t *f, hf_faces3d_t *A)
             A->q_exps[3 * i + j] = e[j];
     }
     fmpz_clear(c);
-    qsort(A->q_exps, (size_t)n, 3 * sizeof *A->q_exps, exp_cmp);
+    qsort(A->q_exps, (size_t)n, 3 * sizeof *A->q_exps, hf_faces3d_exp_cmp);
     A->q_one_sign = !(pos && neg);
     return HF_OK;
 }

@@ -48,4 +48,14 @@ static inline hf_faces3d_i128 hf_faces3d_dot(const int64_t *w, const int64_t *x)
            (hf_faces3d_i128)w[2] * x[2];
 }
 
+/* Lexicographic order of exponent triples (qsort and bsearch of q_exps). */
+static inline int hf_faces3d_exp_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (int j = 0; j < 3; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
 #endif

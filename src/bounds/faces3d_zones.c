@@ -418,15 +418,6 @@ static void other_segments(const zones_t *S, weakest_t *w)
         }
 }
 
-static int exp_cmp(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    for (int j = 0; j < 3; j++)
-        if (x[j] != y[j])
-            return x[j] < y[j] ? -1 : 1;
-    return 0;
-}
-
 /* |S u (S + u)| for S = supp Q (Lemma 11.12). */
 static long union_with_shift(const hf_faces3d_t *A, const int64_t *u)
 {
@@ -434,7 +425,7 @@ static long union_with_shift(const hf_faces3d_t *A, const int64_t *u)
     for (long i = 0; i < A->supp_q; i++) {
         int64_t x[3] = {A->q_exps[3 * i] + u[0], A->q_exps[3 * i + 1] + u[1],
                         A->q_exps[3 * i + 2] + u[2]};
-        n += bsearch(x, A->q_exps, (size_t)A->supp_q, 3 * sizeof *x, exp_cmp) == NULL;
+        n += bsearch(x, A->q_exps, (size_t)A->supp_q, 3 * sizeof *x, hf_faces3d_exp_cmp) == NULL;
     }
     return n;
 }
