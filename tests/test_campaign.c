@@ -268,7 +268,7 @@ static void test_certified_shortcut(void)
     so.max_atoms = 0;
     CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
     CU_ASSERT_EQUAL(shortcut, 0); /* a 3x3 box is small: m* is still enumerated */
-    so.span = 300;                /* a box of 301^2 points: the bounds alone certify the row */
+    so.span = 800; /* a box of 801^2 points (over 3^12): the bounds alone certify the row */
     CU_ASSERT_EQUAL(hf_campaign_certified(&t, &so, &b, "max_atoms", &shortcut), HF_OK);
     CU_ASSERT_EQUAL(shortcut, 1);
     hf_bounds_clear(&b);
