@@ -23,6 +23,7 @@
  *
  * All simulated ranks live in one process: rank 0 reads the workload once and the others
  * use it through its address (read only). */
+#include <limits.h>
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdint.h>
@@ -270,6 +271,48 @@ static hf_err_t replay_sub(void *ctx, long unit, int64_t lo, hf_search_range_t *
     return replay_range(g->r, g->sub + unit, lo, range, poll, poll_ctx);
 }
 
+/* The exchange of a round's recorded bytes, each rank giving share of them: the calls of
+ * split_allgather (sched.c) in its order (the agreement and the stop through the split
+ * itself, then an agreement, the lengths, an agreement, the bytes), with both buffers in
+ * SMPI's shared memory. All simulated ranks live in one process, where 1,024 private
+ * copies of a cone step's new rays (up to hundreds of MB each) do not fit; the bytes'
+ * values are never read, only their count costs time on the simulated network. */
+static hf_err_t replay_exchange(const replay_t *r, hf_err_t e, size_t share)
+{
+    const hf_search_split_t *sp = r->split;
+    HF_TRY(sp->allgather(sp->ctx, e, NULL, 0, NULL, NULL));
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int n = r->nranks;
+    long long mine = (long long)share, *lens = malloc((size_t)n * sizeof *lens);
+    int *counts = malloc((size_t)n * sizeof *counts), *displs = malloc((size_t)n * sizeof *displs);
+    hf_err_t err = hf_agree_all(comm, lens && counts && displs ? HF_OK : HF_ERR_NOMEM);
+    if (err == HF_OK) {
+        MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
+        long long total = 0;
+        for (int i = 0; i < n; i++) {
+            displs[i] = (int)total;
+            counts[i] = (int)lens[i];
+            total += lens[i];
+        }
+        if (total > INT_MAX) /* the same on every rank, as in split_allgather */
+            err = hf_error(HF_ERR_LIMIT, "replay: over %d bytes to exchange", INT_MAX);
+        char *buf = err == HF_OK ? SMPI_SHARED_MALLOC(share ? share : 1) : NULL;
+        char *all = err == HF_OK ? SMPI_SHARED_MALLOC(total > 0 ? (size_t)total : 1) : NULL;
+        if (err == HF_OK)
+            err = hf_agree_all(comm, buf && all ? HF_OK : HF_ERR_NOMEM);
+        if (err == HF_OK)
+            MPI_Allgatherv(buf, (int)share, MPI_BYTE, all, counts, displs, MPI_BYTE, comm);
+        if (all)
+            SMPI_SHARED_FREE(all);
+        if (buf)
+            SMPI_SHARED_FREE(buf);
+    }
+    free(displs);
+    free(counts);
+    free(lens);
+    return err;
+}
+
 /* The deal of a round's recorded sub-units, then the exchange of its recorded bytes (each
  * rank gives its share). */
 static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, const round_t *rd)
@@ -283,15 +326,8 @@ static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, c
     sub_round_t g = {r, sz->sub + rd->first};
     hf_err_t e = sp->deal(sp->ctx, HF_OK, rd->nsub, cells, replay_sub, &g);
     free(cells);
-    size_t share = ((size_t)rd->bytes + (size_t)r->nranks - 1) / (size_t)r->nranks, total = 0;
-    char *buf = calloc(share ? share : 1, 1);
-    void *all = NULL;
-    if (!buf && e == HF_OK)
-        e = HF_ERR_NOMEM;
-    e = sp->allgather(sp->ctx, e, buf, buf ? share : 0, &all, &total);
-    free(all);
-    free(buf);
-    return e;
+    size_t share = ((size_t)rd->bytes + (size_t)r->nranks - 1) / (size_t)r->nranks;
+    return replay_exchange(r, e, share);
 }
 
 /* The one-time preparation. With a split, the calls of the cone engine's double
