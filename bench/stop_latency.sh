@@ -20,12 +20,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d /tmp/hf-stoplat.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { print a - b }'; } # seconds since now() gave $1
 
 # the unstopped length, once
 t0=$(now)
 mpirun -n "$ranks" --oversubscribe "$build/headfuse" search "$@" --out "$work/full.h5" \
   >"$work/full.log" 2>&1
-full=$(awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }')
+full=$(since "$t0")
 printf 'unstopped run: %.2f s\n' "$full"
 
 max=0
@@ -41,7 +42,7 @@ for i in $(seq 1 "$trials"); do
   kill -USR1 "$pid" 2>/dev/null || true
   status=0
   wait "$pid" || status=$?
-  lat=$(awk -v a="$(now)" -v b="$ts" 'BEGIN { print a - b }')
+  lat=$(since "$ts")
   phase=$(grep -E '^\[' "$work/r.log" | tail -1 | cut -c1-70 || true)
   printf 'trial %2d: signal at %6.2f s  latency %5.2f s  exit %3d  last: %s\n' \
     "$i" "$delay" "$lat" "$status" "$phase"
