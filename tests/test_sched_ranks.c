@@ -350,6 +350,51 @@ static void test_deal_every_cell_once(void)
     }
 }
 
+static long idle_runs; /* this rank's runs of the idle task */
+
+static hf_err_t idle_spin(void *ctx)
+{
+    (void)ctx;
+    idle_runs++;
+    spin(2e-2);
+    return HF_OK;
+}
+
+/* The idle task (hf_sched_idle_t) over several rounds of one split: run by rank 0 or the
+ * last rank, once in all (twice at most, when both waited at the same moment), never on
+ * one process, and every round still runs every cell once. */
+static void test_deal_idle_task(void)
+{
+    for (int first_long = 0; first_long <= 1; first_long++) {
+        static deal_test_t t;
+        static int runs[DEAL_UNITS][DEAL_MAXC];
+        hf_sched_split_t sp;
+        hf_sched_split_init(&sp, MPI_COMM_WORLD);
+        hf_sched_idle_t idle = {.run = idle_spin};
+        sp.idle = &idle;
+        idle_runs = 0;
+        for (int round = 0; round < 3; round++) {
+            memset(&t, 0, sizeof t);
+            hf_sched_item_t items[DEAL_UNITS];
+            for (long u = 0; u < DEAL_UNITS; u++) /* first_long: rank 0's first range is long */
+                items[u] = (hf_sched_item_t){u, 0, first_long ? 50 * (u + 1) : 300 - 50 * u};
+            CU_ASSERT(all(hf_sched_deal(&sp, HF_OK, items, DEAL_UNITS, deal_run, &t, NULL, NULL) ==
+                          HF_OK));
+            MPI_Allreduce(t.ran, runs, DEAL_UNITS * DEAL_MAXC, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            for (long u = 0; u < DEAL_UNITS; u++)
+                for (int64_t c = 0; c < items[u].hi; c++)
+                    CU_ASSERT_EQUAL(runs[u][c], 1);
+        }
+        CU_ASSERT_EQUAL(idle_runs, idle.ran ? 1 : 0);
+        CU_ASSERT(idle.status == HF_OK);
+        if (rank != 0 && rank != nranks - 1)
+            CU_ASSERT_EQUAL(idle_runs, 0);
+        long total = 0;
+        MPI_Allreduce(&idle_runs, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        CU_ASSERT(nranks == 1 ? total == 0 : total >= 1 && total <= 2);
+    }
+}
+
 /* A rank that fails in the middle of the round, or enters it failed: every rank returns
  * (none waits), that rank with its own error; no cell runs twice. */
 static void test_deal_failure_on_one_rank(void)
@@ -558,6 +603,7 @@ int hf_register_tests(void)
         {"deal: every cell once, long ranges stolen", test_deal_every_cell_once},
         {"deal: a failure on one rank ends the round on all", test_deal_failure_on_one_rank},
         {"deal: rounds smaller than the ranks", test_deal_small_rounds},
+        {"deal: the idle task runs once, on rank 0 or the last", test_deal_idle_task},
         {"split preparation: the scheduler's result equals one process's",
          test_sched_split_same_result},
         {"split preparation: a stop on one rank stops all, prepared again",

@@ -274,8 +274,12 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
     hf_err_t err = hf_search_create(t, &so, &s);
     memset(out, 0, sizeof *out);
     out->m_star = -1;
-    if (err != HF_OK)
+    if (err == HF_OK)
+        err = hf_search_make_group(s);
+    if (err != HF_OK) {
+        hf_search_destroy(&s);
         return err;
+    }
     out->group = hf_group_order(hf_search_group(s));
     long last = o->all_sizes ? o->max_m : hf_search_last_size(s);
     for (long m = hf_search_first_size(s); m <= last && err == HF_OK; m++) {
@@ -999,6 +1003,8 @@ static void test_vector_values(void)
             hf_head_clear(&h);
         }
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_PTR_NULL(hf_search_group(s)); /* made only when asked */
+        CU_ASSERT_EQUAL_FATAL(hf_search_make_group(s), HF_OK);
         CU_ASSERT_EQUAL(hf_group_order(hf_search_group(s)), same ? 4 : 2);
         hf_search_destroy(&s);
         CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 4);

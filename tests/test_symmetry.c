@@ -321,6 +321,40 @@ static void test_orbit_rep(void)
     hf_target_clear(&t);
 }
 
+/* A group sent as words acts as the original: same order, same orbit representatives;
+ * a damaged array is refused. */
+static void test_group_pack(void)
+{
+    hf_target_t t;
+    tg_t x;
+    CU_ASSERT_FATAL(load("wd:d=3", &t));
+    CU_ASSERT_FATAL(tg_make(&x, &t));
+    int64_t *w = NULL;
+    long n = 0;
+    hf_group_t *g = NULL;
+    CU_ASSERT_EQUAL_FATAL(hf_group_pack(x.g, &w, &n), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_group_unpack(w, n, &g), HF_OK);
+    CU_ASSERT_EQUAL(hf_group_order(g), 12);
+    CU_ASSERT_EQUAL(hf_group_order(g), hf_group_order(x.g));
+    CU_ASSERT_PTR_NULL(hf_group_unknown_reason(g));
+    static const int64_t k[] = {3, 1, 1, 1, 1, 1, 1, 2, 1, 4, 1, 3};
+    int64_t a[12], b[12];
+    CU_ASSERT_EQUAL(hf_group_orbit_rep(x.g, 4, k, a), HF_OK);
+    CU_ASSERT_EQUAL(hf_group_orbit_rep(g, 4, k, b), HF_OK);
+    CU_ASSERT(!memcmp(a, b, sizeof a));
+    hf_group_destroy(&g);
+    hf_group_t *bad = NULL;
+    CU_ASSERT_EQUAL(hf_group_unpack(w, n - 1, &bad), HF_ERR_INTERNAL);
+    if (n > 4) {
+        w[4] = 7; /* a permutation entry beyond d */
+        CU_ASSERT_EQUAL(hf_group_unpack(w, n, &bad), HF_ERR_INTERNAL);
+    }
+    CU_ASSERT_PTR_NULL(bad);
+    free(w);
+    tg_clear(&x);
+    hf_target_clear(&t);
+}
+
 static int d3_cmp(const void *a, const void *b)
 {
     const int64_t *x = a, *y = b;
@@ -458,6 +492,7 @@ int hf_register_tests(void)
         {"symmetry group: nauty against the brute force, families", test_group_oracle_families},
         {"symmetry group: nauty against the brute force, random", test_group_oracle_random},
         {"orbit representatives", test_orbit_rep},
+        {"the group as words and back", test_group_pack},
         {"canonical form and orbits of large key sets", test_canonical_large},
         {"affine equivalence of fractions", test_affine_equal},
         {"allocation failures", test_allocation_failures},

@@ -64,6 +64,20 @@ typedef struct {
     void *ctx;
 } hf_sched_runner_t;
 
+/* A task that needs no other rank (the symmetry group, docs/architecture.md, "The deal"):
+ * in a run with several ranks it is run, instead of waiting, by the first of two ranks to
+ * wait in a round: the last rank after it reported its first work, or rank 0 when it has
+ * nothing left to run and the last rank has reported nothing yet (rank 0 then answers
+ * nobody until it is done). `ran` is then 1 on that rank and `status` what run returned;
+ * `taken` says that rank 0 has it. Rarely both run it: run must give the same on every
+ * rank. The caller runs it itself when no rank ran it during hf_sched_run. */
+typedef struct {
+    hf_err_t (*run)(void *ctx);
+    void *ctx;
+    int ran, taken;
+    hf_err_t status;
+} hf_sched_idle_t;
+
 typedef struct {
     long first_m, last_m;        /* sizes to decide (inclusive) */
     const hf_sched_done_t *done; /* sorted by (m, unit, lo), disjoint per unit; may be NULL */
@@ -73,6 +87,9 @@ typedef struct {
     const char *label;               /* progress prefix, e.g. the target name */
     const hf_sched_runner_t *runner; /* NULL: the search passed to hf_sched_run */
     int dedicated; /* 1: rank 0 only coordinates (0: it also works, the default) */
+    /* Work outside the rounds that a rank does once while it would wait (hf_sched_idle_t).
+     * NULL: none. */
+    hf_sched_idle_t *idle;
 } hf_sched_opts_t;
 
 typedef struct {
@@ -110,6 +127,8 @@ typedef struct {
     hf_search_split_t split;
     MPI_Comm comm;
     int dedicated;               /* as hf_sched_opts_t.dedicated */
+    hf_sched_idle_t *idle;       /* as hf_sched_opts_t.idle; NULL: none */
+    int last_reported;           /* rank 0: the last rank reported work (hf_sched_idle_t) */
     hf_sched_deal_stats_t stats; /* of every round dealt through it */
 } hf_sched_split_t;
 void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm);

@@ -235,8 +235,12 @@ void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
 hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
-/* The target's symmetry group (headfuse/symmetry.h), made when the search was created:
- * its order for the row, and the orbits of the minimal supports. Owned by the search. */
+/* The target's symmetry group (headfuse/symmetry.h): its order for the row, and the
+ * orbits of the minimal supports. Made by hf_search_make_group (once; not collective), not
+ * when the search is created, since the search itself never needs it: a run on several
+ * ranks makes it on one rank while that rank would wait (hf_sched_idle_t). NULL until
+ * made. Owned by the search. */
+hf_err_t hf_search_make_group(hf_search_t *s);
 const hf_group_t *hf_search_group(const hf_search_t *s);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,

@@ -28,6 +28,11 @@ typedef struct hf_group_s hf_group_t;
 hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_t **out);
 void hf_group_destroy(hf_group_t **g); /* accepts NULL */
 
+/* The group as machine words, to send it to ranks that did not make it (*words: the
+ * caller frees), and back: unpack(pack(g)) acts as g. A malformed array is HF_ERR_INTERNAL. */
+hf_err_t hf_group_pack(const hf_group_t *g, int64_t **words, long *n);
+hf_err_t hf_group_unpack(const int64_t *words, long n, hf_group_t **out);
+
 /* |G|, or -1 when it is not known. */
 long hf_group_order(const hf_group_t *g);
 

@@ -481,6 +481,52 @@ static hf_err_t prepare_shard_dir(const hf_campaign_cfg_t *cfg)
     return HF_OK;
 }
 
+static hf_err_t make_group(void *ctx)
+{
+    return hf_search_make_group(ctx);
+}
+
+/* The idle task here, unless it ran during the deal. */
+static void idle_now(hf_sched_idle_t *idle)
+{
+    if (!idle->ran) {
+        idle->ran = 1;
+        idle->status = idle->run(idle->ctx);
+    }
+}
+
+/* The group from the rank that made it (status: what making it returned there) to every
+ * rank: *grp is the search's on that rank, else *own, unpacked from its words. Collective. */
+static hf_err_t share_group(MPI_Comm comm, int owner, hf_search_t *s, hf_err_t status,
+                            const hf_group_t **grp, hf_group_t **own)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    HF_TRY(hf_agree_all(comm, rank == owner ? status : HF_OK));
+    if (size == 1) {
+        *grp = hf_search_group(s);
+        return HF_OK;
+    }
+    int64_t *w = NULL;
+    long n = 0;
+    hf_err_t e = rank == owner ? hf_group_pack(hf_search_group(s), &w, &n) : HF_OK;
+    int64_t len = e == HF_OK ? n : -1;
+    MPI_Bcast(&len, 1, MPI_INT64_T, owner, comm);
+    if (len < 0)
+        return hf_agree_all(comm, e); /* the owner's error (its own message) wins */
+    if (rank != owner && !(w = hf_malloc((size_t)(len ? len : 1) * sizeof *w)))
+        e = HF_ERR_NOMEM;
+    e = hf_agree_all(comm, e);
+    if (e == HF_OK)
+        MPI_Bcast(w, (int)len, MPI_INT64_T, owner, comm);
+    if (e == HF_OK && rank != owner)
+        e = hf_group_unpack(w, (long)len, own);
+    free(w);
+    *grp = rank == owner ? hf_search_group(s) : *own;
+    return hf_agree_all(comm, e);
+}
+
 hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
                            const hf_campaign_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                            hf_unit_record_t **units, long *nunits)
@@ -495,6 +541,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     long ndone = 0;
     hf_shards_merged_t g;
     memset(&g, 0, sizeof g);
+    const hf_group_t *grp = NULL; /* the search's, or grp_own: the owner's, received */
+    hf_group_t *grp_own = NULL;
     char fp[40] = "";
     hf_bounds_t own; /* the bounds, when the caller has none */
     hf_bounds_init(&own);
@@ -552,10 +600,6 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                   "(with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
-    row->group_order = hf_group_order(hf_search_group(s));
-    const char *why = hf_group_unknown_reason(hf_search_group(s));
-    snprintf(row->group_note, sizeof row->group_note, "%s", why ? why : "");
-
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;
@@ -579,6 +623,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
 
     hook_ctx_t hc = {shard, cfg->row, rank, 0};
+    /* the symmetry group, which only the row needs: made by the last rank while it waits */
+    hf_sched_idle_t idle = {.run = make_group, .ctx = s};
     hf_sched_hooks_t hooks = {hook_found, hook_unit_done, &hc};
     hf_sched_opts_t so = {.first_m = hf_search_first_size(s),
                           .last_m = hf_search_last_size(s),
@@ -586,7 +632,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                           .ndone = ndone,
                           .quiet = cfg->quiet,
                           .progress_interval = 5.0,
-                          .label = t->name};
+                          .label = t->name,
+                          .idle = size > 1 ? &idle : NULL};
     hf_sched_outcome_t oc;
     e = hf_sched_run(comm, s, &so, &hooks, &oc);
     hf_err_t ce = hf_shard_destroy(&shard);
@@ -596,6 +643,10 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     if (e != HF_OK)
         goto out;
     MPI_Barrier(comm); /* every shard is closed before rank 0 reads them */
+    /* the group's rank: the lowest that ran the idle task, else the last (while rank 0 merges) */
+    int owner = idle.ran ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MIN, comm);
+    owner = owner == size ? size - 1 : owner;
     if (oc.interrupted) {
         /* say truthfully what is kept: ranges of cells of this run and of earlier ones */
         long mine = hc.ranges, now = 0;
@@ -633,6 +684,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     ro.cert = &cert;
     row_settle(row, &ro);
+    if (rank == owner && rank != 0) /* while rank 0 merges */
+        idle_now(&idle);
     if (rank == 0) {
         e = hf_shards_merge(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
@@ -662,9 +715,17 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         }
     }
     e = hf_agree_root(comm, e);
+    if (rank == owner)
+        idle_now(&idle);
+    e = e != HF_OK ? e : share_group(comm, owner, s, idle.status, &grp, &grp_own);
+    if (e == HF_OK) {
+        row->group_order = hf_group_order(grp);
+        const char *why = hf_group_unknown_reason(grp);
+        snprintf(row->group_note, sizeof row->group_note, "%s", why ? why : "");
+    }
     if (e == HF_OK && oc.m_star >= 0) {
         long nsym = -1;
-        e = hf_campaign_count_orbits(comm, hf_search_group(s), sup, &nsym);
+        e = hf_campaign_count_orbits(comm, grp, sup, &nsym);
         row->n_min_sym = nsym;
     }
     e = stop_said(e,
@@ -677,6 +738,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
 out:
     if (shard)
         hf_shard_destroy(&shard);
+    hf_group_destroy(&grp_own);
     hf_shards_merged_clear(&g);
     free(done);
     hf_search_destroy(&s);

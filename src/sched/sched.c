@@ -475,6 +475,7 @@ hf_err_t hf_sched_run(MPI_Comm comm, hf_search_t *search, const hf_sched_opts_t 
     MPI_Comm_size(comm, &L.size);
     hf_sched_split_init(&L.split, comm);
     L.split.dedicated = opts->dedicated;
+    L.split.idle = opts->idle;
     memset(out, 0, sizeof *out);
     out->m_star = -1;
     out->last_m = opts->first_m - 1;

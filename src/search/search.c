@@ -238,8 +238,6 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
         HF_CHECK(err, s->ops->create(s, mk), fail);
     if (prunes && s->top)
         HF_CHECK(err, hf_search_span_bound(s), fail);
-    if (s->top)
-        HF_CHECK(err, hf_group_create(&s->t, &s->frac, &s->group), fail);
     hf_search_newton_drop(s);
     *out = s;
     return HF_OK;
@@ -345,6 +343,13 @@ long hf_search_next_size(const hf_search_t *s, long m)
 long hf_search_last_size(const hf_search_t *s)
 {
     return s->last;
+}
+
+hf_err_t hf_search_make_group(hf_search_t *s)
+{
+    if (s->group || !s->top)
+        return HF_OK;
+    return hf_group_create(&s->t, &s->frac, &s->group);
 }
 
 const hf_group_t *hf_search_group(const hf_search_t *s)

@@ -608,6 +608,56 @@ done:
     return err;
 }
 
+/* Words: d, order, unknown, ngens, then the generators' perms and signs (one a word). */
+hf_err_t hf_group_pack(const hf_group_t *g, int64_t **words, long *n)
+{
+    long len = 4 + 2 * g->ngens * g->d;
+    int64_t *w = hf_malloc((size_t)len * sizeof *w);
+    if (!w)
+        return HF_ERR_NOMEM;
+    w[0] = g->d;
+    w[1] = g->order;
+    w[2] = g->unknown;
+    w[3] = g->ngens;
+    for (long k = 0; k < g->ngens * g->d; k++) {
+        w[4 + k] = g->gperm[k];
+        w[4 + g->ngens * g->d + k] = g->gsign[k];
+    }
+    *words = w;
+    *n = len;
+    return HF_OK;
+}
+
+hf_err_t hf_group_unpack(const int64_t *w, long n, hf_group_t **out)
+{
+    *out = NULL;
+    if (n < 4 || w[0] < 1 || w[0] > HF_D_MAX || w[1] < 1 || w[2] < 0 ||
+        w[2] > GROUP_UNKNOWN_TESTS || w[3] < 0 || w[3] > (n - 4) / (2 * w[0]) ||
+        n != 4 + 2 * w[3] * w[0])
+        return hf_error(HF_ERR_INTERNAL, "group: %ld words do not hold a group", n);
+    int d = (int)w[0];
+    long ng = (long)w[3], cells = ng * d;
+    int8_t *gp = hf_malloc((size_t)(cells ? cells : 1));
+    int8_t *gs = hf_malloc((size_t)(cells ? cells : 1));
+    if (!gp || !gs) {
+        free(gp);
+        free(gs);
+        return HF_ERR_NOMEM;
+    }
+    for (long k = 0; k < cells; k++) {
+        int64_t p = w[4 + k], sg = w[4 + cells + k];
+        if (p < 0 || p >= d || (sg != 1 && sg != -1)) {
+            free(gp);
+            free(gs);
+            return hf_error(HF_ERR_INTERNAL, "group: generator %ld is not a signed permutation",
+                            k / d);
+        }
+        gp[k] = (int8_t)p;
+        gs[k] = (int8_t)sg;
+    }
+    return group_new(d, (long)w[1], (int)w[2], ng, gp, gs, out);
+}
+
 void hf_group_destroy(hf_group_t **gp)
 {
     if (!gp || !*gp)
