@@ -29,48 +29,50 @@ PY
 }
 
 # 1. SIGKILL everything mid-run, twice, then resume to the end
-rm -rf k.h5 k.h5.shards
-timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out k.h5 --quiet &
-wait_units k.h5 3
-pkill -KILL -f "headfuse search.*k.h5" || true
+rm -rf resume-kill.h5 resume-kill.h5.shards
+timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out resume-kill.h5 --quiet &
+wait_units resume-kill.h5 3
+pkill -KILL -f "headfuse search.*resume-kill.h5" || true
 wait || true
-[ ! -e k.h5 ] || fail "a RESULT file appeared after SIGKILL"
-timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out k.h5 --quiet --resume &
-wait_units k.h5 8
-pkill -KILL -f "headfuse search.*k.h5" || true
+[ ! -e resume-kill.h5 ] || fail "a RESULT file appeared after SIGKILL"
+timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out resume-kill.h5 --quiet --resume &
+wait_units resume-kill.h5 8
+pkill -KILL -f "headfuse search.*resume-kill.h5" || true
 wait || true
-run 0 mpi 3 search "${spec[@]}" --out k.h5 --quiet --resume
-[ "$(table_json k.h5)" = "$ref" ] || fail "kill+resume differs:
-$(table_json k.h5)
+run 0 mpi 3 search "${spec[@]}" --out resume-kill.h5 --quiet --resume
+[ "$(table_json resume-kill.h5)" = "$ref" ] || fail "kill+resume differs:
+$(table_json resume-kill.h5)
 $ref"
 echo "ok: SIGKILL twice + resume (3 ranks) equals the uninterrupted run"
 
+# (the file names are this test's own: pkill matches command lines, and ctest -j 2 runs
+# other tests' searches beside this one)
 # 2. SIGUSR1 / SIGTERM to the ranks: status 75, a resume hint, then resume
 for sig in USR1 TERM; do
-  rm -rf s.h5 s.h5.shards
+  rm -rf resume-signal.h5 resume-signal.h5.shards
   set +e
-  timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out s.h5 --quiet 2>err.txt &
+  timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out resume-signal.h5 --quiet 2>err.txt &
   pid=$!
   set -e
-  wait_units s.h5 3
-  pkill -"$sig" -f "^$HEADFUSE search .*s.h5" || true
+  wait_units resume-signal.h5 3
+  pkill -"$sig" -f "^$HEADFUSE search .*resume-signal.h5" || true
   set +e
   wait $pid
   st=$?
   set -e
   [ "$st" = 75 ] || fail "SIG$sig: exit status $st, expected 75: $(cat err.txt)"
   grep -q -- "--resume" err.txt || fail "SIG$sig: no resume hint: $(cat err.txt)"
-  [ ! -e s.h5 ] || fail "SIG$sig: RESULT written although interrupted"
-  run 0 mpi 2 search "${spec[@]}" --out s.h5 --quiet --resume
-  [ "$(table_json s.h5)" = "$ref" ] || fail "SIG$sig + resume differs"
+  [ ! -e resume-signal.h5 ] || fail "SIG$sig: RESULT written although interrupted"
+  run 0 mpi 2 search "${spec[@]}" --out resume-signal.h5 --quiet --resume
+  [ "$(table_json resume-signal.h5)" = "$ref" ] || fail "SIG$sig + resume differs"
   echo "ok: SIG$sig -> status 75, resume equals the uninterrupted run"
 done
 
 # 3. without --resume, leftover shards are refused (never mixed silently)
-rm -rf x.h5 x.h5.shards
-timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out x.h5 --quiet &
-wait_units x.h5 2
-pkill -KILL -f "headfuse search.*x.h5" || true
+rm -rf resume-x.h5 resume-x.h5.shards
+timeout 600 mpirun --oversubscribe -n 2 "$HEADFUSE" search "${spec[@]}" --out resume-x.h5 --quiet &
+wait_units resume-x.h5 2
+pkill -KILL -f "headfuse search.*resume-x.h5" || true
 wait || true
-run 2 mpi 2 search "${spec[@]}" --out x.h5 --quiet
+run 2 mpi 2 search "${spec[@]}" --out resume-x.h5 --quiet
 grep -q -- "--resume" err.txt || fail "leftover shards: no hint"

@@ -39,10 +39,10 @@ grep -q "interrupted at size .* rerun the same command with --resume" stop-err.t
 echo "ok: kill -USR1 <mpirun pid> -> mpirun exits 75; --resume = uninterrupted"
 
 # 2. SIGTERM to the ranks themselves
-start r.h5
-pkill -TERM -f "^$HEADFUSE search .*--out r.h5" || fail "no rank to signal"
+start stop-signals.h5
+pkill -TERM -f "^$HEADFUSE search .*--out stop-signals.h5" || fail "no rank to signal"
 job_ends 75
-resumed r.h5
+resumed stop-signals.h5
 echo "ok: kill -TERM <rank pids> -> mpirun exits 75; --resume = uninterrupted"
 
 # 3. SIGTERM to mpirun: a clean stop, nothing lost, but status 1 (measured with Open MPI
