@@ -64,7 +64,7 @@ typedef struct {
     void *ctx;
 } hf_sched_runner_t;
 
-/* A task that needs no other rank (the symmetry group, docs/architecture.md, "The deal"):
+/* A task that needs no other rank (the symmetry group, docs/architecture.md, "The idle task"):
  * in a run with several ranks it is run, instead of waiting, by the first of two ranks to
  * wait in a round: the last rank after it reported its first work, or rank 0 when it has
  * nothing left to run and the last rank has reported nothing yet (rank 0 then answers
@@ -77,6 +77,8 @@ typedef struct {
     int ran, taken;
     hf_err_t status;
 } hf_sched_idle_t;
+/* Run it here unless it ran already (ran = 1, status = what run returned). */
+void hf_sched_idle_run(hf_sched_idle_t *it);
 
 typedef struct {
     long first_m, last_m;        /* sizes to decide (inclusive) */

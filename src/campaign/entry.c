@@ -486,15 +486,6 @@ static hf_err_t make_group(void *ctx)
     return hf_search_make_group(ctx);
 }
 
-/* The idle task here, unless it ran during the deal. */
-static void idle_now(hf_sched_idle_t *idle)
-{
-    if (!idle->ran) {
-        idle->ran = 1;
-        idle->status = idle->run(idle->ctx);
-    }
-}
-
 /* The group from the rank that made it (status: what making it returned there) to every
  * rank: *grp is the search's on that rank, else *own, unpacked from its words. Collective. */
 static hf_err_t share_group(MPI_Comm comm, int owner, hf_search_t *s, hf_err_t status,
@@ -623,7 +614,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
 
     hook_ctx_t hc = {shard, cfg->row, rank, 0};
-    /* the symmetry group, which only the row needs: made by the last rank while it waits */
+    /* the symmetry group, which only the row needs: made by a rank while it would wait */
     hf_sched_idle_t idle = {.run = make_group, .ctx = s};
     hf_sched_hooks_t hooks = {hook_found, hook_unit_done, &hc};
     hf_sched_opts_t so = {.first_m = hf_search_first_size(s),
@@ -685,7 +676,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     ro.cert = &cert;
     row_settle(row, &ro);
     if (rank == owner && rank != 0) /* while rank 0 merges */
-        idle_now(&idle);
+        hf_sched_idle_run(&idle);
     if (rank == 0) {
         e = hf_shards_merge(cfg->shard_dir, fp, &g);
         if (e == HF_OK && oc.m_star >= 0) {
@@ -716,7 +707,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     }
     e = hf_agree_root(comm, e);
     if (rank == owner)
-        idle_now(&idle);
+        hf_sched_idle_run(&idle);
     e = e != HF_OK ? e : share_group(comm, owner, s, idle.status, &grp, &grp_own);
     if (e == HF_OK) {
         row->group_order = hf_group_order(grp);

@@ -467,12 +467,12 @@ static void run_self(deal_t *D, const work_t *wk)
     finish_if_over(D);
 }
 
-/* The idle task here, once (its time is not idle time). */
-static void run_idle(deal_t *D)
+void hf_sched_idle_run(hf_sched_idle_t *it)
 {
-    hf_sched_idle_t *it = D->sp->idle;
-    it->ran = 1;
-    it->status = it->run(it->ctx);
+    if (!it->ran) {
+        it->ran = 1;
+        it->status = it->run(it->ctx); /* its time is not idle time */
+    }
 }
 
 /* Rank 0 takes the idle task if the last rank cannot have started it yet, and tells it. */
@@ -506,7 +506,7 @@ static void coordinate(deal_t *D)
             continue;
         }
         if (D->works && !D->stopping && !D->self_parked && idle_claim(D)) {
-            run_idle(D);
+            hf_sched_idle_run(D->sp->idle);
             continue;
         }
         if (D->works && !D->stopping && !D->self_parked) {
@@ -546,7 +546,7 @@ static void worker_idle(deal_t *D)
     int flag = 0;
     MPI_Iprobe(0, TAG_ASSIGN, D->sp->comm, &flag, MPI_STATUS_IGNORE);
     if (!flag) /* IDLE_TAKEN, had it been sent, would be waiting here */
-        run_idle(D);
+        hf_sched_idle_run(D->sp->idle);
 }
 
 static int worker_poll(void *ctx)
