@@ -50,6 +50,8 @@ typedef struct {
     long bytes;
     double seconds; /* the whole round on one process (< 0: not recorded) */
     double pairs;   /* a cone step's pair tests (< 0: not recorded, the step was dealt) */
+    double signs;   /* the CPU seconds of its signs (< 0: not recorded) */
+    long rays;      /* the rays it starts from */
 } round_t;
 
 typedef struct {
@@ -95,9 +97,9 @@ static int load(const char *path, workload_t *w)
     cost_t *last = NULL;         /* where p lines go */
     w->m_star = -1;
     while (fgets(line, sizeof line, f)) {
-        long m, n, u, found;
+        long m, n, u, found, rays;
         long long nodes, polls, cells, cell;
-        double s, pairs;
+        double s, pairs, signs;
         int k;
         if (line[0] == '#')
             continue;
@@ -118,11 +120,17 @@ static int load(const char *path, workload_t *w)
                 (cost_t){.seconds = s, .cells = k >= 2 ? cells : 1, .polls = k >= 3 ? polls : 0};
             cur->rounds[cur->nrounds - 1].nsub++;
             w->cells |= k >= 2;
-        } else if ((k = sscanf(line, "x %ld %ld %lf %lf", &n, &u, &s, &pairs)) >= 2) {
+        } else if ((k = sscanf(line, "x %ld %ld %lf %lf %lf %ld", &n, &u, &s, &pairs, &signs,
+                               &rays)) >= 2) {
             if (!cur || HF_GROW(&cur->rounds, &rcap, cur->nrounds + 1) != HF_OK)
                 goto bad;
-            cur->rounds[cur->nrounds++] =
-                (round_t){0, cur->nsub, u, k >= 3 ? s : -1, k >= 4 ? pairs : -1};
+            cur->rounds[cur->nrounds++] = (round_t){0,
+                                                    cur->nsub,
+                                                    u,
+                                                    k >= 3 ? s : -1,
+                                                    k >= 4 ? pairs : -1,
+                                                    k >= 6 ? signs : -1,
+                                                    k >= 6 ? rays : 0};
         } else if ((k = sscanf(line, "u %ld %lf %lld %ld %lld %lld", &u, &s, &nodes, &found, &polls,
                                &cells)) >= 4) {
             if (!cur || cur == &w->prep || u < 0 || u >= cur->nunits)
@@ -345,10 +353,20 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
          * before it, then the step dealt when it has as many pairs as cone_dd.c deals at
          * this rank count, else run whole on every rank */
         const hf_search_split_t *sp = r->split;
-        double thr = hf_cone_split_threshold(r->nranks);
-        compute(r, serial_rest(&w->prep, w->prepare));
+        double thr = hf_cone_split_threshold(r->nranks), signs = 0;
+        for (long i = 0; i < w->prep.nrounds; i++)
+            signs += w->prep.rounds[i].signs > 0 ? w->prep.rounds[i].signs : 0;
+        compute(r, serial_rest(&w->prep, w->prepare) - signs);
         for (long i = 0; i < w->prep.nrounds; i++) {
             const round_t *rd = w->prep.rounds + i;
+            /* its signs: a share on each rank and their gather (one byte a ray) when
+             * cone_dd.c splits them at this rank count, else all on every rank */
+            if (rd->signs >= 0 && hf_cone_split_signs(rd->rays, r->nranks)) {
+                compute(r, rd->signs / r->nranks);
+                HF_TRY(replay_exchange(r, HF_OK, (size_t)((rd->rays + r->nranks - 1) / r->nranks)));
+            } else if (rd->signs >= 0) {
+                compute(r, rd->signs);
+            }
             HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
             if (rd->pairs < thr)
                 compute(r, rd->seconds);
@@ -442,6 +460,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     r.flops = argc > 2 ? atof(argv[2]) : 1e9;
+    /* the cone engine's knob (cone_dd.c): the replay deals the steps it would deal */
+    if (getenv("HF_CONE_SPLIT_PAIRS_MIN"))
+        hf_cone_split_pairs_min = atol(getenv("HF_CONE_SPLIT_PAIRS_MIN"));
     r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
     if (r.nranks == 1)
         r.slice = 1e30;        /* nobody to answer: each range in one go */

@@ -15,14 +15,17 @@
  *   agree N                            its agreements without an exchange (the cone
  *                                      engine's double description agrees at every step)
  *   x ... / s ... / p ...              its rounds (the cone engine's large steps: one
- *                                      sub-unit each, a cell per positive ray), as below
+ *                                      sub-unit each, cells as cone_dd.c makes them), as below
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
- *   x NSUB BYTES SECONDS [PAIRS]       one round of the split preparation of size M
+ *   x NSUB BYTES SECONDS [PAIRS [SIGNS RAYS]]  one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
  *                                      ranks, then BYTES gathered from all of them;
  *                                      SECONDS: the whole round on one process, with the
  *                                      recorder's own timing (what the size's SECONDS
- *                                      holds besides its rounds runs on every rank)
+ *                                      holds besides its rounds runs on every rank);
+ *                                      a cone step's PAIRS, the CPU SECONDS of its signs
+ *                                      (within the preparation's, outside the round's)
+ *                                      and the RAYS it starts from
  *   s SECONDS CELLS POLLS              NSUB lines: each sub-unit's cost, cells and calls of
  *                                      the poll hook, each followed by its profile
  *   u UNIT SECONDS NODES FOUND POLLS CELLS   one line per unit of the size above, in
@@ -156,6 +159,9 @@ typedef struct {
     const hf_search_t *search; /* the cone's figures: pairs of each dealt step */
     double pairs_seen;
     double round_pairs;
+    double signs_seen; /* CPU seconds of the signs so far, and of this round's step */
+    double round_signs;
+    long round_rays; /* rays the step starts from */
 } rec_t;
 
 static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t *cells,
@@ -164,9 +170,12 @@ static hf_err_t rec_deal(void *ctx, hf_err_t status, long nunits, const int64_t 
     rec_t *r = ctx;
     double t0 = cpu();
     const hf_cone_info_t *ci = r->search ? hf_search_cone_info(r->search) : NULL;
-    if (ci) { /* the step's pairs (counted before it is dealt) */
+    if (ci) { /* the step's pairs and signs (counted before it is dealt) */
         r->round_pairs = ci->pairs - r->pairs_seen;
         r->pairs_seen = ci->pairs;
+        r->round_signs = ci->cpu_signs - r->signs_seen;
+        r->signs_seen = ci->cpu_signs;
+        r->round_rays = ci->step_rays;
     }
     for (long u = 0; status == HF_OK && u < nunits; u++) {
         hf_search_range_t range = {0, cells[u]};
@@ -197,7 +206,8 @@ static hf_err_t rec_allgather(void *ctx, hf_err_t status, const void *buf, size_
         }
         return status;
     }
-    text_add(&r->out, "x %ld %ld %.6f %.0f\n", r->nsub, (long)len, r->round_cpu, r->round_pairs);
+    text_add(&r->out, "x %ld %ld %.6f %.0f %.6f %ld\n", r->nsub, (long)len, r->round_cpu,
+             r->round_pairs, r->round_signs, r->round_rays);
     r->round_pairs = 0;
     r->round_cpu = 0;
     text_append(&r->out, r->subs.text ? r->subs.text : "", r->subs.len);
@@ -244,7 +254,7 @@ int main(int argc, char **argv)
     rec.search = s;
     /* the one-time preparation through the split, as the scheduler runs it with several
      * ranks: the cone engine's double description deals its large steps (x rounds of one
-     * sub-unit whose cells are the step's positive rays) and agrees between steps */
+     * sub-unit whose cells are the step's cells, cone_dd.c) and agrees between steps */
     hf_search_set_split(s, &split);
     double t0 = cpu();
     if ((err = hf_search_prepare(s, NULL, NULL)) != HF_OK) {
@@ -257,7 +267,13 @@ int main(int argc, char **argv)
         printf(" %s", argv[i]);
     printf("\n# engine %s, first size %ld, last size %ld\n", hf_engine_name(hf_search_engine(s)),
            hf_search_first_size(s), hf_search_last_size(s));
-    printf("prepare %.6f\n", cpu() - t0);
+    double prep = cpu() - t0;
+    const hf_cone_info_t *ci = hf_search_cone_info(s);
+    if (ci) /* what of the preparation every rank repeats, by part (cone_impl.h) */
+        printf("# cone steps, repeated on every rank: signs %.3f s, lists and index %.3f s, "
+               "merge %.3f s, keep %.3f s (CPU, of %.3f s)\n",
+               ci->cpu_signs, ci->cpu_lists, ci->cpu_merge, ci->cpu_keep, prep);
+    printf("prepare %.6f\n", prep);
     if (rec.agrees)
         printf("agree %ld\n", rec.agrees);
     text_flush(&rec.out, stdout);

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <flint/fmpz_mat.h>
 #include <flint/fmpz_vec.h>
@@ -250,20 +251,25 @@ static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
 }
 
 /* Is there a ray other than i and j whose zero set contains Z (support inside U)? The
- * buckets when there are fewer pairs in U than rays, else every ray. */
+ * buckets when there are fewer pairs in U than rays, else every ray. *looked grows by the
+ * buckets and rays it may look at (the work between two polls; counted before the scan,
+ * so that the scan itself stays as it was). */
 static int ends_blocked(const ends_index_t *ix, const rayset_t *cur, const uint64_t *Z,
-                        const long *ulist, long nu, long i, long j)
+                        const long *ulist, long nu, long i, long j, long *looked)
 {
     long words = cur->words, p = ix->p;
     if (!ix->p || nu * (nu + 1) / 2 >= cur->count) {
+        *looked += cur->count;
         for (long k = 0; k < cur->count; k++)
             if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
                 return 1;
         return 0;
     }
+    *looked += nu * (nu + 1) / 2;
     for (long x = 0; x < nu; x++)
         for (long y = x; y < nu; y++) {
             long key = ulist[x] * p + ulist[y];
+            *looked += ix->start[key + 1] - ix->start[key];
             for (long t = ix->start[key]; t < ix->start[key + 1]; t++) {
                 long k = ix->ray[t];
                 if (k != i && k != j && bits_subset(Z, cur->zero + k * words, words))
@@ -505,12 +511,24 @@ static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, rays
 }
 
 /* One step's shared data: the row at position p, the signs of the rays on it, the lists of
- * positive and negative rays, their folded supports and the index of the rays' ends. Every
- * rank builds it alike from the same rays. */
+ * positive and negative rays, their folded supports and the index of the rays' ends, and
+ * its cells: cell c is the pairs of positive ray posl[c / nblk] with the negative rays of
+ * block c % nblk (blk of them each; the last block may be shorter), so cells in increasing
+ * order are the serial loop's pairs in order. Every rank builds it alike from the same
+ * rays. */
 typedef struct {
     long p, R, npos, nneg;
+    long blk, nblk, ncells;
+    /* the row's nonzero positions, and the row values s of the rays: computed for every
+     * ray by one process, for a share of them when the signs are split (the others as the
+     * pairs need them, dd_s); sg their signs, have which s are computed */
+    const fmpz *a;
+    const long *nzi;
+    long nz;
     fmpz *s;
-    long slen;
+    signed char *sg;
+    unsigned char *have;
+    long slen, sg_cap, have_cap;
     long *posl, *negl;
     uint64_t *sig;
     long posl_cap, negl_cap, sig_cap;
@@ -524,16 +542,29 @@ static void dd_step_clear(dd_step_t *st)
     free(st->posl);
     free(st->negl);
     free(st->sig);
+    free(st->sg);
+    free(st->have);
     ends_index_clear(&st->ix);
     memset(st, 0, sizeof *st);
 }
 
-/* Signs and lists for the row at position p. */
-static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur, long *nzi,
-                                dd_step_t *st)
+/* This thread's CPU seconds: the cost of the repeated parts of a step (hf_cone_info_t). */
+static double dd_cpu(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The row at position p, and its values on rays lo .. hi - 1 (all of them: 0, R) with
+ * their signs; the other rays' are computed later, as the pairs need them (dd_s), or their
+ * signs gathered from the other processes (dd_steps). */
+static hf_err_t dd_step_signs(const dd_plan_t *pl, long p, const rayset_t *cur, long *nzi,
+                              dd_step_t *st, long lo, long hi, hf_cone_info_t *info)
+{
+    double t0 = dd_cpu();
     const hf_cone_t *c = pl->c;
-    long n = pl->n, words = pl->words, R = cur->count;
+    long n = pl->n, R = cur->count;
     st->p = p;
     st->R = R;
     if (R + 1 > st->slen) {
@@ -542,14 +573,44 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur
         st->slen = 2 * (R + 1);
         st->s = _fmpz_vec_init(st->slen);
     }
+    HF_TRY(HF_GROW(&st->sg, &st->sg_cap, R + 1));
+    HF_TRY(HF_GROW(&st->have, &st->have_cap, R + 1));
+    memset(st->have, 0, (size_t)R);
     const fmpz *a = c->A + pl->order[p] * n;
     /* rows have few nonzero entries (Q's terms): the dot products run over those */
     long nz = 0;
     for (long j = 0; j < n; j++)
         if (!fmpz_is_zero(a + j))
             nzi[nz++] = j;
-    for (long i = 0; i < R; i++)
+    st->a = a;
+    st->nzi = nzi;
+    st->nz = nz;
+    for (long i = lo; i < hi; i++) {
         dot_row(st->s + i, a, RAY(cur, i), nzi, nz);
+        st->sg[i] = (signed char)fmpz_sgn(st->s + i);
+        st->have[i] = 1;
+    }
+    if (info)
+        info->cpu_signs += dd_cpu() - t0;
+    return HF_OK;
+}
+
+/* Ray i's value on the step's row (computed now if it is not yet: the signs were split). */
+static const fmpz *dd_s(const dd_step_t *st, const rayset_t *cur, long i)
+{
+    if (!st->have[i]) {
+        dot_row(st->s + i, st->a, RAY(cur, i), st->nzi, st->nz);
+        st->have[i] = 1;
+    }
+    return st->s + i;
+}
+
+/* The lists of positive and negative rays, their folds, the index and the cells, from
+ * the signs of every ray. */
+static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t *info)
+{
+    double t0 = dd_cpu();
+    long words = cur->words, R = st->R, p = st->p;
     HF_TRY(ends_index(cur, p, &st->ix));
     /* each ray's support folded onto 64 bits: the popcount of two folds' union never
      * exceeds the positions in the union of the supports, which is at most the union's
@@ -560,7 +621,7 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur
     HF_TRY(HF_GROW(&st->posl, &st->posl_cap, R));
     HF_TRY(HF_GROW(&st->negl, &st->negl_cap, R));
     for (long i = 0; i < R; i++) {
-        int sg = fmpz_sgn(st->s + i);
+        int sg = st->sg[i];
         if (sg == 0)
             continue;
         uint64_t f = 0;
@@ -572,6 +633,11 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur
         else
             st->negl[st->nneg++] = i;
     }
+    st->blk = hf_cone_cell_negatives > 0 ? hf_cone_cell_negatives : 1;
+    st->nblk = st->nneg > 0 ? (st->nneg + st->blk - 1) / st->blk : 1;
+    st->ncells = st->npos * st->nblk;
+    if (info)
+        info->cpu_lists += dd_cpu() - t0;
     return HF_OK;
 }
 
@@ -579,7 +645,7 @@ static hf_err_t dd_step_prepare(const dd_plan_t *pl, long p, const rayset_t *cur
  * encoded as records for the exchange (a range of a step dealt across ranks). */
 typedef struct {
     rayset_t *next;     /* or NULL */
-    unsigned char *buf; /* records: positive index, size, zero bitset, vector */
+    unsigned char *buf; /* records: cell, size, zero bitset, vector */
     long len, cap;
 } dd_sink_t;
 
@@ -627,15 +693,15 @@ static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
     return err;
 }
 
-/* A record: the positive ray's index and the size, the zero set, the vector's byte count,
- * then its integers (buf_put_fmpz): the count lets the merge index the records without
- * decoding them. */
-static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const uint64_t *Z,
+/* A record: its cell and the size, the zero set, the vector's byte count, then its
+ * integers (buf_put_fmpz): the count lets the merge index the records without decoding
+ * them. */
+static hf_err_t dd_sink_put(dd_sink_t *k, long cell, const fmpz *v, long n, const uint64_t *Z,
                             long words, long size)
 {
     if (k->next)
         return rayset_push(k->next, v, Z, size);
-    int64_t head[3] = {pa, size, 0};
+    int64_t head[3] = {cell, size, 0};
     long at = k->len;
     HF_TRY(buf_put(k, head, sizeof head));
     HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
@@ -647,89 +713,131 @@ static hf_err_t dd_sink_put(dd_sink_t *k, long pa, const fmpz *v, long n, const 
     return HF_OK;
 }
 
-/* The pairs of positive rays posl[lo], posl[lo + 1], ... (while below range->hi, which a
- * steal may lower) with every negative ray: the adjacent ones give new rays, in the order
- * of the serial loop. poll is called every DD_POLL_WORK pair tests. */
+/* Once DD_POLL_WORK pair tests and rays looked at have added up: the poll hook and the
+ * stop flag. */
+static int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_ctx)
+{
+    if (*work < DD_POLL_WORK)
+        return 0;
+    *work = 0;
+    return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
+}
+
+/* What one run of pairs works with: the step, its scratch (the new ray, the common zero
+ * set, the union's positions) and where new rays go. */
+typedef struct {
+    const dd_plan_t *pl;
+    const long *wpos;
+    long bound;
+    const rayset_t *cur;
+    const dd_step_t *st;
+    dd_ctl_t *ctl;
+    dd_sink_t *sink;
+    fmpz *v;
+    fmpz_t g;
+    uint64_t *Z;
+    long *ulist;
+    long work; /* pair tests and rays looked at since the last poll */
+    hf_search_poll_fn poll;
+    void *poll_ctx;
+} dd_pairs_t;
+
+/* The pair (i, j) of cell `cell` that passed the folds' filter: the exact support and
+ * adjacency tests, and its new ray if they pass. Kept out of dd_pairs' loop, which then
+ * runs over the negative rays in registers (most pairs stop at the folds). */
+__attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long i, long j)
+{
+    const dd_plan_t *pl = X->pl;
+    const rayset_t *cur = X->cur;
+    const dd_step_t *st = X->st;
+    long n = pl->n, words = pl->words, p = st->p, bound = X->bound;
+    const uint64_t *zi = cur->zero + i * words, *zj = cur->zero + j * words;
+    uint64_t *Z = X->Z;
+    long common = 0;
+    for (long w = 0; w < words; w++) {
+        Z[w] = zi[w] & zj[w];
+        common += __builtin_popcountll(Z[w]);
+    }
+    /* every position weighs >= 1, so p - common positions already bound the size from
+     * below: most pairs stop here without touching the weights */
+    if (common < n - 2 || p - common > bound)
+        return HF_OK;
+    long nu = 0, size = 0;
+    for (long w = 0; w < words; w++) {
+        uint64_t x = ~Z[w] & below_mask(w, p);
+        while (x) {
+            long u = w * 64 + __builtin_ctzll(x);
+            X->ulist[nu++] = u;
+            size += X->wpos[u];
+            x &= x - 1;
+        }
+    }
+    if (size > bound)
+        return HF_OK;
+    /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero set
+     * contains Z, i.e. no other ray's support lies in U = supp i u supp j. A ray with that
+     * property has its support inside the union of theirs, so at most `size` <= bound
+     * points: such rays are never dropped, and the test over the kept rays is exact. Such
+     * a ray's first and last support positions are both in U: only those buckets are
+     * looked at. */
+    int blocked = ends_blocked(&st->ix, cur, Z, X->ulist, nu, i, j, &X->work);
+    if (dd_pairs_poll(&X->work, X->poll, X->poll_ctx))
+        return hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+    if (blocked)
+        return HF_OK;
+    X->ctl->adjacencies++;
+    /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+    _fmpz_vec_scalar_mul_fmpz(X->v, RAY(cur, j), n, dd_s(st, cur, i));
+    _fmpz_vec_scalar_submul_fmpz(X->v, RAY(cur, i), n, dd_s(st, cur, j));
+    vec_primitive(X->v, n, X->g);
+    bit_set(Z, p);
+    return dd_sink_put(X->sink, cell, X->v, n, Z, words, size);
+}
+
+/* The pairs of cells lo, lo + 1, ... (while below range->hi, which a steal may lower): the
+ * adjacent ones give new rays, in the order of the serial loop. poll is called every
+ * DD_POLL_WORK pair tests and rays looked at by the adjacency test, inside a cell too (a
+ * cell's adjacency tests can look at every ray many times over). */
 static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, const rayset_t *cur,
                          const dd_step_t *st, long lo, hf_search_range_t *range,
                          hf_search_poll_fn poll, void *poll_ctx, dd_ctl_t *ctl, dd_sink_t *sink)
 {
-    long n = pl->n, rows = pl->rows, words = pl->words, p = st->p;
-    hf_err_t err = HF_OK;
-    fmpz *v = _fmpz_vec_init(n);
-    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
-    long *ulist = hf_malloc((size_t)(rows ? rows : 1) * sizeof *ulist);
-    long work = 0;
-    fmpz_t g;
-    fmpz_init(g);
-    if (!Z || !ulist) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (long pa = lo; pa < range->hi; pa++) {
-        range->pos = pa;
-        work += st->nneg;
-        if (work >= DD_POLL_WORK) {
-            work = 0;
-            if ((poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK) {
-                err =
-                    hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
-                goto done;
-            }
+    long n = pl->n, rows = pl->rows, words = pl->words;
+    dd_pairs_t X = {
+        .pl = pl, .wpos = wpos, .bound = bound, .cur = cur, .st = st, .ctl = ctl, .sink = sink};
+    X.poll = poll;
+    X.poll_ctx = poll_ctx;
+    X.v = _fmpz_vec_init(n);
+    fmpz_init(X.g);
+    X.Z = hf_calloc((size_t)words, sizeof *X.Z);
+    X.ulist = hf_malloc((size_t)(rows ? rows : 1) * sizeof *X.ulist);
+    hf_err_t err = X.Z && X.ulist ? HF_OK : HF_ERR_NOMEM;
+    const long *negl = st->negl, *posl = st->posl;
+    const uint64_t *sig = st->sig;
+    const long nblk = st->nblk, blk = st->blk, nneg = st->nneg;
+    for (long cell = lo; err == HF_OK && cell < range->hi; cell++) {
+        range->pos = cell;
+        long pa = cell / nblk, b0 = (cell % nblk) * blk;
+        long b1 = b0 + blk < nneg ? b0 + blk : nneg;
+        X.work += b1 - b0;
+        if (dd_pairs_poll(&X.work, poll, poll_ctx)) {
+            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+            break;
         }
-        if (!sink->next && pa == hf_cone_test_drop_cell)
+        if (!sink->next && cell == hf_cone_test_drop_cell)
             continue; /* the planted bug of the tests */
-        long i = st->posl[pa];
-        const uint64_t *zi = cur->zero + i * words;
-        uint64_t fi = st->sig[i];
-        for (long nb = 0; nb < st->nneg; nb++) {
-            long j = st->negl[nb];
-            if (__builtin_popcountll(fi | st->sig[j]) > bound)
-                continue;
-            const uint64_t *zj = cur->zero + j * words;
-            long common = 0;
-            for (long w = 0; w < words; w++) {
-                Z[w] = zi[w] & zj[w];
-                common += __builtin_popcountll(Z[w]);
-            }
-            /* every position weighs >= 1, so p - common positions already bound the
-             * size from below: most pairs stop here without touching the weights */
-            if (common < n - 2 || p - common > bound)
-                continue;
-            long nu = 0, size = 0;
-            for (long w = 0; w < words; w++) {
-                uint64_t x = ~Z[w] & below_mask(w, p);
-                while (x) {
-                    long u = w * 64 + __builtin_ctzll(x);
-                    ulist[nu++] = u;
-                    size += wpos[u];
-                    x &= x - 1;
-                }
-            }
-            if (size > bound)
-                continue;
-            /* Adjacency, combinatorially: i and j span a 2-face iff no other ray's zero set
-             * contains Z, i.e. no other ray's support lies in U = supp i u supp j. A ray
-             * with that property has its support inside the union of theirs, so at most
-             * `size` <= bound points: such rays are never dropped, and the test
-             * over the kept rays is exact. Such a ray's first and last support positions
-             * are both in U: only those buckets are looked at. */
-            if (ends_blocked(&st->ix, cur, Z, ulist, nu, i, j))
-                continue;
-            ctl->adjacencies++;
-            /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
-            _fmpz_vec_scalar_mul_fmpz(v, RAY(cur, j), n, st->s + i);
-            _fmpz_vec_scalar_submul_fmpz(v, RAY(cur, i), n, st->s + j);
-            vec_primitive(v, n, g);
-            bit_set(Z, p);
-            HF_CHECK(err, dd_sink_put(sink, pa, v, n, Z, words, size), done);
+        long i = posl[pa];
+        uint64_t fi = sig[i];
+        for (long nb = b0; nb < b1 && err == HF_OK; nb++) {
+            long j = negl[nb];
+            if (__builtin_popcountll(fi | sig[j]) <= bound)
+                err = dd_pair(&X, cell, i, j);
         }
     }
-done:
-    _fmpz_vec_clear(v, n);
-    fmpz_clear(g);
-    free(ulist);
-    free(Z);
+    _fmpz_vec_clear(X.v, n);
+    fmpz_clear(X.g);
+    free(X.ulist);
+    free(X.Z);
     return err;
 }
 
@@ -737,13 +845,19 @@ done:
  * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
 long hf_cone_split_pairs_min = 1L << 16;
 long hf_cone_test_drop_cell = -1;
+long hf_cone_cell_negatives = 1024;
 
 double hf_cone_split_threshold(int nranks)
 {
     return (double)hf_cone_split_pairs_min * (nranks > 8 ? (nranks + 7) / 8 : 1);
 }
 
-/* A step dealt across the processes: its positive rays are the cells of one unit. */
+int hf_cone_split_signs(long rays, int nranks)
+{
+    return nranks > 1 && (double)rays * (double)rays >= 4.0 * hf_cone_split_threshold(nranks);
+}
+
+/* A step dealt across the processes: its cells (dd_step_t) are the cells of one unit. */
 typedef struct {
     const dd_plan_t *pl;
     const long *wpos;
@@ -828,7 +942,7 @@ static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
 }
 
 typedef struct {
-    const int64_t *key; /* the positive index of each record */
+    const int64_t *key; /* the cell of each record */
 } dd_rec_ctx_t;
 
 static int dd_cmp_rec(const void *vctx, long a, long b)
@@ -865,8 +979,9 @@ static int rayset_push_encoded(rayset_t *R, dd_reader_t *q, const uint64_t *zero
 }
 
 /* Every process's new rays of a dealt step into next, in the serial loop's order: each
- * positive ray's cell was run by one process, whose records of it are in order, so a
- * stable sort by positive index restores the order of the whole step. */
+ * cell was run by one process, whose records of it are in order, and cells in increasing
+ * order are the serial loop's pairs in order, so a stable sort by cell restores the order
+ * of the whole step. */
 static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t len, rayset_t *next)
 {
     long words = pl->words, nrec = 0, cap = 0, kcap = 0;
@@ -936,7 +1051,7 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
         if (err != HF_OK)
             return err;
         dd_sink_t sink = {.next = next};
-        hf_search_range_t range = {0, st->npos};
+        hf_search_range_t range = {0, st->ncells};
         return dd_pairs(pl, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl, &sink);
     }
     /* every process holds the same rays: they agree on going on, then all take the same
@@ -944,21 +1059,24 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
     if ((double)st->npos * st->nneg < hf_cone_split_threshold(sp->nranks)) {
         dd_sink_t sink = {.next = next};
-        hf_search_range_t range = {0, st->npos};
+        hf_search_range_t range = {0, st->ncells};
         /* a failure here is this process's own: it reaches the others at the next
          * agreement (the caller carries it there) */
         *agreed = 0;
         return dd_pairs(pl, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
     }
     dd_round_t rd = {pl, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
-    int64_t cells = st->npos;
+    int64_t cells = st->ncells;
     err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
     void *all = NULL;
     size_t alllen = 0;
     err = sp->allgather(sp->ctx, err, rd.sink.buf, (size_t)rd.sink.len, &all, &alllen);
     free(rd.sink.buf);
+    double t0 = dd_cpu();
     if (err == HF_OK)
         err = dd_merge(pl, all, alllen, next);
+    if (ctl->info)
+        ctl->info->cpu_merge += dd_cpu() - t0;
     free(all);
     return err;
 }
@@ -991,8 +1109,40 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
                 goto done;
         }
         next.count = 0;
+        if (ctl->info) { /* the rays this step starts from (the recorder reads it) */
+            ctl->info->step = p;
+            ctl->info->step_rays = cur->count;
+        }
+        /* the signs: every ray's on one process; with a split of large steps, each
+         * process computes a share and gathers the others' (the gather agrees first, so
+         * a process that failed before, whose rays may differ, only agrees: every process
+         * makes the same collective calls) */
+        const hf_search_split_t *sp = ctl->split;
+        int split_signs = sp && sp->nranks > 1 && hf_cone_split_signs(cur->count, sp->nranks);
+        long lo = 0, hi = cur->count;
+        if (split_signs) {
+            lo = (long)((double)cur->count * sp->rank / sp->nranks);
+            hi = (long)((double)cur->count * (sp->rank + 1) / sp->nranks);
+        }
         if (err == HF_OK)
-            err = dd_step_prepare(pl, p, cur, nzi, &st);
+            err = dd_step_signs(pl, p, cur, nzi, &st, lo, hi, ctl->info);
+        if (split_signs) {
+            void *all = NULL;
+            size_t alllen = 0;
+            int ok = err == HF_OK;
+            err = sp->allgather(sp->ctx, err, ok ? st.sg + lo : NULL, ok ? (size_t)(hi - lo) : 0,
+                                &all, &alllen);
+            if (err != HF_OK)
+                goto done; /* agreed by every process */
+            if (alllen != (size_t)cur->count)
+                err = hf_error(HF_ERR_INTERNAL, "cone engine: %zu signs gathered for %ld rays",
+                               alllen, cur->count);
+            else
+                memcpy(st.sg, all, alllen);
+            free(all);
+        }
+        if (err == HF_OK)
+            err = dd_step_lists(cur, &st, ctl->info);
         if (err == HF_OK)
             ctl->pairs += (double)st.npos * st.nneg;
         if (ctl->info)
@@ -1004,11 +1154,12 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
         if (err != HF_OK)
             continue; /* carried to the next step's agreement (or the last one, below) */
         assert(Z && nzi);
+        double tk = dd_cpu();
         /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
          * vectors stay where they are, the dropped ones' slots are released (the pairs are
          * done with them) */
         for (long i = 0; i < st.R && err == HF_OK; i++) {
-            int sg = fmpz_sgn(st.s + i);
+            int sg = st.sg[i];
             long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
             if (sg < 0 || size > bound) {
                 err = vpool_release(cur->pool, cur->slot[i]);
@@ -1019,6 +1170,8 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
                 bit_set(Z, p);
             err = rayset_keep(&next, cur->slot[i], Z, size);
         }
+        if (ctl->info)
+            ctl->info->cpu_keep += dd_cpu() - tk;
         if (err != HF_OK) {
             if (!ctl->split)
                 goto done;
@@ -1167,6 +1320,9 @@ hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
     long knob;
     if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
         hf_cone_split_pairs_min = knob;
+    env = getenv("HF_CONE_CELL_NEGATIVES");
+    if (env && hf_parse_long(env, -1, 1, LONG_MAX, &knob) == HF_PARSE_OK)
+        hf_cone_cell_negatives = knob;
     /* with a split this is collective: every process returns the agreed status of the
      * steps (a failure of its own before them is carried to their first agreement); only
      * a failure in storing the rays, after the last agreement, is this process's alone */

@@ -23,6 +23,10 @@ typedef struct {
     long adjacencies;     /* adjacent pairs combined into new rays */
     double pairs;         /* (positive, negative) pairs examined: the machine-free cost */
     long step, step_rays; /* progress of the double description: rows done, rays kept */
+    /* CPU seconds of the parts of the steps that every rank repeats (bench/scaling_record
+     * prints them): the signs (dot products), the lists, folds and index, the merge of
+     * a dealt step's records, and keeping the rays that stay */
+    double cpu_signs, cpu_lists, cpu_merge, cpu_keep;
     int64_t extent[HF_D_MAX];
 } hf_cone_info_t;
 
@@ -91,10 +95,20 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * it to 0 to deal every step (and HF_CONE_SPLIT_PAIRS_MIN does). */
 extern long hf_cone_split_pairs_min;
 double hf_cone_split_threshold(int nranks);
-/* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that positive ray's
- * cell of every dealt step are dropped, a planted bug that the comparison of rays with one
- * process's must catch. */
+/* Whether a step over `rays` rays computes its signs split across nranks processes (each
+ * a share, then an all-gather of one byte a ray): when rays^2 / 4, the pairs of an even
+ * split into positive and negative rays, reach hf_cone_split_threshold(nranks). */
+int hf_cone_split_signs(long rays, int nranks);
+/* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that cell of every
+ * dealt step are dropped, a planted bug that the comparison of rays with one process's must
+ * catch. */
 extern long hf_cone_test_drop_cell;
+/* Negative rays per cell of a step (1024): a cell is one positive ray against one block of
+ * this many negative rays, so that no cell holds more than a slice of a step (one positive
+ * ray against all negatives took up to 0.6 s of a 12 s step of chain:d=3 span 6, which no
+ * number of ranks could shorten). Tests lower it (HF_CONE_CELL_NEGATIVES too) to make
+ * cells of a few pairs. */
+extern long hf_cone_cell_negatives;
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx);
