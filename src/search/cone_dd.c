@@ -723,8 +723,7 @@ static int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_ctx)
     return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
 }
 
-/* What one run of pairs works with: the step, its scratch (the new ray, the common zero
- * set, the union's positions) and where new rays go. */
+/* One step's pairs: the plan, the positions' weights, the bound, the rays and the step. */
 typedef struct {
     const dd_plan_t *pl;
     const long *wpos;
@@ -732,6 +731,12 @@ typedef struct {
     const rayset_t *cur;
     const dd_step_t *st;
     dd_ctl_t *ctl;
+} dd_job_t;
+
+/* What one run of pairs works with: the step, its scratch (the new ray, the common zero
+ * set, the union's positions) and where new rays go. */
+typedef struct {
+    dd_job_t job;
     dd_sink_t *sink;
     fmpz *v;
     fmpz_t g;
@@ -747,10 +752,10 @@ typedef struct {
  * runs over the negative rays in registers (most pairs stop at the folds). */
 __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long i, long j)
 {
-    const dd_plan_t *pl = X->pl;
-    const rayset_t *cur = X->cur;
-    const dd_step_t *st = X->st;
-    long n = pl->n, words = pl->words, p = st->p, bound = X->bound;
+    const dd_plan_t *pl = X->job.pl;
+    const rayset_t *cur = X->job.cur;
+    const dd_step_t *st = X->job.st;
+    long n = pl->n, words = pl->words, p = st->p, bound = X->job.bound;
     const uint64_t *zi = cur->zero + i * words, *zj = cur->zero + j * words;
     uint64_t *Z = X->Z;
     long common = 0;
@@ -768,7 +773,7 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
         while (x) {
             long u = w * 64 + __builtin_ctzll(x);
             X->ulist[nu++] = u;
-            size += X->wpos[u];
+            size += X->job.wpos[u];
             x &= x - 1;
         }
     }
@@ -785,7 +790,7 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
         return hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
     if (blocked)
         return HF_OK;
-    X->ctl->adjacencies++;
+    X->job.ctl->adjacencies++;
     /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
     _fmpz_vec_scalar_mul_fmpz(X->v, RAY(cur, j), n, dd_s(st, cur, i));
     _fmpz_vec_scalar_submul_fmpz(X->v, RAY(cur, i), n, dd_s(st, cur, j));
@@ -798,13 +803,12 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
  * adjacent ones give new rays, in the order of the serial loop. poll is called every
  * DD_POLL_WORK pair tests and rays looked at by the adjacency test, inside a cell too (a
  * cell's adjacency tests can look at every ray many times over). */
-static hf_err_t dd_pairs(const dd_plan_t *pl, const long *wpos, long bound, const rayset_t *cur,
-                         const dd_step_t *st, long lo, hf_search_range_t *range,
-                         hf_search_poll_fn poll, void *poll_ctx, dd_ctl_t *ctl, dd_sink_t *sink)
+static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
+                         hf_search_poll_fn poll, void *poll_ctx, dd_sink_t *sink)
 {
-    long n = pl->n, rows = pl->rows, words = pl->words;
-    dd_pairs_t X = {
-        .pl = pl, .wpos = wpos, .bound = bound, .cur = cur, .st = st, .ctl = ctl, .sink = sink};
+    const dd_step_t *st = job->st;
+    long n = job->pl->n, rows = job->pl->rows, words = job->pl->words, bound = job->bound;
+    dd_pairs_t X = {.job = *job, .sink = sink};
     X.poll = poll;
     X.poll_ctx = poll_ctx;
     X.v = _fmpz_vec_init(n);
@@ -859,12 +863,7 @@ int hf_cone_split_signs(long rays, int nranks)
 
 /* A step dealt across the processes: its cells (dd_step_t) are the cells of one unit. */
 typedef struct {
-    const dd_plan_t *pl;
-    const long *wpos;
-    long bound;
-    const rayset_t *cur;
-    const dd_step_t *st;
-    dd_ctl_t *ctl;
+    dd_job_t job;
     dd_sink_t sink;
     hf_search_poll_fn deal_poll; /* the deal's own poll (answers the other processes) */
     void *deal_poll_ctx;
@@ -876,7 +875,7 @@ static int dd_round_poll(void *vctx)
     dd_round_t *rd = vctx;
     if (rd->deal_poll && rd->deal_poll(rd->deal_poll_ctx))
         return 1;
-    return rd->ctl->poll && rd->ctl->poll(rd->ctl->poll_ctx);
+    return rd->job.ctl->poll && rd->job.ctl->poll(rd->job.ctl->poll_ctx);
 }
 
 static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_t *range,
@@ -886,8 +885,7 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
     (void)unit;
     rd->deal_poll = poll;
     rd->deal_poll_ctx = poll_ctx;
-    return dd_pairs(rd->pl, rd->wpos, rd->bound, rd->cur, rd->st, (long)lo, range, dd_round_poll,
-                    rd, rd->ctl, &rd->sink);
+    return dd_pairs(&rd->job, (long)lo, range, dd_round_poll, rd, &rd->sink);
 }
 
 typedef struct {
@@ -1046,13 +1044,14 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
                               rayset_t *next, int *agreed)
 {
     const hf_search_split_t *sp = ctl->split;
+    const dd_job_t job = {pl, wpos, bound, cur, st, ctl};
     *agreed = 1;
     if (!sp) {
         if (err != HF_OK)
             return err;
         dd_sink_t sink = {.next = next};
         hf_search_range_t range = {0, st->ncells};
-        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, ctl->poll, ctl->poll_ctx, ctl, &sink);
+        return dd_pairs(&job, 0, &range, ctl->poll, ctl->poll_ctx, &sink);
     }
     /* every process holds the same rays: they agree on going on, then all take the same
      * path (the step's size decides, and it is the same everywhere) */
@@ -1063,9 +1062,9 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
         /* a failure here is this process's own: it reaches the others at the next
          * agreement (the caller carries it there) */
         *agreed = 0;
-        return dd_pairs(pl, wpos, bound, cur, st, 0, &range, NULL, NULL, ctl, &sink);
+        return dd_pairs(&job, 0, &range, NULL, NULL, &sink);
     }
-    dd_round_t rd = {pl, wpos, bound, cur, st, ctl, {0}, NULL, NULL};
+    dd_round_t rd = {job, {0}, NULL, NULL};
     int64_t cells = st->ncells;
     err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
     void *all = NULL;
