@@ -329,9 +329,18 @@ static void test_deal_every_cell_once(void)
         static deal_test_t t;
         static int runs[DEAL_UNITS][DEAL_MAXC];
         hf_sched_deal_stats_t st;
-        memset(&t, 0, sizeof t);
-        CU_ASSERT(all(deal_round(&t, dedicated, HF_OK, runs, &st) == HF_OK));
-        CU_ASSERT(all(cells_once(runs, 1)));
+        /* a steal needs a rank to ask while the long range runs: on an overloaded machine
+         * (the ranks descheduled while the 5 ms cells spin on the clock) one round can end
+         * without one, so up to three rounds are run, each checked, until one steals */
+        for (int attempt = 0;; attempt++) {
+            memset(&t, 0, sizeof t);
+            CU_ASSERT(all(deal_round(&t, dedicated, HF_OK, runs, &st) == HF_OK));
+            CU_ASSERT(all(cells_once(runs, 1)));
+            long steals = st.steals;
+            MPI_Bcast(&steals, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+            if (steals > 0 || nranks - dedicated <= 1 || attempt == 2)
+                break;
+        }
         long mine = 0;
         for (long u = 0; u < DEAL_UNITS; u++)
             for (long c = 0; c < DEAL_MAXC; c++)
