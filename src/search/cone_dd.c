@@ -478,13 +478,20 @@ typedef struct {
     const hf_search_split_t *split; /* steps dealt across processes, or NULL */
 } dd_ctl_t;
 
+/* Once DD_POLL_WORK pair tests and rays looked at have added up: the poll hook and the
+ * stop flag. */
+static int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_ctx)
+{
+    if (*work < DD_POLL_WORK)
+        return 0;
+    *work = 0;
+    return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
+}
+
 static int dd_poll(dd_ctl_t *ctl, long work)
 {
     ctl->work += work;
-    if (ctl->work < DD_POLL_WORK)
-        return 0;
-    ctl->work = 0;
-    return (ctl->poll && ctl->poll(ctl->poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
+    return dd_pairs_poll(&ctl->work, ctl->poll, ctl->poll_ctx);
 }
 
 /* The start: the rays of the simplicial cone of the first n rows of the order within the
@@ -711,16 +718,6 @@ static hf_err_t dd_sink_put(dd_sink_t *k, long cell, const fmpz *v, long n, cons
     head[2] = k->len - vat;
     memcpy(k->buf + at, head, sizeof head);
     return HF_OK;
-}
-
-/* Once DD_POLL_WORK pair tests and rays looked at have added up: the poll hook and the
- * stop flag. */
-static int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_ctx)
-{
-    if (*work < DD_POLL_WORK)
-        return 0;
-    *work = 0;
-    return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
 }
 
 /* One step's pairs: the plan, the positions' weights, the bound, the rays and the step. */
