@@ -17,12 +17,23 @@
 
 /* The rays' vectors, n integers each, in slots that never move from one stage to the next:
  * a kept ray keeps its slot, a dropped ray's slot is reused by a new ray. (Moving every
- * kept vector at every step was a tenth of a whole run on every rank.) */
+ * kept vector at every step was a tenth of a whole run on every rank.) A ray of a dealt
+ * step made by another process may have no slot yet: its vector stays encoded in the
+ * step's exchanged records (a chunk, freed when none of its rays is left encoded) until
+ * this process needs it (rayset_vector; docs/search.md, "The double description across
+ * ranks"). */
+typedef struct {
+    unsigned char *buf; /* a dealt step's exchanged records */
+    long live;          /* rays still encoded in it */
+} vchunk_t;
+
 typedef struct {
     long n, cap; /* integers per vector; slots allocated */
     fmpz *v;     /* cap x n */
     long *free;  /* released slots */
     long nfree, capfree;
+    vchunk_t *chunk;
+    long nchunk, capchunk;
 } vpool_t;
 
 static void vpool_clear(vpool_t *P)
@@ -30,7 +41,19 @@ static void vpool_clear(vpool_t *P)
     if (P->v)
         _fmpz_vec_clear(P->v, P->cap * P->n);
     free(P->free);
+    for (long k = 0; k < P->nchunk; k++)
+        free(P->chunk[k].buf);
+    free(P->chunk);
     memset(P, 0, sizeof *P);
+}
+
+/* One ray fewer encoded in chunk k: the chunk goes when none is left. */
+static void vpool_chunk_unref(vpool_t *P, int k)
+{
+    if (--P->chunk[k].live == 0) {
+        free(P->chunk[k].buf);
+        P->chunk[k].buf = NULL;
+    }
 }
 
 /* A slot for a new vector: a released one, else a new one (the pool doubles; slot numbers
@@ -62,26 +85,34 @@ static hf_err_t vpool_release(vpool_t *P, long slot)
     return HF_OK;
 }
 
-/* The rays of one stage: their vectors' slots, zero sets over processed positions, partial
- * support sizes. */
+/* The rays of one stage: their vectors' slots (-1: still encoded, at enc in chunk chk),
+ * the process that computes their signs when the signs are split (owner), zero sets over
+ * processed positions, partial support sizes. */
 typedef struct {
     vpool_t *pool;
     long *used; /* slots of the pool ever taken (shared by the stages) */
     long words, count, cap;
     long *slot;
+    const unsigned char **enc;
+    int *chk, *owner;
     uint64_t *zero;
     long *size;
 } rayset_t;
 
-/* Ray i's vector. */
+/* Ray i's vector (its slot must be there: rayset_vector). */
 #define RAY(R, i) ((R)->pool->v + (R)->slot[i] * (R)->pool->n)
 
 static void rayset_clear(rayset_t *R)
 {
     free(R->slot);
+    free(R->enc);
+    free(R->chk);
+    free(R->owner);
     free(R->zero);
     free(R->size);
     R->slot = NULL;
+    R->enc = NULL;
+    R->chk = R->owner = NULL;
     R->zero = NULL;
     R->size = NULL;
     R->count = R->cap = 0;
@@ -103,17 +134,43 @@ static hf_err_t rayset_reserve(rayset_t *R, long need)
     long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
     if (sz)
         R->size = sz;
-    if (!sl || !z || !sz)
+    const unsigned char **en = hf_realloc(R->enc, (size_t)cap * sizeof *en);
+    if (en)
+        R->enc = en;
+    int *ck = hf_realloc(R->chk, (size_t)cap * sizeof *ck);
+    if (ck)
+        R->chk = ck;
+    int *ow = hf_realloc(R->owner, (size_t)cap * sizeof *ow);
+    if (ow)
+        R->owner = ow;
+    if (!sl || !z || !sz || !en || !ck || !ow)
         return HF_ERR_NOMEM;
     R->cap = cap;
     return HF_OK;
 }
 
-/* Append a ray whose vector is already in the pool at `slot` (a kept ray). */
-static hf_err_t rayset_keep(rayset_t *R, long slot, const uint64_t *zero, long size)
+/* Where a ray's vector is, and which process computes its signs. */
+typedef struct {
+    long slot; /* in the pool, or -1: encoded */
+    const unsigned char *enc;
+    int chk, owner;
+} rayref_t;
+
+static rayref_t rayset_ref(const rayset_t *R, long i)
+{
+    rayref_t r = {R->slot[i], R->enc[i], R->chk[i], R->owner[i]};
+    return r;
+}
+
+/* Append a ray whose vector is already in the pool or encoded in a chunk (a kept ray, a
+ * dealt step's new ray). */
+static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, long size)
 {
     HF_TRY(rayset_reserve(R, R->count + 1));
-    R->slot[R->count] = slot;
+    R->slot[R->count] = ref.slot;
+    R->enc[R->count] = ref.enc;
+    R->chk[R->count] = ref.chk;
+    R->owner[R->count] = ref.owner;
     memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
     R->size[R->count] = size;
     R->count++;
@@ -163,14 +220,119 @@ static inline void dot_row(fmpz_t s, const fmpz *a, const fmpz *x, const long *n
         fmpz_addmul(s, a + nzi[t], x + nzi[t]);
 }
 
-/* Append a new ray (copies v into a slot of the pool). */
-static hf_err_t rayset_push(rayset_t *R, const fmpz *v, const uint64_t *zero, long size)
+typedef struct {
+    const unsigned char *at, *end;
+} dd_reader_t;
+
+static int rd_get(dd_reader_t *r, void *x, size_t n)
 {
-    long slot;
+    if ((size_t)(r->end - r->at) < n)
+        return 0;
+    memcpy(x, r->at, n);
+    r->at += n;
+    return 1;
+}
+
+static int rd_get_varint(dd_reader_t *r, uint64_t *u)
+{
+    *u = 0;
+    for (int shift = 0; shift < 64 && r->at < r->end; shift += 7) {
+        unsigned char b = *r->at++;
+        *u |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The inverse of buf_put_fmpz. */
+static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
+{
+    uint64_t u;
+    if (!rd_get_varint(r, &u))
+        return 0;
+    if (!(u & 1)) {
+        uint64_t z = u >> 1;
+        int64_t w = z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+        fmpz_set_si(x, w);
+        return 1;
+    }
+    size_t cnt = (size_t)(u >> 2);
+    if ((size_t)(r->end - r->at) / sizeof(uint64_t) < cnt)
+        return 0;
+    mpz_t m;
+    mpz_init(m);
+    mpz_import(m, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
+    r->at += cnt * sizeof(uint64_t);
+    if (u & 2)
+        mpz_neg(m, m);
+    fmpz_set_mpz(x, m);
+    mpz_clear(m);
+    return 1;
+}
+
+/* n integers from encoded bytes (buf_put_fmpz's) into v: 0 when the encoding is damaged. */
+static int vec_decode(fmpz *v, long n, dd_reader_t *q)
+{
+    for (long i = 0; i < n; i++) {
+        const unsigned char *p = q->at;
+        /* one-byte varint: a small even code, |x| < 32 (most entries) */
+        if (p < q->end && !(*p & 0x81) && !COEFF_IS_MPZ(v[i])) {
+            uint64_t z = (uint64_t)*p >> 1;
+            v[i] = z & 1 ? -(fmpz)(z >> 1) - 1 : (fmpz)(z >> 1);
+            q->at = p + 1;
+        } else if (!rd_get_fmpz(q, v + i)) {
+            return 0;
+        }
+    }
+    return q->at == q->end;
+}
+
+/* A dealt step's record: its cell, the new ray's size and the byte count of its vector
+ * (then its zero set and the vector's integers, dd_sink_put). */
+#define DD_HEAD 3
+
+/* Ray i's vector into a slot of the pool, decoded from its record if it is still encoded
+ * (a ray of a dealt step that this process meets for the first time: its signs, or a pair
+ * of its cells). Pointers into the pool are not valid across this call. */
+static hf_err_t rayset_vector(rayset_t *R, long i)
+{
+    if (R->slot[i] >= 0)
+        return HF_OK;
+    vpool_t *P = R->pool;
+    long slot, n = P->n;
+    HF_TRY(vpool_take(P, &slot, R->used));
+    int64_t head[DD_HEAD];
+    memcpy(head, R->enc[i], sizeof head);
+    const unsigned char *at = R->enc[i] + sizeof head + (size_t)R->words * sizeof(uint64_t);
+    dd_reader_t q = {at, at + head[2]};
+    if (!vec_decode(P->v + slot * n, n, &q)) {
+        vpool_release(P, slot);
+        return hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
+    }
+    vpool_chunk_unref(P, R->chk[i]);
+    R->slot[i] = slot;
+    R->enc[i] = NULL;
+    return HF_OK;
+}
+
+/* Append a new ray (copies v into a slot of the pool). */
+static hf_err_t rayset_push(rayset_t *R, const fmpz *v, int owner, const uint64_t *zero, long size)
+{
+    rayref_t ref = {-1, NULL, -1, owner};
     HF_TRY(rayset_reserve(R, R->count + 1));
-    HF_TRY(vpool_take(R->pool, &slot, R->used));
-    vec_copy(R->pool->v + slot * R->pool->n, v, R->pool->n);
-    return rayset_keep(R, slot, zero, size);
+    HF_TRY(vpool_take(R->pool, &ref.slot, R->used));
+    vec_copy(R->pool->v + ref.slot * R->pool->n, v, R->pool->n);
+    return rayset_keep(R, ref, zero, size);
+}
+
+/* A ray leaves the stages: its slot is released, or its chunk has one encoded ray fewer. */
+static hf_err_t rayset_drop(const rayset_t *R, long i)
+{
+    if (R->slot[i] >= 0)
+        return vpool_release(R->pool, R->slot[i]);
+    vpool_chunk_unref(R->pool, R->chk[i]);
+    return HF_OK;
 }
 
 static void vec_primitive(fmpz *v, long n, fmpz_t g)
@@ -476,7 +638,16 @@ typedef struct {
     long rays_max, adjacencies;
     double pairs; /* (positive, negative) pairs examined: the cost, machine-independent */
     const hf_search_split_t *split; /* steps dealt across processes, or NULL */
+    long serial; /* rays made so far: the next one's owner is serial mod the processes */
 } dd_ctl_t;
+
+/* The process that will compute a new ray's signs when they are split: the rays in the
+ * order every process makes or merges them, dealt round the processes in turn. */
+static int dd_owner(dd_ctl_t *ctl)
+{
+    long k = ctl->serial++;
+    return ctl->split && ctl->split->nranks > 1 ? (int)(k % ctl->split->nranks) : 0;
+}
 
 /* Once DD_POLL_WORK pair tests and rays looked at have added up: the poll hook and the
  * stop flag. */
@@ -496,7 +667,8 @@ static int dd_poll(dd_ctl_t *ctl, long work)
 
 /* The start: the rays of the simplicial cone of the first n rows of the order within the
  * bound (start ray j is positive on position j only). */
-static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, rayset_t *cur)
+static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, dd_ctl_t *ctl,
+                         rayset_t *cur)
 {
     long n = pl->n, words = pl->words;
     uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
@@ -511,7 +683,7 @@ static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, rays
         for (long i = 0; i < n; i++)
             if (i != j)
                 bit_set(Z, i);
-        err = rayset_push(cur, pl->start + j * n, Z, wpos[j]);
+        err = rayset_push(cur, pl->start + j * n, dd_owner(ctl), Z, wpos[j]);
     }
     free(Z);
     return err;
@@ -563,11 +735,12 @@ static double dd_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The row at position p, and its values on rays lo .. hi - 1 (all of them: 0, R) with
- * their signs; the other rays' are computed later, as the pairs need them (dd_s), or their
- * signs gathered from the other processes (dd_steps). */
-static hf_err_t dd_step_signs(const dd_plan_t *pl, long p, const rayset_t *cur, long *nzi,
-                              dd_step_t *st, long lo, long hi, hf_cone_info_t *info)
+/* The row at position p, and its values and signs on the rays that `mine` owns (all of
+ * them when mine < 0), their vectors decoded first if they are still encoded; the other
+ * rays' values are computed later, as the pairs need them (dd_s), and their signs
+ * gathered from their owners (dd_steps). */
+static hf_err_t dd_step_signs(const dd_plan_t *pl, long p, rayset_t *cur, long *nzi, dd_step_t *st,
+                              int mine, hf_cone_info_t *info)
 {
     double t0 = dd_cpu();
     const hf_cone_t *c = pl->c;
@@ -592,7 +765,10 @@ static hf_err_t dd_step_signs(const dd_plan_t *pl, long p, const rayset_t *cur, 
     st->a = a;
     st->nzi = nzi;
     st->nz = nz;
-    for (long i = lo; i < hi; i++) {
+    for (long i = 0; i < R; i++) {
+        if (mine >= 0 && cur->owner[i] != mine)
+            continue;
+        HF_TRY(rayset_vector(cur, i));
         dot_row(st->s + i, a, RAY(cur, i), nzi, nz);
         st->sg[i] = (signed char)fmpz_sgn(st->s + i);
         st->have[i] = 1;
@@ -602,7 +778,8 @@ static hf_err_t dd_step_signs(const dd_plan_t *pl, long p, const rayset_t *cur, 
     return HF_OK;
 }
 
-/* Ray i's value on the step's row (computed now if it is not yet: the signs were split). */
+/* Ray i's value on the step's row (computed now if it is not yet: the signs were split;
+ * its vector must be decoded, rayset_vector). */
 static const fmpz *dd_s(const dd_step_t *st, const rayset_t *cur, long i)
 {
     if (!st->have[i]) {
@@ -703,12 +880,12 @@ static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
 /* A record: its cell and the size, the zero set, the vector's byte count, then its
  * integers (buf_put_fmpz): the count lets the merge index the records without decoding
  * them. */
-static hf_err_t dd_sink_put(dd_sink_t *k, long cell, const fmpz *v, long n, const uint64_t *Z,
-                            long words, long size)
+static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long cell, const fmpz *v, long n,
+                            const uint64_t *Z, long words, long size)
 {
     if (k->next)
-        return rayset_push(k->next, v, Z, size);
-    int64_t head[3] = {cell, size, 0};
+        return rayset_push(k->next, v, dd_owner(ctl), Z, size);
+    int64_t head[DD_HEAD] = {cell, size, 0};
     long at = k->len;
     HF_TRY(buf_put(k, head, sizeof head));
     HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
@@ -725,7 +902,7 @@ typedef struct {
     const dd_plan_t *pl;
     const long *wpos;
     long bound;
-    const rayset_t *cur;
+    rayset_t *cur; /* its vectors are decoded as the pairs need them */
     const dd_step_t *st;
     dd_ctl_t *ctl;
 } dd_job_t;
@@ -750,7 +927,7 @@ typedef struct {
 __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long i, long j)
 {
     const dd_plan_t *pl = X->job.pl;
-    const rayset_t *cur = X->job.cur;
+    rayset_t *cur = X->job.cur;
     const dd_step_t *st = X->job.st;
     long n = pl->n, words = pl->words, p = st->p, bound = X->job.bound;
     const uint64_t *zi = cur->zero + i * words, *zj = cur->zero + j * words;
@@ -788,12 +965,15 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     if (blocked)
         return HF_OK;
     X->job.ctl->adjacencies++;
-    /* v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+    /* both vectors (decoded now if they came encoded from another process), then
+     * v = s_i r_j - s_j r_i: zero on Z and on position p, positive elsewhere */
+    HF_TRY(rayset_vector(cur, i));
+    HF_TRY(rayset_vector(cur, j));
     _fmpz_vec_scalar_mul_fmpz(X->v, RAY(cur, j), n, dd_s(st, cur, i));
     _fmpz_vec_scalar_submul_fmpz(X->v, RAY(cur, i), n, dd_s(st, cur, j));
     vec_primitive(X->v, n, X->g);
     bit_set(Z, p);
-    return dd_sink_put(X->sink, cell, X->v, n, Z, words, size);
+    return dd_sink_put(X->sink, X->job.ctl, cell, X->v, n, Z, words, size);
 }
 
 /* The pairs of cells lo, lo + 1, ... (while below range->hi, which a steal may lower): the
@@ -886,57 +1066,6 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
 }
 
 typedef struct {
-    const unsigned char *at, *end;
-} dd_reader_t;
-
-static int rd_get(dd_reader_t *r, void *x, size_t n)
-{
-    if ((size_t)(r->end - r->at) < n)
-        return 0;
-    memcpy(x, r->at, n);
-    r->at += n;
-    return 1;
-}
-
-static int rd_get_varint(dd_reader_t *r, uint64_t *u)
-{
-    *u = 0;
-    for (int shift = 0; shift < 64 && r->at < r->end; shift += 7) {
-        unsigned char b = *r->at++;
-        *u |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return 1;
-    }
-    return 0;
-}
-
-/* The inverse of buf_put_fmpz. */
-static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
-{
-    uint64_t u;
-    if (!rd_get_varint(r, &u))
-        return 0;
-    if (!(u & 1)) {
-        uint64_t z = u >> 1;
-        int64_t w = z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-        fmpz_set_si(x, w);
-        return 1;
-    }
-    size_t cnt = (size_t)(u >> 2);
-    if ((size_t)(r->end - r->at) / sizeof(uint64_t) < cnt)
-        return 0;
-    mpz_t m;
-    mpz_init(m);
-    mpz_import(m, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
-    r->at += cnt * sizeof(uint64_t);
-    if (u & 2)
-        mpz_neg(m, m);
-    fmpz_set_mpz(x, m);
-    mpz_clear(m);
-    return 1;
-}
-
-typedef struct {
     const int64_t *key; /* the cell of each record */
 } dd_rec_ctx_t;
 
@@ -946,38 +1075,13 @@ static int dd_cmp_rec(const void *vctx, long a, long b)
     return key[a] < key[b] ? -1 : key[a] > key[b];
 }
 
-/* A new ray of the next stage straight from a record's encoded integers (bytes at q, of
- * the count its head gives) into a slot of the pool, and its zero set and size: no
- * vector in between (every rank repeats this for every new ray of a dealt step). 0 when
- * the encoding is damaged. */
-static int rayset_push_encoded(rayset_t *R, dd_reader_t *q, const uint64_t *zero, long size,
-                               hf_err_t *err)
-{
-    long slot, n = R->pool->n;
-    if ((*err = rayset_reserve(R, R->count + 1)) != HF_OK ||
-        (*err = vpool_take(R->pool, &slot, R->used)) != HF_OK)
-        return 1;
-    fmpz *v = R->pool->v + slot * n;
-    for (long i = 0; i < n; i++) {
-        const unsigned char *p = q->at;
-        /* one-byte varint: a small even code, |x| < 32 (most entries) */
-        if (p < q->end && !(*p & 0x81) && !COEFF_IS_MPZ(v[i])) {
-            uint64_t z = (uint64_t)*p >> 1;
-            v[i] = z & 1 ? -(fmpz)(z >> 1) - 1 : (fmpz)(z >> 1);
-            q->at = p + 1;
-        } else if (!rd_get_fmpz(q, v + i)) {
-            return 0;
-        }
-    }
-    *err = rayset_keep(R, slot, zero, size);
-    return 1;
-}
-
 /* Every process's new rays of a dealt step into next, in the serial loop's order: each
  * cell was run by one process, whose records of it are in order, and cells in increasing
  * order are the serial loop's pairs in order, so a stable sort by cell restores the order
- * of the whole step. */
-static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t len, rayset_t *next)
+ * of the whole step. The vectors stay encoded in the records, which become a chunk of the
+ * pool (merge takes `all`): a process decodes only those it needs (rayset_vector). */
+static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, unsigned char *all, size_t len,
+                         rayset_t *next)
 {
     long words = pl->words, nrec = 0, cap = 0, kcap = 0;
     size_t zbytes = (size_t)words * sizeof(uint64_t);
@@ -992,7 +1096,7 @@ static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t l
         goto done;
     }
     while (r.at < r.end) { /* index the records by their heads */
-        int64_t head[3];
+        int64_t head[DD_HEAD];
         HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
         HF_CHECK(err, HF_GROW(&key, &kcap, nrec + 1), done);
         at[nrec] = r.at;
@@ -1006,26 +1110,34 @@ static hf_err_t dd_merge(const dd_plan_t *pl, const unsigned char *all, size_t l
         err = hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's records are truncated");
         goto done;
     }
+    vpool_t *P = next->pool;
     perm = hf_malloc((size_t)(nrec ? nrec : 1) * sizeof *perm);
-    if (!perm) {
+    if (!perm || HF_GROW(&P->chunk, &P->capchunk, P->nchunk + 1) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto done;
+    }
+    int chk = (int)P->nchunk;
+    if (nrec > 0) { /* the chunk holds the records from here on */
+        P->chunk[P->nchunk++] = (vchunk_t){all, nrec};
+        all = NULL;
     }
     for (long i = 0; i < nrec; i++)
         perm[i] = i;
     dd_rec_ctx_t rc = {key};
     HF_CHECK(err, hf_sort(perm, nrec, dd_cmp_rec, &rc), done);
-    for (long k = 0; k < nrec && err == HF_OK; k++) {
-        int64_t head[3];
-        dd_reader_t q = {at[perm[k]], all + len};
-        rd_get(&q, head, sizeof head);
-        rd_get(&q, Z, zbytes);
-        const unsigned char *vend = q.at + head[2];
-        dd_reader_t vq = {q.at, vend};
-        if (!rayset_push_encoded(next, &vq, Z, head[1], &err) || (err == HF_OK && vq.at != vend))
-            err = hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
+    long k = 0;
+    for (; k < nrec && err == HF_OK; k++) {
+        int64_t head[DD_HEAD];
+        rayref_t ref = {-1, at[perm[k]], chk, dd_owner(ctl)};
+        memcpy(head, ref.enc, sizeof head);
+        memcpy(Z, ref.enc + sizeof head, zbytes);
+        err = rayset_keep(next, ref, Z, head[1]);
     }
+    /* the records not merged (a failure) are no rays: the chunk goes with the last ray */
+    for (long left = nrec - k + (err != HF_OK); nrec > 0 && left > 0; left--)
+        vpool_chunk_unref(P, chk);
 done:
+    free(all);
     free(Z);
     free(perm);
     free(key);
@@ -1036,9 +1148,9 @@ done:
 /* The pairs of one step: on this process alone, or dealt across the processes and
  * exchanged. With a split every process reaches the same collective calls with its status
  * (err: a failure or stop of its own so far), so none waits forever for another. */
-static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
-                              const rayset_t *cur, const dd_step_t *st, dd_ctl_t *ctl, hf_err_t err,
-                              rayset_t *next, int *agreed)
+static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound, rayset_t *cur,
+                              const dd_step_t *st, dd_ctl_t *ctl, hf_err_t err, rayset_t *next,
+                              int *agreed)
 {
     const hf_search_split_t *sp = ctl->split;
     const dd_job_t job = {pl, wpos, bound, cur, st, ctl};
@@ -1070,10 +1182,52 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     free(rd.sink.buf);
     double t0 = dd_cpu();
     if (err == HF_OK)
-        err = dd_merge(pl, all, alllen, next);
+        err = dd_merge(pl, ctl, all, alllen, next);
+    else
+        free(all);
     if (ctl->info)
         ctl->info->cpu_merge += dd_cpu() - t0;
+    return err;
+}
+
+/* Every ray's sign on the step's row, from the processes that own them: each sends the
+ * signs of its own rays in the rays' order, one byte each, and the others' are read from
+ * the gathered bytes (which come process by process) in the same order. Collective: the
+ * result is agreed by every process. */
+static hf_err_t dd_gather_signs(const hf_search_split_t *sp, const rayset_t *cur, dd_step_t *st,
+                                hf_err_t err)
+{
+    long R = cur->count, nmine = 0;
+    int N = sp->nranks;
+    signed char *mine = NULL;
+    long *at = NULL;
+    void *all = NULL;
+    size_t alllen = 0;
+    if (err == HF_OK) {
+        mine = hf_malloc((size_t)(R ? R : 1));
+        at = hf_calloc((size_t)N + 1, sizeof *at);
+        if (!mine || !at)
+            err = HF_ERR_NOMEM;
+    }
+    for (long i = 0; err == HF_OK && i < R; i++) {
+        at[cur->owner[i] + 1]++;
+        if (cur->owner[i] == sp->rank)
+            mine[nmine++] = st->sg[i];
+    }
+    int ok = err == HF_OK;
+    err = sp->allgather(sp->ctx, err, ok ? mine : NULL, ok ? (size_t)nmine : 0, &all, &alllen);
+    if (err == HF_OK && alllen != (size_t)R)
+        err = hf_error(HF_ERR_INTERNAL, "cone engine: %zu signs gathered for %ld rays", alllen, R);
+    if (err == HF_OK) {
+        const signed char *g = all;
+        for (int r = 0; r < N; r++)
+            at[r + 1] += at[r];
+        for (long i = 0; i < R; i++)
+            st->sg[i] = g[at[cur->owner[i]]++];
+    }
     free(all);
+    free(at);
+    free(mine);
     return err;
 }
 
@@ -1110,33 +1264,15 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             ctl->info->step_rays = cur->count;
         }
         /* the signs: every ray's on one process; with a split of large steps, each
-         * process computes a share and gathers the others' (the gather agrees first, so
-         * a process that failed before, whose rays may differ, only agrees: every process
-         * makes the same collective calls) */
+         * process computes those of the rays it owns and gathers the others' (the
+         * gather agrees first, so a process that failed before, whose rays may differ,
+         * only agrees: every process makes the same collective calls) */
         const hf_search_split_t *sp = ctl->split;
         int split_signs = sp && sp->nranks > 1 && hf_cone_split_signs(cur->count, sp->nranks);
-        long lo = 0, hi = cur->count;
-        if (split_signs) {
-            lo = (long)((double)cur->count * sp->rank / sp->nranks);
-            hi = (long)((double)cur->count * (sp->rank + 1) / sp->nranks);
-        }
         if (err == HF_OK)
-            err = dd_step_signs(pl, p, cur, nzi, &st, lo, hi, ctl->info);
-        if (split_signs) {
-            void *all = NULL;
-            size_t alllen = 0;
-            int ok = err == HF_OK;
-            err = sp->allgather(sp->ctx, err, ok ? st.sg + lo : NULL, ok ? (size_t)(hi - lo) : 0,
-                                &all, &alllen);
-            if (err != HF_OK)
-                goto done; /* agreed by every process */
-            if (alllen != (size_t)cur->count)
-                err = hf_error(HF_ERR_INTERNAL, "cone engine: %zu signs gathered for %ld rays",
-                               alllen, cur->count);
-            else
-                memcpy(st.sg, all, alllen);
-            free(all);
-        }
+            err = dd_step_signs(pl, p, cur, nzi, &st, split_signs ? sp->rank : -1, ctl->info);
+        if (split_signs && (err = dd_gather_signs(sp, cur, &st, err)) != HF_OK)
+            goto done; /* agreed by every process */
         if (err == HF_OK)
             err = dd_step_lists(cur, &st, ctl->info);
         if (err == HF_OK)
@@ -1158,13 +1294,13 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             int sg = st.sg[i];
             long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
             if (sg < 0 || size > bound) {
-                err = vpool_release(cur->pool, cur->slot[i]);
+                err = rayset_drop(cur, i);
                 continue;
             }
             memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
             if (sg == 0)
                 bit_set(Z, p);
-            err = rayset_keep(&next, cur->slot[i], Z, size);
+            err = rayset_keep(&next, rayset_ref(cur, i), Z, size);
         }
         if (ctl->info)
             ctl->info->cpu_keep += dd_cpu() - tk;
@@ -1235,7 +1371,7 @@ static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_foun
     for (long p = 0; wpos && p < rows; p++)
         wpos[p] = pl->c->weight[pl->order[p]];
     if (err == HF_OK)
-        err = dd_begin(pl, wpos, bound, &cur);
+        err = dd_begin(pl, wpos, bound, ctl, &cur);
     if (err == HF_OK)
         err = dd_steps(pl, wpos, bound, ctl, &cur);
     else
