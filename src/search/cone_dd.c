@@ -1026,7 +1026,7 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
  * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
 long hf_cone_split_pairs_min = 1L << 16;
 long hf_cone_test_drop_cell = -1;
-long hf_cone_cell_negatives = 1024;
+long hf_cone_cell_negatives = 128;
 
 double hf_cone_split_threshold(int nranks)
 {

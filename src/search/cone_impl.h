@@ -103,7 +103,7 @@ int hf_cone_split_signs(long rays, int nranks);
  * dealt step are dropped, a planted bug that the comparison of rays with one process's must
  * catch. */
 extern long hf_cone_test_drop_cell;
-/* Negative rays per cell of a step (1024): a cell is one positive ray against one block of
+/* Negative rays per cell of a step (128): a cell is one positive ray against one block of
  * this many negative rays, so that no cell holds more than a slice of a step (one positive
  * ray against all negatives took up to 0.6 s of a 12 s step of chain:d=3 span 6, which no
  * number of ranks could shorten). Tests lower it (HF_CONE_CELL_NEGATIVES too) to make
