@@ -85,6 +85,40 @@ static hf_err_t vpool_release(vpool_t *P, long slot)
     return HF_OK;
 }
 
+/* Positions < p as a mask of word w. */
+static inline uint64_t below_mask(long w, long p)
+{
+    long lo = w * 64;
+    if (p <= lo)
+        return 0;
+    return p - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (p - lo)) - 1;
+}
+
+/* A ray's support on the positions processed so far, as the pair loop and the index use
+ * it: folded onto 64 bits (position u sets bit u mod 64), and its first and last
+ * positions. Kept from step to step (a ray that stays positive gains the step's position),
+ * not rescanned from the zero set at every step. */
+typedef struct {
+    uint64_t fold;
+    int32_t first, last;
+} rayends_t;
+
+/* The ends of the support whose zero set is Z, over positions < p. */
+static rayends_t ray_ends_of(const uint64_t *Z, long words, long p)
+{
+    rayends_t e = {0, -1, -1};
+    for (long w = 0; w < words; w++) {
+        uint64_t x = ~Z[w] & below_mask(w, p);
+        if (!x)
+            continue;
+        e.fold |= x;
+        if (e.first < 0)
+            e.first = (int32_t)(w * 64 + __builtin_ctzll(x));
+        e.last = (int32_t)(w * 64 + 63 - __builtin_clzll(x));
+    }
+    return e;
+}
+
 /* The rays of one stage: their vectors' slots (-1: still encoded, at enc in chunk chk),
  * the process that computes their signs when the signs are split (owner), zero sets over
  * processed positions, partial support sizes. */
@@ -97,6 +131,7 @@ typedef struct {
     int *chk, *owner;
     uint64_t *zero;
     long *size;
+    rayends_t *ends;
 } rayset_t;
 
 /* Ray i's vector (its slot must be there: rayset_vector). */
@@ -110,6 +145,8 @@ static void rayset_clear(rayset_t *R)
     free(R->owner);
     free(R->zero);
     free(R->size);
+    free(R->ends);
+    R->ends = NULL;
     R->slot = NULL;
     R->enc = NULL;
     R->chk = R->owner = NULL;
@@ -143,7 +180,10 @@ static hf_err_t rayset_reserve(rayset_t *R, long need)
     int *ow = hf_realloc(R->owner, (size_t)cap * sizeof *ow);
     if (ow)
         R->owner = ow;
-    if (!sl || !z || !sz || !en || !ck || !ow)
+    rayends_t *es = hf_realloc(R->ends, (size_t)cap * sizeof *es);
+    if (es)
+        R->ends = es;
+    if (!sl || !z || !sz || !en || !ck || !ow || !es)
         return HF_ERR_NOMEM;
     R->cap = cap;
     return HF_OK;
@@ -164,9 +204,11 @@ static rayref_t rayset_ref(const rayset_t *R, long i)
 
 /* Append a ray whose vector is already in the pool or encoded in a chunk (a kept ray, a
  * dealt step's new ray). */
-static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, long size)
+static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, long size,
+                            rayends_t ends)
 {
     HF_TRY(rayset_reserve(R, R->count + 1));
+    R->ends[R->count] = ends;
     R->slot[R->count] = ref.slot;
     R->enc[R->count] = ref.enc;
     R->chk[R->count] = ref.chk;
@@ -316,14 +358,16 @@ static hf_err_t rayset_vector(rayset_t *R, long i)
     return HF_OK;
 }
 
-/* Append a new ray (copies v into a slot of the pool). */
-static hf_err_t rayset_push(rayset_t *R, const fmpz *v, int owner, const uint64_t *zero, long size)
+/* Append a new ray (copies v into a slot of the pool) whose zero set over positions < p
+ * is zero. */
+static hf_err_t rayset_push(rayset_t *R, const fmpz *v, int owner, const uint64_t *zero, long size,
+                            long p)
 {
     rayref_t ref = {-1, NULL, -1, owner};
     HF_TRY(rayset_reserve(R, R->count + 1));
     HF_TRY(vpool_take(R->pool, &ref.slot, R->used));
     vec_copy(R->pool->v + ref.slot * R->pool->n, v, R->pool->n);
-    return rayset_keep(R, ref, zero, size);
+    return rayset_keep(R, ref, zero, size, ray_ends_of(zero, R->words, p));
 }
 
 /* A ray leaves the stages: its slot is released, or its chunk has one encoded ray fewer. */
@@ -340,15 +384,6 @@ static void vec_primitive(fmpz *v, long n, fmpz_t g)
     _fmpz_vec_content(g, v, n);
     if (!fmpz_is_zero(g) && !fmpz_is_one(g))
         _fmpz_vec_scalar_divexact_fmpz(v, v, n, g);
-}
-
-/* Positions < p as a mask of word w. */
-static inline uint64_t below_mask(long w, long p)
-{
-    long lo = w * 64;
-    if (p <= lo)
-        return 0;
-    return p - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (p - lo)) - 1;
 }
 
 /* The rays of a stage bucketed by the first and last position of their support (every
@@ -373,7 +408,7 @@ static void ends_index_clear(ends_index_t *ix)
 
 static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
 {
-    long R = cur->count, words = cur->words, nk = p * p;
+    long R = cur->count, nk = p * p;
     ix->p = 0; /* no index: ends_blocked scans every ray */
     /* p^2 buckets pay only when there are rays to sort into them (chain:d=11 at span 3 has
      * 4 rays and 10 241 positions: clearing the buckets at every step was most of its time) */
@@ -385,19 +420,8 @@ static hf_err_t ends_index(const rayset_t *cur, long p, ends_index_t *ix)
     ix->p = p;
     memset(ix->start, 0, (size_t)(nk + 1) * sizeof *ix->start);
     for (long k = 0; k < R; k++) {
-        const uint64_t *z = cur->zero + k * words;
-        long a = -1, b = -1;
-        for (long w = 0; w < words && a < 0; w++) {
-            uint64_t x = ~z[w] & below_mask(w, p);
-            if (x)
-                a = w * 64 + __builtin_ctzll(x);
-        }
-        for (long w = words - 1; w >= 0 && b < 0; w--) {
-            uint64_t x = ~z[w] & below_mask(w, p);
-            if (x)
-                b = w * 64 + 63 - __builtin_clzll(x);
-        }
-        assert(a >= 0 && b >= a);
+        long a = cur->ends[k].first, b = cur->ends[k].last;
+        assert(a >= 0 && b >= a && b < p);
         ix->key[k] = a * p + b;
         ix->start[ix->key[k] + 1]++;
     }
@@ -683,7 +707,7 @@ static hf_err_t dd_begin(const dd_plan_t *pl, const long *wpos, long bound, dd_c
         for (long i = 0; i < n; i++)
             if (i != j)
                 bit_set(Z, i);
-        err = rayset_push(cur, pl->start + j * n, dd_owner(ctl), Z, wpos[j]);
+        err = rayset_push(cur, pl->start + j * n, dd_owner(ctl), Z, wpos[j], n);
     }
     free(Z);
     return err;
@@ -794,7 +818,7 @@ static const fmpz *dd_s(const dd_step_t *st, const rayset_t *cur, long i)
 static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t *info)
 {
     double t0 = dd_cpu();
-    long words = cur->words, R = st->R, p = st->p;
+    long R = st->R, p = st->p;
     HF_TRY(ends_index(cur, p, &st->ix));
     /* each ray's support folded onto 64 bits: the popcount of two folds' union never
      * exceeds the positions in the union of the supports, which is at most the union's
@@ -808,10 +832,7 @@ static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t
         int sg = st->sg[i];
         if (sg == 0)
             continue;
-        uint64_t f = 0;
-        for (long w = 0; w < words; w++)
-            f |= ~cur->zero[i * words + w] & below_mask(w, p);
-        st->sig[i] = f;
+        st->sig[i] = cur->ends[i].fold;
         if (sg > 0)
             st->posl[st->npos++] = i;
         else
@@ -880,11 +901,11 @@ static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
 /* A record: its cell and the size, the zero set, the vector's byte count, then its
  * integers (buf_put_fmpz): the count lets the merge index the records without decoding
  * them. */
-static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long cell, const fmpz *v, long n,
+static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long p, long cell, const fmpz *v, long n,
                             const uint64_t *Z, long words, long size)
 {
     if (k->next)
-        return rayset_push(k->next, v, dd_owner(ctl), Z, size);
+        return rayset_push(k->next, v, dd_owner(ctl), Z, size, p);
     int64_t head[DD_HEAD] = {cell, size, 0};
     long at = k->len;
     HF_TRY(buf_put(k, head, sizeof head));
@@ -973,7 +994,7 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     _fmpz_vec_scalar_submul_fmpz(X->v, RAY(cur, i), n, dd_s(st, cur, j));
     vec_primitive(X->v, n, X->g);
     bit_set(Z, p);
-    return dd_sink_put(X->sink, X->job.ctl, cell, X->v, n, Z, words, size);
+    return dd_sink_put(X->sink, X->job.ctl, p, cell, X->v, n, Z, words, size);
 }
 
 /* The pairs of cells lo, lo + 1, ... (while below range->hi, which a steal may lower): the
@@ -1080,7 +1101,7 @@ static int dd_cmp_rec(const void *vctx, long a, long b)
  * order are the serial loop's pairs in order, so a stable sort by cell restores the order
  * of the whole step. The vectors stay encoded in the records, which become a chunk of the
  * pool (merge takes `all`): a process decodes only those it needs (rayset_vector). */
-static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, unsigned char *all, size_t len,
+static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned char *all, size_t len,
                          rayset_t *next)
 {
     long words = pl->words, nrec = 0, cap = 0, kcap = 0;
@@ -1131,7 +1152,7 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, unsigned char *all,
         rayref_t ref = {-1, at[perm[k]], chk, dd_owner(ctl)};
         memcpy(head, ref.enc, sizeof head);
         memcpy(Z, ref.enc + sizeof head, zbytes);
-        err = rayset_keep(next, ref, Z, head[1]);
+        err = rayset_keep(next, ref, Z, head[1], ray_ends_of(Z, words, p));
     }
     /* the records not merged (a failure) are no rays: the chunk goes with the last ray */
     for (long left = nrec - k + (err != HF_OK); nrec > 0 && left > 0; left--)
@@ -1182,7 +1203,7 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     free(rd.sink.buf);
     double t0 = dd_cpu();
     if (err == HF_OK)
-        err = dd_merge(pl, ctl, all, alllen, next);
+        err = dd_merge(pl, ctl, st->p, all, alllen, next);
     else
         free(all);
     if (ctl->info)
@@ -1298,9 +1319,14 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
                 continue;
             }
             memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
-            if (sg == 0)
+            rayends_t e = cur->ends[i];
+            if (sg == 0) {
                 bit_set(Z, p);
-            err = rayset_keep(&next, rayset_ref(cur, i), Z, size);
+            } else { /* the support gains position p, the last one so far */
+                e.fold |= (uint64_t)1 << (p & 63);
+                e.last = (int32_t)p;
+            }
+            err = rayset_keep(&next, rayset_ref(cur, i), Z, size, e);
         }
         if (ctl->info)
             ctl->info->cpu_keep += dd_cpu() - tk;
