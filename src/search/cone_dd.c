@@ -1051,7 +1051,8 @@ long hf_cone_cell_negatives = 128;
 
 double hf_cone_split_threshold(int nranks)
 {
-    return (double)hf_cone_split_pairs_min * (nranks > 8 ? (nranks + 7) / 8 : 1);
+    (void)nranks;
+    return (double)hf_cone_split_pairs_min;
 }
 
 int hf_cone_split_signs(long rays, int nranks)

@@ -90,9 +90,10 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * exchanged: every process ends with the same rays as one process alone. */
 /* Steps of the double description with fewer (positive, negative) pairs than
  * hf_cone_split_threshold(nranks) run whole on every process: hf_cone_split_pairs_min
- * (2^16, about a millisecond of pair tests) times one more for every 8 ranks beyond the
- * first 8, so that a dealt step gives each rank work worth its round's messages; tests set
- * it to 0 to deal every step (and HF_CONE_SPLIT_PAIRS_MIN does). */
+ * (2^16, about a millisecond of pair tests) whatever the rank count (a threshold that grew
+ * with the ranks left more steps whole on every rank and measured worse in the simulated
+ * runs, docs/performance.md §16); tests set it to 0 to deal every step (and
+ * HF_CONE_SPLIT_PAIRS_MIN does). */
 extern long hf_cone_split_pairs_min;
 double hf_cone_split_threshold(int nranks);
 /* Whether a step over `rays` rays computes its signs split across nranks processes (each
