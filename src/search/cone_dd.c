@@ -1263,9 +1263,8 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
     hf_err_t err = HF_OK;
     rayset_t next = {.pool = cur->pool, .used = cur->used, .words = words};
     dd_step_t st = {0};
-    uint64_t *Z = hf_calloc((size_t)words, sizeof *Z);
     long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
-    if (!Z || !nzi) {
+    if (!nzi) {
         err = HF_ERR_NOMEM;
         if (!ctl->split)
             goto done;
@@ -1307,7 +1306,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             goto done;
         if (err != HF_OK)
             continue; /* carried to the next step's agreement (or the last one, below) */
-        assert(Z && nzi);
+        assert(nzi);
         double tk = dd_cpu();
         /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
          * vectors stay where they are, the dropped ones' slots are released (the pairs are
@@ -1319,15 +1318,14 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
                 err = rayset_drop(cur, i);
                 continue;
             }
-            memcpy(Z, cur->zero + i * words, (size_t)words * sizeof *Z);
             rayends_t e = cur->ends[i];
-            if (sg == 0) {
-                bit_set(Z, p);
-            } else { /* the support gains position p, the last one so far */
+            if (sg > 0) { /* the support gains position p, the last one so far */
                 e.fold |= (uint64_t)1 << (p & 63);
                 e.last = (int32_t)p;
             }
-            err = rayset_keep(&next, rayset_ref(cur, i), Z, size, e);
+            err = rayset_keep(&next, rayset_ref(cur, i), cur->zero + i * words, size, e);
+            if (err == HF_OK && sg == 0) /* a zero ray's zero set gains position p */
+                bit_set(next.zero + (next.count - 1) * words, p);
         }
         if (ctl->info)
             ctl->info->cpu_keep += dd_cpu() - tk;
@@ -1353,7 +1351,6 @@ done:
     dd_step_clear(&st);
     rayset_clear(&next);
     free(nzi);
-    free(Z);
     return err;
 }
 
