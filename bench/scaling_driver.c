@@ -18,6 +18,11 @@
  * FLOPS flops, so a simulated host is as fast as one core of the recording machine.
  * HF_REPLAY_SLICE (seconds, default 2e-4): the poll period of the replay;
  * HF_REPLAY_DEDICATED=1: rank 0 only coordinates.
+ * HF_REPLAY_ROUNDS=1: rank 0 prints to stderr one line for each step of a cone recording:
+ * its recorded work and a rank's share of it, the simulated seconds of its signs, its
+ * agreement and the rest of it, and for a dealt step the deal and the exchange apart
+ * (bench/scaling keeps it in build-smpi/smpi-N.log): where a replay loses its time
+ * (docs/performance.md §16).
  * Rank 0 prints one line: ranks=N seconds=T m_star=M recorded_m_star=M units=U nodes=X
  * coord_busy=F worker_idle=F coord_msgs=K steals=S rounds=R
  *
@@ -81,6 +86,7 @@ typedef struct {
     const workload_t *w;
     double flops, slice;
     int rank, nranks;
+    int log_rounds;                 /* HF_REPLAY_ROUNDS */
     const hf_search_split_t *split; /* set by the scheduler with several ranks */
 } replay_t;
 
@@ -322,8 +328,9 @@ static hf_err_t replay_exchange(const replay_t *r, hf_err_t e, size_t share)
 }
 
 /* The deal of a round's recorded sub-units, then the exchange of its recorded bytes (each
- * rank gives its share). */
-static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, const round_t *rd)
+ * rank gives its share); the simulated seconds of each into took[0], took[1] (if took). */
+static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, const round_t *rd,
+                                     double *took)
 {
     const hf_search_split_t *sp = r->split;
     int64_t *cells = malloc((size_t)(rd->nsub ? rd->nsub : 1) * sizeof *cells);
@@ -332,10 +339,17 @@ static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, c
     for (long i = 0; i < rd->nsub; i++)
         cells[i] = sz->sub[rd->first + i].cells;
     sub_round_t g = {r, sz->sub + rd->first};
+    double t0 = MPI_Wtime();
     hf_err_t e = sp->deal(sp->ctx, HF_OK, rd->nsub, cells, replay_sub, &g);
     free(cells);
     size_t share = ((size_t)rd->bytes + (size_t)r->nranks - 1) / (size_t)r->nranks;
-    return replay_exchange(r, e, share);
+    double t1 = MPI_Wtime();
+    e = replay_exchange(r, e, share);
+    if (took) {
+        took[0] = t1 - t0;
+        took[1] = MPI_Wtime() - t1;
+    }
+    return e;
 }
 
 /* The one-time preparation. With a split, the calls of the cone engine's double
@@ -359,6 +373,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
         compute(r, serial_rest(&w->prep, w->prepare) - signs);
         for (long i = 0; i < w->prep.nrounds; i++) {
             const round_t *rd = w->prep.rounds + i;
+            double t_s = MPI_Wtime();
             /* its signs: a share on each rank and their gather (one byte a ray) when
              * cone_dd.c splits them at this rank count, else all on every rank */
             if (rd->signs >= 0 && hf_cone_split_signs(rd->rays, r->nranks)) {
@@ -367,11 +382,19 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
             } else if (rd->signs >= 0) {
                 compute(r, rd->signs);
             }
+            double t_a = MPI_Wtime();
             HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
+            double t_b = MPI_Wtime(), took[2] = {0, 0};
             if (rd->pairs < thr)
                 compute(r, rd->seconds);
             else
-                HF_TRY(replay_deal_exchange(r, &w->prep, rd));
+                HF_TRY(replay_deal_exchange(r, &w->prep, rd, took));
+            if (r->rank == 0 && r->log_rounds)
+                fprintf(stderr,
+                        "step %ld rays %ld work %.6f share %.6f signs %.6f agree %.6f rest %.6f "
+                        "deal %.6f exchange %.6f bytes %ld\n",
+                        i, rd->rays, rd->seconds, rd->seconds / r->nranks, t_a - t_s, t_b - t_a,
+                        MPI_Wtime() - t_b, took[0], took[1], rd->pairs < thr ? 0 : rd->bytes);
         }
         for (long i = w->prep.nrounds; i < w->agrees; i++)
             HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
@@ -381,7 +404,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
         for (long i = 0; i < w->agrees; i++)
             HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
         for (long i = 0; i < w->prep.nrounds; i++)
-            HF_TRY(replay_deal_exchange(r, &w->prep, w->prep.rounds + i));
+            HF_TRY(replay_deal_exchange(r, &w->prep, w->prep.rounds + i, NULL));
     }
     return poll && poll(poll_ctx) ? HF_ERR_INTERRUPTED : HF_OK;
 }
@@ -398,7 +421,7 @@ static hf_err_t replay_round(const replay_t *r, const size_cost_t *sz, const rou
 {
     const hf_search_split_t *sp = r->split;
     HF_TRY(sp->allgather(sp->ctx, HF_OK, NULL, 0, NULL, NULL));
-    hf_err_t e = replay_deal_exchange(r, sz, rd);
+    hf_err_t e = replay_deal_exchange(r, sz, rd, NULL);
     return sp->allgather(sp->ctx, e, NULL, 0, NULL, NULL);
 }
 
@@ -464,6 +487,7 @@ int main(int argc, char **argv)
     if (getenv("HF_CONE_SPLIT_PAIRS_MIN"))
         hf_cone_split_pairs_min = atol(getenv("HF_CONE_SPLIT_PAIRS_MIN"));
     r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
+    r.log_rounds = getenv("HF_REPLAY_ROUNDS") && strcmp(getenv("HF_REPLAY_ROUNDS"), "0");
     if (r.nranks == 1)
         r.slice = 1e30;        /* nobody to answer: each range in one go */
     static workload_t *shared; /* privatised per rank by SMPI: each holds rank 0's address */
