@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
     long n, cap; /* integers per vector; slots allocated */
     fmpz *v;     /* cap x n */
+    int big;     /* an integer may have been an mpz: clear them one by one at the end */
     long *free;  /* released slots */
     long nfree, capfree;
     vchunk_t *chunk;
@@ -38,8 +39,12 @@ typedef struct {
 
 static void vpool_clear(vpool_t *P)
 {
-    if (P->v)
+    /* with no mpz ever stored every integer is a word: one free instead of a pass over
+     * every slot's integers (tens of millions on one process for chain:d=3 span 6) */
+    if (P->v && P->big)
         _fmpz_vec_clear(P->v, P->cap * P->n);
+    else
+        flint_free(P->v);
     free(P->free);
     for (long k = 0; k < P->nchunk; k++)
         free(P->chunk[k].buf);
@@ -65,12 +70,11 @@ static hf_err_t vpool_take(vpool_t *P, long *slot, long *used)
         return HF_OK;
     }
     if (*used == P->cap) {
+        /* an fmpz is one word (a small value, or a tagged pointer to its mpz), so the
+         * integers move with the array, as FLINT's own vectors grow; the new ones are 0 */
         long cap = P->cap ? 2 * P->cap : 64;
-        fmpz *v = _fmpz_vec_init(cap * P->n);
-        for (long i = 0; i < P->cap * P->n; i++)
-            fmpz_swap(v + i, P->v + i);
-        if (P->v)
-            _fmpz_vec_clear(P->v, P->cap * P->n);
+        fmpz *v = flint_realloc(P->v, (size_t)(cap * P->n) * sizeof *v);
+        memset(v + P->cap * P->n, 0, (size_t)((cap - P->cap) * P->n) * sizeof *v);
         P->v = v;
         P->cap = cap;
     }
@@ -196,12 +200,6 @@ typedef struct {
     int chk, owner;
 } rayref_t;
 
-static rayref_t rayset_ref(const rayset_t *R, long i)
-{
-    rayref_t r = {R->slot[i], R->enc[i], R->chk[i], R->owner[i]};
-    return r;
-}
-
 /* Append a ray whose vector is already in the pool or encoded in a chunk (a kept ray, a
  * dealt step's new ray). */
 static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, long size,
@@ -222,15 +220,19 @@ static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, lon
 /* dst = src for n integers: a word copy where both are small (FLINT keeps |x| < 2^62 in the
  * fmpz itself, and the rays' integers nearly always are), fmpz_set where either is an mpz
  * (one in dst is cleared, one in src copied). _fmpz_vec_set's call per integer was a tenth
- * of what every rank repeats at each step. */
-static inline void vec_copy(fmpz *dst, const fmpz *src, long n)
+ * of what every rank repeats at each step. Returns whether an mpz was copied. */
+static inline int vec_copy(fmpz *dst, const fmpz *src, long n)
 {
+    int big = 0;
     for (long i = 0; i < n; i++) {
-        if (!COEFF_IS_MPZ(src[i]) && !COEFF_IS_MPZ(dst[i]))
+        if (!COEFF_IS_MPZ(src[i]) && !COEFF_IS_MPZ(dst[i])) {
             dst[i] = src[i];
-        else
+        } else {
             fmpz_set(dst + i, src + i);
+            big |= COEFF_IS_MPZ(dst[i]);
+        }
     }
+    return big;
 }
 
 /* Is x small enough that the products of two such and the sums of up to 2^40 of them stay
@@ -314,7 +316,7 @@ static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
 }
 
 /* n integers from encoded bytes (buf_put_fmpz's) into v: 0 when the encoding is damaged. */
-static int vec_decode(fmpz *v, long n, dd_reader_t *q)
+static int vec_decode(fmpz *v, long n, dd_reader_t *q, int *big)
 {
     for (long i = 0; i < n; i++) {
         const unsigned char *p = q->at;
@@ -325,6 +327,8 @@ static int vec_decode(fmpz *v, long n, dd_reader_t *q)
             q->at = p + 1;
         } else if (!rd_get_fmpz(q, v + i)) {
             return 0;
+        } else {
+            *big |= COEFF_IS_MPZ(v[i]);
         }
     }
     return q->at == q->end;
@@ -348,7 +352,7 @@ static hf_err_t rayset_vector(rayset_t *R, long i)
     memcpy(head, R->enc[i], sizeof head);
     const unsigned char *at = R->enc[i] + sizeof head + (size_t)R->words * sizeof(uint64_t);
     dd_reader_t q = {at, at + head[2]};
-    if (!vec_decode(P->v + slot * n, n, &q)) {
+    if (!vec_decode(P->v + slot * n, n, &q, &P->big)) {
         vpool_release(P, slot);
         return hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
     }
@@ -366,7 +370,7 @@ static hf_err_t rayset_push(rayset_t *R, const fmpz *v, int owner, const uint64_
     rayref_t ref = {-1, NULL, -1, owner};
     HF_TRY(rayset_reserve(R, R->count + 1));
     HF_TRY(vpool_take(R->pool, &ref.slot, R->used));
-    vec_copy(R->pool->v + ref.slot * R->pool->n, v, R->pool->n);
+    R->pool->big |= vec_copy(R->pool->v + ref.slot * R->pool->n, v, R->pool->n);
     return rayset_keep(R, ref, zero, size, ray_ends_of(zero, R->words, p));
 }
 
@@ -735,6 +739,8 @@ typedef struct {
     long *posl, *negl;
     uint64_t *sig;
     long posl_cap, negl_cap, sig_cap;
+    long *kept; /* the rays that stay, in order (keeping them) */
+    long kept_cap;
     ends_index_t ix;
 } dd_step_t;
 
@@ -745,6 +751,7 @@ static void dd_step_clear(dd_step_t *st)
     free(st->posl);
     free(st->negl);
     free(st->sig);
+    free(st->kept);
     free(st->sg);
     free(st->have);
     ends_index_clear(&st->ix);
@@ -1017,9 +1024,15 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
     const long *negl = st->negl, *posl = st->posl;
     const uint64_t *sig = st->sig;
     const long nblk = st->nblk, blk = st->blk, nneg = st->nneg;
+    /* cell = pa nblk + bk, counted up at the top of each cell instead of a division */
+    long pa = lo / nblk, bk = lo % nblk - 1;
     for (long cell = lo; err == HF_OK && cell < range->hi; cell++) {
+        if (++bk == nblk) {
+            bk = 0;
+            pa++;
+        }
         range->pos = cell;
-        long pa = cell / nblk, b0 = (cell % nblk) * blk;
+        long b0 = bk * blk;
         long b1 = b0 + blk < nneg ? b0 + blk : nneg;
         X.work += b1 - b0;
         if (dd_pairs_poll(&X.work, poll, poll_ctx)) {
@@ -1087,14 +1100,48 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
     return dd_pairs(&rd->job, (long)lo, range, dd_round_poll, rd, &rd->sink);
 }
 
-typedef struct {
-    const int64_t *key; /* the cell of each record */
-} dd_rec_ctx_t;
-
-static int dd_cmp_rec(const void *vctx, long a, long b)
+/* perm = the records' indices ordered by their cells (keys >= 0), stably: a radix sort,
+ * 11 bits a pass over the bits the keys use. Its cost depends only on the count and the
+ * largest cell, not on how the ranks' records interleave, so one process's recording
+ * measures what a rank of many pays (a comparison sort of the records was two fifths of
+ * the merge that every rank repeats, docs/performance.md §16). */
+static hf_err_t dd_sort_by_cell(const int64_t *key, long n, long *perm)
 {
-    const int64_t *key = ((const dd_rec_ctx_t *)vctx)->key;
-    return key[a] < key[b] ? -1 : key[a] > key[b];
+    enum { BITS = 11, NB = 1 << BITS };
+    uint64_t all = 0;
+    for (long i = 0; i < n; i++) {
+        perm[i] = i;
+        all |= (uint64_t)key[i];
+    }
+    if (n < 2 || all == 0)
+        return HF_OK;
+    long *tmp = hf_malloc((size_t)n * sizeof *tmp), *cnt = hf_malloc(NB * sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return HF_ERR_NOMEM;
+    }
+    long *src = perm, *dst = tmp;
+    for (int shift = 0; shift < 64 && (all >> shift); shift += BITS) {
+        memset(cnt, 0, NB * sizeof *cnt);
+        for (long i = 0; i < n; i++)
+            cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++;
+        for (long b = 0, at = 0; b < NB; b++) {
+            long c = cnt[b];
+            cnt[b] = at;
+            at += c;
+        }
+        for (long i = 0; i < n; i++)
+            dst[cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++] = src[i];
+        long *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != perm)
+        memcpy(perm, src, (size_t)n * sizeof *perm);
+    free(tmp);
+    free(cnt);
+    return HF_OK;
 }
 
 /* Every process's new rays of a dealt step into next, in the serial loop's order: each
@@ -1111,12 +1158,7 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned ch
     const unsigned char **at = NULL;
     int64_t *key = NULL;
     long *perm = NULL;
-    uint64_t *Z = hf_malloc(zbytes);
     dd_reader_t r = {all, all + len};
-    if (!Z) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
     while (r.at < r.end) { /* index the records by their heads */
         int64_t head[DD_HEAD];
         HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
@@ -1143,24 +1185,32 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned ch
         P->chunk[P->nchunk++] = (vchunk_t){all, nrec};
         all = NULL;
     }
-    for (long i = 0; i < nrec; i++)
-        perm[i] = i;
-    dd_rec_ctx_t rc = {key};
-    HF_CHECK(err, hf_sort(perm, nrec, dd_cmp_rec, &rc), done);
-    long k = 0;
-    for (; k < nrec && err == HF_OK; k++) {
-        int64_t head[DD_HEAD];
-        rayref_t ref = {-1, at[perm[k]], chk, dd_owner(ctl)};
-        memcpy(head, ref.enc, sizeof head);
-        memcpy(Z, ref.enc + sizeof head, zbytes);
-        err = rayset_keep(next, ref, Z, head[1], ray_ends_of(Z, words, p));
+    err = dd_sort_by_cell(key, nrec, perm);
+    if (err == HF_OK)
+        err = rayset_reserve(next, next->count + nrec);
+    if (err != HF_OK) { /* no record became a ray: the chunk goes */
+        if (nrec > 0) {
+            P->chunk[chk].live = 1;
+            vpool_chunk_unref(P, chk);
+        }
+        goto done;
     }
-    /* the records not merged (a failure) are no rays: the chunk goes with the last ray */
-    for (long left = nrec - k + (err != HF_OK); nrec > 0 && left > 0; left--)
-        vpool_chunk_unref(P, chk);
+    for (long k = 0; k < nrec; k++) { /* each ray's fields straight from its record */
+        const unsigned char *rec = at[perm[k]];
+        int64_t head[DD_HEAD];
+        memcpy(head, rec, sizeof head);
+        long d = next->count++;
+        uint64_t *z = next->zero + d * words;
+        memcpy(z, rec + sizeof head, zbytes);
+        next->ends[d] = ray_ends_of(z, words, p);
+        next->size[d] = head[1];
+        next->slot[d] = -1;
+        next->enc[d] = rec;
+        next->chk[d] = chk;
+        next->owner[d] = dd_owner(ctl);
+    }
 done:
     free(all);
-    free(Z);
     free(perm);
     free(key);
     free(at);
@@ -1253,6 +1303,58 @@ static hf_err_t dd_gather_signs(const hf_search_split_t *sp, const rayset_t *cur
     return err;
 }
 
+/* The rays of cur that stay after the step at position p go to the end of next, in order:
+ * a zero ray's zero set gains position p, a positive ray's support grows by it (and may
+ * then exceed the bound); the others are dropped, their slots released (the pairs are
+ * done with them). Field by field over the list of the kept rays, each pass a stream
+ * (docs/performance.md §16). */
+static hf_err_t dd_keep(rayset_t *cur, dd_step_t *st, const long *wpos, long p, long bound,
+                        rayset_t *next)
+{
+    long R = st->R, words = cur->words, nk = 0;
+    const signed char *sg = st->sg;
+    HF_TRY(HF_GROW(&st->kept, &st->kept_cap, R ? R : 1));
+    long *kept = st->kept;
+    for (long i = 0; i < R; i++) {
+        if (sg[i] < 0 || cur->size[i] + (sg[i] > 0 ? wpos[p] : 0) > bound)
+            HF_TRY(rayset_drop(cur, i));
+        else
+            kept[nk++] = i;
+    }
+    HF_TRY(rayset_reserve(next, next->count + nk));
+    long b = next->count;
+    for (long t = 0; t < nk; t++)
+        next->slot[b + t] = cur->slot[kept[t]];
+    for (long t = 0; t < nk; t++)
+        next->enc[b + t] = cur->enc[kept[t]];
+    for (long t = 0; t < nk; t++)
+        next->chk[b + t] = cur->chk[kept[t]];
+    for (long t = 0; t < nk; t++)
+        next->owner[b + t] = cur->owner[kept[t]];
+    for (long t = 0; t < nk; t++) {
+        long i = kept[t];
+        next->size[b + t] = cur->size[i] + (sg[i] > 0 ? wpos[p] : 0);
+    }
+    for (long t = 0; t < nk; t++) {
+        long i = kept[t];
+        rayends_t e = cur->ends[i];
+        if (sg[i] > 0) { /* the support gains position p, the last one so far */
+            e.fold |= (uint64_t)1 << (p & 63);
+            e.last = (int32_t)p;
+        }
+        next->ends[b + t] = e;
+    }
+    for (long t = 0; t < nk; t++) {
+        long i = kept[t];
+        uint64_t *z = next->zero + (b + t) * words;
+        memcpy(z, cur->zero + i * words, (size_t)words * sizeof *z);
+        if (sg[i] == 0) /* a zero ray's zero set gains position p */
+            bit_set(z, p);
+    }
+    next->count += nk;
+    return HF_OK;
+}
+
 /* The rows after the start, one step each (docs/search.md, "Engine cone", claim 3): cur
  * holds the extreme rays of the cone of the rows processed so far with at most `bound` box
  * points in their support, and at the end those of the whole cone. */
@@ -1308,25 +1410,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             continue; /* carried to the next step's agreement (or the last one, below) */
         assert(nzi);
         double tk = dd_cpu();
-        /* kept rays: zero ones gain position p in their zero set, positive ones grow; their
-         * vectors stay where they are, the dropped ones' slots are released (the pairs are
-         * done with them) */
-        for (long i = 0; i < st.R && err == HF_OK; i++) {
-            int sg = st.sg[i];
-            long size = cur->size[i] + (sg > 0 ? wpos[p] : 0);
-            if (sg < 0 || size > bound) {
-                err = rayset_drop(cur, i);
-                continue;
-            }
-            rayends_t e = cur->ends[i];
-            if (sg > 0) { /* the support gains position p, the last one so far */
-                e.fold |= (uint64_t)1 << (p & 63);
-                e.last = (int32_t)p;
-            }
-            err = rayset_keep(&next, rayset_ref(cur, i), cur->zero + i * words, size, e);
-            if (err == HF_OK && sg == 0) /* a zero ray's zero set gains position p */
-                bit_set(next.zero + (next.count - 1) * words, p);
-        }
+        err = dd_keep(cur, &st, wpos, p, bound, &next); /* their vectors stay where they are */
         if (ctl->info)
             ctl->info->cpu_keep += dd_cpu() - tk;
         if (err != HF_OK) {
