@@ -161,6 +161,39 @@ static void test_sort_stable_with_context(void)
     CU_ASSERT_EQUAL(memcmp(r, rwant, sizeof rwant), 0);
 }
 
+static int cmp_key(const void *ctx, long a, long b)
+{
+    const int64_t *k = ctx;
+    return k[a] < k[b] ? -1 : k[a] > k[b];
+}
+
+/* The radix sort gives the merge sort's order (both stable), for keys of 0 to 40 bits,
+ * few distinct keys (ties) or many, and for n = 0, 1. */
+static void test_sort_keys(void)
+{
+    enum { N = 3000 };
+    int64_t *key = malloc(N * sizeof *key);
+    long *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    CU_ASSERT_FATAL(key && a && b);
+    uint64_t x = 12345;
+    int bits[] = {0, 1, 5, 11, 12, 22, 23, 33, 40};
+    for (int t = 0; t < (int)(sizeof bits / sizeof *bits); t++) {
+        for (long n = 0; n <= N; n += n < 3 ? 1 : N / 3) {
+            for (long i = 0; i < n; i++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                key[i] = bits[t] ? (int64_t)((x >> 20) & ((1ull << bits[t]) - 1)) : 0;
+                b[i] = i;
+            }
+            CU_ASSERT_EQUAL(hf_sort_keys(key, n, a), HF_OK);
+            CU_ASSERT_EQUAL(hf_sort(b, n, cmp_key, key), HF_OK);
+            CU_ASSERT(n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0);
+        }
+    }
+    free(key);
+    free(a);
+    free(b);
+}
+
 static void test_ivset(void)
 {
     hf_ivset_t s;
@@ -297,6 +330,7 @@ int hf_register_tests(void)
     static const hf_unit_case_t cases[] = {
         {"hash_fnv1a", test_hash_fnv1a},
         {"rng_sequence", test_rng_sequence},
+        {"sort_keys", test_sort_keys},
         {"grow", test_grow},
         {"grow_arrays", test_grow_arrays},
         {"index", test_index},

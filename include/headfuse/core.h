@@ -93,6 +93,12 @@ hf_err_t hf_grow_arrays(long *cap, long need, int n, void **const *arrays, const
 typedef int (*hf_cmp_fn)(const void *ctx, long a, long b);
 hf_err_t hf_sort(long *idx, long n, hf_cmp_fn cmp, const void *ctx);
 
+/* idx = 0 .. n-1 ordered by key[] (every key >= 0), stably: a radix sort, one pass over
+ * the n indices per 11 bits of the largest key, whatever their order before (what the
+ * merge of records repeated on every rank needs, docs/search.md). HF_ERR_NOMEM without
+ * scratch memory (idx then holds 0 .. n-1). */
+hf_err_t hf_sort_keys(const int64_t *key, long n, long *idx);
+
 /* Rows of w integers (row-major); hf_cmp_rows orders rows a and b lexicographically
  * (ctx: an hf_rows_t), for hf_sort. */
 typedef struct {

@@ -123,6 +123,47 @@ hf_err_t hf_sort(long *idx, long n, hf_cmp_fn cmp, const void *ctx)
     return HF_OK;
 }
 
+hf_err_t hf_sort_keys(const int64_t *key, long n, long *idx)
+{
+    enum { BITS = 11, NB = 1 << BITS };
+    uint64_t all = 0;
+    int passes = 0;
+    for (long i = 0; i < n; i++)
+        all |= (uint64_t)key[i];
+    for (uint64_t a = all; a; a >>= BITS)
+        passes++;
+    long *tmp = passes && n > 1 ? malloc((size_t)n * sizeof *tmp) : NULL;
+    long *cnt = tmp ? malloc(NB * sizeof *cnt) : NULL;
+    /* the passes alternate between idx and tmp: start in whichever makes the last one
+     * land in idx (idx when there is nothing to sort, or no memory to sort with) */
+    long *src = passes % 2 && cnt ? tmp : idx, *dst = src == idx ? tmp : idx;
+    for (long i = 0; i < n; i++)
+        src[i] = i;
+    if (!cnt) {
+        free(tmp);
+        return passes && n > 1 ? HF_ERR_NOMEM : HF_OK;
+    }
+    for (int pass = 0; pass < passes; pass++) {
+        int shift = pass * BITS;
+        memset(cnt, 0, NB * sizeof *cnt);
+        for (long i = 0; i < n; i++)
+            cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++;
+        for (long b = 0, at = 0; b < NB; b++) {
+            long c = cnt[b];
+            cnt[b] = at;
+            at += c;
+        }
+        for (long i = 0; i < n; i++)
+            dst[cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++] = src[i];
+        long *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(cnt);
+    free(tmp);
+    return HF_OK;
+}
+
 hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out)
 {
     size_t n = len < 0 ? strlen(s) : (size_t)len, i = n > 0 && s[0] == '-';

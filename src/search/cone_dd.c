@@ -1100,50 +1100,6 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
     return dd_pairs(&rd->job, (long)lo, range, dd_round_poll, rd, &rd->sink);
 }
 
-/* perm = the records' indices ordered by their cells (keys >= 0), stably: a radix sort,
- * 11 bits a pass over the bits the keys use. Its cost depends only on the count and the
- * largest cell, not on how the ranks' records interleave, so one process's recording
- * measures what a rank of many pays (a comparison sort of the records was two fifths of
- * the merge that every rank repeats, docs/performance.md §16). */
-static hf_err_t dd_sort_by_cell(const int64_t *key, long n, long *perm)
-{
-    enum { BITS = 11, NB = 1 << BITS };
-    uint64_t all = 0;
-    for (long i = 0; i < n; i++) {
-        perm[i] = i;
-        all |= (uint64_t)key[i];
-    }
-    if (n < 2 || all == 0)
-        return HF_OK;
-    long *tmp = hf_malloc((size_t)n * sizeof *tmp), *cnt = hf_malloc(NB * sizeof *cnt);
-    if (!tmp || !cnt) {
-        free(tmp);
-        free(cnt);
-        return HF_ERR_NOMEM;
-    }
-    long *src = perm, *dst = tmp;
-    for (int shift = 0; shift < 64 && (all >> shift); shift += BITS) {
-        memset(cnt, 0, NB * sizeof *cnt);
-        for (long i = 0; i < n; i++)
-            cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++;
-        for (long b = 0, at = 0; b < NB; b++) {
-            long c = cnt[b];
-            cnt[b] = at;
-            at += c;
-        }
-        for (long i = 0; i < n; i++)
-            dst[cnt[((uint64_t)key[src[i]] >> shift) & (NB - 1)]++] = src[i];
-        long *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != perm)
-        memcpy(perm, src, (size_t)n * sizeof *perm);
-    free(tmp);
-    free(cnt);
-    return HF_OK;
-}
-
 /* Every process's new rays of a dealt step into next, in the serial loop's order: each
  * cell was run by one process, whose records of it are in order, and cells in increasing
  * order are the serial loop's pairs in order, so a stable sort by cell restores the order
@@ -1185,7 +1141,10 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned ch
         P->chunk[P->nchunk++] = (vchunk_t){all, nrec};
         all = NULL;
     }
-    err = dd_sort_by_cell(key, nrec, perm);
+    /* a radix sort: its cost does not depend on how the ranks' records interleave, so one
+     * process's recording measures what a rank of many pays (a comparison sort of the
+     * records was two fifths of the merge, docs/performance.md §16) */
+    err = hf_sort_keys(key, nrec, perm);
     if (err == HF_OK)
         err = rayset_reserve(next, next->count + nrec);
     if (err != HF_OK) { /* no record became a ray: the chunk goes */
