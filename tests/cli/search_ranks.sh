@@ -16,14 +16,26 @@ for spec in "${specs[@]}"; do
     mpi "$n" search $spec --out "r$n.h5" 2>"err$n.txt"
     run 0 "$HEADFUSE" verify "r$n.h5"
     if [ "$n" -gt 1 ] && [[ $spec == *layered* ]]; then
-      steals=$(sed -n 's/.* \([0-9]*\) steals.*/\1/p' "err$n.txt" | tail -1)
-      [ "${steals:-0}" -gt 0 ] || fail "$spec: $n ranks: no range was stolen: $(tail -2 "err$n.txt")"
-      $PY - "r$n.h5" <<'EOF' || fail "$spec: $n ranks: no unit was split into ranges of cells"
+      # Whether a steal lands in a unit depends on timing: a run on a loaded machine may
+      # steal only in the preparation (seen once with a simulation on the other core), so
+      # a run without a split unit is repeated once before the check fails.
+      for attempt in 1 2; do
+        steals=$(sed -n 's/.* \([0-9]*\) steals.*/\1/p' "err$n.txt" | tail -1)
+        split=0
+        $PY - "r$n.h5" <<'EOF' && split=1
 import collections, h5py, sys
 u = h5py.File(sys.argv[1], "r")["units"][:]
 ranges = collections.Counter((int(x["m"]), int(x["unit"])) for x in u)
 assert max(ranges.values()) > 1
 EOF
+        { [ "${steals:-0}" -gt 0 ] && [ "$split" = 1 ]; } || [ "$attempt" = 2 ] && break
+        rm -rf "r$n.h5" "r$n.h5.shards"
+        # shellcheck disable=SC2086
+        mpi "$n" search $spec --out "r$n.h5" 2>"err$n.txt"
+        run 0 "$HEADFUSE" verify "r$n.h5"
+      done
+      [ "${steals:-0}" -gt 0 ] || fail "$spec: $n ranks: no range was stolen: $(tail -2 "err$n.txt")"
+      [ "$split" = 1 ] || fail "$spec: $n ranks: no unit was split into ranges of cells"
     fi
     got=$(table_json "r$n.h5")
     if [ -z "$ref" ]; then
