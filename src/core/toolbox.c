@@ -132,8 +132,8 @@ hf_err_t hf_sort_keys(const int64_t *key, long n, long *idx)
         all |= (uint64_t)key[i];
     for (uint64_t a = all; a; a >>= BITS)
         passes++;
-    long *tmp = passes && n > 1 ? malloc((size_t)n * sizeof *tmp) : NULL;
-    long *cnt = tmp ? malloc(NB * sizeof *cnt) : NULL;
+    long *tmp = passes && n > 1 ? hf_malloc((size_t)n * sizeof *tmp) : NULL;
+    long *cnt = tmp ? hf_malloc(NB * sizeof *cnt) : NULL;
     /* the passes alternate between idx and tmp: start in whichever makes the last one
      * land in idx (idx when there is nothing to sort, or no memory to sort with) */
     long *src = passes % 2 && cnt ? tmp : idx, *dst = src == idx ? tmp : idx;
