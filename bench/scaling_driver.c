@@ -286,20 +286,21 @@ static hf_err_t replay_sub(void *ctx, long unit, int64_t lo, hf_search_range_t *
 }
 
 /* The exchange of a round's recorded bytes, each rank giving share of them: the calls of
- * split_allgather (sched.c) in its order (the agreement and the stop through the split
- * itself, then an agreement, the lengths, an agreement, the bytes), with both buffers in
- * SMPI's shared memory. All simulated ranks live in one process, where 1,024 private
- * copies of a cone step's new rays (up to hundreds of MB each) do not fit; the bytes'
- * values are never read, only their count costs time on the simulated network. */
+ * split_allgather (sched.c) in its order (the agreement on errors and stops through the
+ * split itself, then the lengths, an agreement, the bytes by hf_sched_allgatherv), with
+ * both buffers in SMPI's shared memory. All simulated ranks live in one process, where
+ * 1,024 private copies of a cone step's new rays (up to hundreds of MB each) do not fit;
+ * the bytes' values are never read, only their count costs time on the simulated
+ * network. */
 static hf_err_t replay_exchange(const replay_t *r, hf_err_t e, size_t share)
 {
     const hf_search_split_t *sp = r->split;
-    HF_TRY(sp->allgather(sp->ctx, e, NULL, 0, NULL, NULL));
     MPI_Comm comm = MPI_COMM_WORLD;
     int n = r->nranks;
     long long mine = (long long)share, *lens = malloc((size_t)n * sizeof *lens);
     int *counts = malloc((size_t)n * sizeof *counts), *displs = malloc((size_t)n * sizeof *displs);
-    hf_err_t err = hf_agree_all(comm, lens && counts && displs ? HF_OK : HF_ERR_NOMEM);
+    hf_err_t err =
+        sp->allgather(sp->ctx, lens && counts && displs ? e : HF_ERR_NOMEM, NULL, 0, NULL, NULL);
     if (err == HF_OK) {
         MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
         long long total = 0;
@@ -310,16 +311,13 @@ static hf_err_t replay_exchange(const replay_t *r, hf_err_t e, size_t share)
         }
         if (total > INT_MAX) /* the same on every rank, as in split_allgather */
             err = hf_error(HF_ERR_LIMIT, "replay: over %d bytes to exchange", INT_MAX);
-        char *buf = err == HF_OK ? SMPI_SHARED_MALLOC(share ? share : 1) : NULL;
         char *all = err == HF_OK ? SMPI_SHARED_MALLOC(total > 0 ? (size_t)total : 1) : NULL;
         if (err == HF_OK)
-            err = hf_agree_all(comm, buf && all ? HF_OK : HF_ERR_NOMEM);
-        if (err == HF_OK)
-            MPI_Allgatherv(buf, (int)share, MPI_BYTE, all, counts, displs, MPI_BYTE, comm);
+            err = hf_agree_all(comm, all ? HF_OK : HF_ERR_NOMEM);
+        if (err == HF_OK) /* its own share in place: its block of the shared buffer */
+            hf_sched_allgatherv(all + displs[r->rank], (int)share, all, counts, displs, comm);
         if (all)
             SMPI_SHARED_FREE(all);
-        if (buf)
-            SMPI_SHARED_FREE(buf);
     }
     free(displs);
     free(counts);

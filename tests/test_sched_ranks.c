@@ -4,7 +4,8 @@
  * rank ends the round on all; the layered engine's face tables and units are those of a
  * search prepared alone on one process, whatever the rank count; a stop or an allocation
  * failure on one rank during the split preparation stops or fails every rank at the same
- * exchange, none is left waiting, and the size can be prepared again.
+ * exchange, none is left waiting, and the size can be prepared again; the exchange's
+ * all-gather (Bruck's) gives MPI_Allgatherv's bytes.
  * Collective: every rank runs every test, so assertions are never fatal. */
 #include <CUnit/CUnit.h>
 #include <mpi.h>
@@ -624,6 +625,48 @@ static void test_cone_split_rays(void)
                 compared, caught, blocks, caught_blocks);
 }
 
+/* hf_sched_allgatherv (Bruck's rounds) against MPI_Allgatherv, byte for byte: counts with
+ * zeros, one rank holding almost all, every rank the same, from a separate buffer and in
+ * place. With 4 ranks or more a round's blocks wrap past the last rank (two segments):
+ * CTest also runs this test alone on 5 and 8 ranks. */
+static void test_allgatherv_bruck(void)
+{
+    int *counts = malloc((size_t)nranks * sizeof *counts),
+        *displs = malloc((size_t)nranks * sizeof *displs);
+    for (int pattern = 0; pattern < 4; pattern++) {
+        int total = 0;
+        for (int r = 0; r < nranks; r++) {
+            static const int mix[] = {3, 0, 17, 1, 0, 250, 8};
+            counts[r] = pattern == 0   ? 0
+                        : pattern == 1 ? mix[r % 7]
+                        : pattern == 2 ? (r == nranks / 2 ? 5000 : r % 2)
+                                       : 64;
+            displs[r] = total;
+            total += counts[r];
+        }
+        int len = counts[rank];
+        unsigned char *mine = malloc((size_t)len + 1), *want = malloc((size_t)total + 1),
+                      *got = malloc((size_t)total + 1), *inplace = malloc((size_t)total + 1);
+        for (int i = 0; i < len; i++)
+            mine[i] = (unsigned char)(rank * 31 + i * 7 + pattern);
+        MPI_Allgatherv(mine, len, MPI_BYTE, want, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+        memset(got, 0xAA, (size_t)total + 1);
+        hf_sched_allgatherv(mine, len, got, counts, displs, MPI_COMM_WORLD);
+        memset(inplace, 0x55, (size_t)total + 1);
+        memcpy(inplace + displs[rank], mine, (size_t)len);
+        hf_sched_allgatherv(inplace + displs[rank], len, inplace, counts, displs, MPI_COMM_WORLD);
+        CU_ASSERT_EQUAL(memcmp(got, want, (size_t)total), 0);
+        CU_ASSERT_EQUAL(memcmp(inplace, want, (size_t)total), 0);
+        CU_ASSERT_EQUAL(got[total], 0xAA); /* nothing written past the blocks */
+        free(mine);
+        free(want);
+        free(got);
+        free(inplace);
+    }
+    free(counts);
+    free(displs);
+}
+
 static int ranks_cleanup(void)
 {
     return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
@@ -643,6 +686,7 @@ int hf_register_tests(void)
         {"split preparation: an allocation failure on one rank fails all",
          test_split_nomem_on_one_rank},
         {"cone: the dealt double description gives one process's rays", test_cone_split_rays},
+        {"allgatherv: Bruck's rounds give MPI_Allgatherv's bytes", test_allgatherv_bruck},
         {NULL, NULL},
     };
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)

@@ -19,6 +19,11 @@
 /* Collective: the winning code of e over comm (see above); HF_OK when no rank failed. */
 hf_err_t hf_agree_all(MPI_Comm comm, hf_err_t e);
 
+/* Collective: hf_agree_all in which a stop (e == HF_ERR_INTERRUPTED) is not an error. The
+ * winning error as hf_agree_all's (a stop counted as HF_OK), and, when no rank failed,
+ * *any_stop = 1 if some rank stopped (else 0). One collective call. */
+hf_err_t hf_agree_stop(MPI_Comm comm, hf_err_t e, int *any_stop);
+
 /* Collective, for work spread over the ranks in an order of its own (the entries of a
  * job checked before a run): the error with the lowest key wins, whichever rank holds
  * it (ties: the lower rank). A rank without an error passes any key. Every other rank

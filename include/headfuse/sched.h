@@ -150,6 +150,14 @@ hf_err_t hf_sched_deal(hf_sched_split_t *sp, hf_err_t status, const hf_sched_ite
                        long nitems, hf_sched_run_fn run, void *run_ctx, hf_sched_done_fn done,
                        void *done_ctx);
 
+/* Collective: every rank's len bytes at mine into all, rank r's at all + displs[r]
+ * (counts[r] bytes; blocks in rank order, displs[0] = 0, each displs[r + 1] =
+ * displs[r] + counts[r]; mine may be all + displs[rank]). Bruck's algorithm over
+ * point-to-point messages (tag HF_SCHED_TAG_GATHER): ceil(log2 n) rounds. */
+enum { HF_SCHED_TAG_GATHER = 103 };
+void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts, const int *displs,
+                         MPI_Comm comm);
+
 /* Install the SIGTERM/SIGUSR1 handlers (flag only; async-signal-safe). */
 void hf_sched_install_signals(void);
 /* Nonzero once a stop signal arrived (also settable for tests). */

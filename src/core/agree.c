@@ -22,6 +22,30 @@ static hf_err_t winner(MPI_Comm comm, hf_err_t e, int *from)
     return best.prio == INT_MAX ? HF_OK : (hf_err_t)best.code;
 }
 
+/* The stop rides on the error's exchange as a third class of priority, after every own
+ * and relayed error: one collective call where an agreement and a maximum took two. */
+hf_err_t hf_agree_stop(MPI_Comm comm, hf_err_t e, int *any_stop)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    struct {
+        int prio, code;
+    } mine = {INT_MAX, (int)HF_OK}, best;
+    if (e == HF_ERR_INTERRUPTED)
+        mine.prio = 2 * size + rank;
+    else if (e != HF_OK)
+        mine.prio = hf_error_is_relayed() ? size + rank : rank;
+    mine.code = (int)e;
+    MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MINLOC, comm);
+    *any_stop = best.prio != INT_MAX && best.prio >= 2 * size;
+    if (best.prio == INT_MAX || *any_stop)
+        return HF_OK;
+    if (e == HF_OK || e == HF_ERR_INTERRUPTED)
+        hf_error_relay((hf_err_t)best.code, "rank %d failed", best.prio % size);
+    return (hf_err_t)best.code;
+}
+
 hf_err_t hf_agree_all(MPI_Comm comm, hf_err_t e)
 {
     int from;

@@ -273,34 +273,80 @@ done:
     return HF_OK;
 }
 
+/* Blocks b .. b + m - 1 (ranks mod n) of an all-gather's buffer as one datatype: one
+ * segment, or two when they wrap past rank n - 1 (blocks lie in rank order). */
+static void blocks_type(const int *counts, const int *displs, int n, int b, int m, MPI_Datatype *t)
+{
+    int len[2], at[2], k = 1, e = b + m;
+    at[0] = displs[b];
+    if (e <= n) {
+        len[0] = displs[e - 1] + counts[e - 1] - displs[b];
+    } else {
+        len[0] = displs[n - 1] + counts[n - 1] - displs[b];
+        at[1] = 0;
+        len[1] = displs[e - n - 1] + counts[e - n - 1];
+        k = 2;
+    }
+    MPI_Type_indexed(k, len, at, MPI_BYTE, t);
+    MPI_Type_commit(t);
+}
+
+/* Bruck's all-gather: in round k a rank has the blocks of ranks r .. r + 2^k - 1 and
+ * receives as many more from rank r + 2^k, so ceil(log2 n) rounds. Open MPI's choice for
+ * large all-gathers of varying counts (a ring, or neighbour exchange) takes n - 1 or n/2
+ * rounds, whose latencies were most of a cone step's exchange on 64 simulated ranks and
+ * more on 1,024 (docs/performance.md §16). Each rank still receives every byte once. */
+void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts, const int *displs,
+                         MPI_Comm comm)
+{
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    char *base = all;
+    if (len > 0 && base + displs[rank] != (const char *)mine)
+        memcpy(base + displs[rank], mine, (size_t)len);
+    for (int k = 1; k < n; k *= 2) {
+        int m = k < n - k ? k : n - k, to = (rank - k + n) % n, from = (rank + k) % n;
+        MPI_Datatype st, rt;
+        blocks_type(counts, displs, n, rank, m, &st);
+        blocks_type(counts, displs, n, from, m, &rt);
+        MPI_Sendrecv(base, 1, st, to, HF_SCHED_TAG_GATHER, base, 1, rt, from, HF_SCHED_TAG_GATHER,
+                     comm, MPI_STATUS_IGNORE);
+        MPI_Type_free(&st);
+        MPI_Type_free(&rt);
+    }
+}
+
 /* The exchange of a split preparation (hf_search_split_t): errors first (the rule of
- * agree.h), then stops (not errors, as elsewhere in this module), then the bytes. Every
- * allocation is agreed on before the collective call that needs it. */
+ * agree.h), then stops (not errors, as elsewhere in this module), in one call; then the
+ * lengths, an agreement on the buffer for all the bytes, and the bytes. Every allocation
+ * is agreed on before the collective call that needs it (the small arrays' in the first
+ * agreement). */
 static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
                                 size_t *outlen)
 {
     MPI_Comm comm = ((hf_sched_split_t *)ctx)->comm;
-    int stop = status == HF_ERR_INTERRUPTED, any_stop, n;
+    int any_stop, n;
+    long long *lens = NULL;
+    int *counts = NULL, *displs = NULL;
+    char *all = NULL;
     if (out) {
         *out = NULL;
         *outlen = 0;
+        MPI_Comm_size(comm, &n);
+        lens = hf_malloc((size_t)n * sizeof *lens);
+        counts = hf_malloc((size_t)n * sizeof *counts);
+        displs = hf_malloc((size_t)n * sizeof *displs);
+        if ((!lens || !counts || !displs) && status == HF_OK)
+            status = HF_ERR_NOMEM;
     }
-    hf_err_t err = hf_agree_all(comm, stop ? HF_OK : status);
-    MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, comm);
-    if (err != HF_OK)
-        return err;
-    if (any_stop)
-        return stop ? status
-                    : hf_error(HF_ERR_INTERRUPTED, "preparing a size: stopped on another rank");
-    if (!out)
-        return HF_OK;
-    MPI_Comm_size(comm, &n);
-    long long mine = (long long)len, *lens = hf_malloc((size_t)n * sizeof *lens);
-    int *counts = hf_malloc((size_t)n * sizeof *counts),
-        *displs = hf_malloc((size_t)n * sizeof *displs);
-    char *all = NULL;
-    err = hf_agree_all(comm, lens && counts && displs ? HF_OK : HF_ERR_NOMEM);
-    if (err == HF_OK) {
+    hf_err_t err = hf_agree_stop(comm, status, &any_stop);
+    if (err == HF_OK && any_stop)
+        err = status == HF_ERR_INTERRUPTED
+                  ? status
+                  : hf_error(HF_ERR_INTERRUPTED, "preparing a size: stopped on another rank");
+    if (err == HF_OK && out) {
+        long long mine = (long long)len;
         MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
         long long total = 0;
         for (int r = 0; r < n; r++) {
@@ -316,7 +362,7 @@ static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, siz
             err = hf_agree_all(comm, all ? HF_OK : HF_ERR_NOMEM);
         }
         if (err == HF_OK) {
-            MPI_Allgatherv(buf, (int)len, MPI_BYTE, all, counts, displs, MPI_BYTE, comm);
+            hf_sched_allgatherv(buf, (int)len, all, counts, displs, comm);
             *out = all;
             *outlen = (size_t)total;
             all = NULL;
@@ -378,10 +424,9 @@ void hf_sched_split_init(hf_sched_split_t *sp, MPI_Comm comm)
  * (A rank that goes its own way here would leave the others waiting forever.) */
 static hf_err_t agree_step(MPI_Comm comm, hf_err_t e, int *any_stop)
 {
-    int stop = e == HF_ERR_INTERRUPTED || hf_sched_stop_requested();
-    hf_err_t err = hf_agree_all(comm, e == HF_ERR_INTERRUPTED ? HF_OK : e);
-    MPI_Allreduce(&stop, any_stop, 1, MPI_INT, MPI_MAX, comm);
-    return err;
+    if (e == HF_OK && hf_sched_stop_requested())
+        e = HF_ERR_INTERRUPTED;
+    return hf_agree_stop(comm, e, any_stop);
 }
 
 /* Decide size m: prepare it, deal its ranges, add up what the ranks found. *decided: the
