@@ -9,7 +9,8 @@
  * sub-units, the exchange of the recorded bytes, an agreement); each range of cells of a
  * sub-unit or unit costs what its recorded profile says those cells cost (linear between
  * profile points). A range runs in slices of HF_REPLAY_SLICE seconds with a poll between
- * (the real search polls every 256 candidates or 64 middles), so rank 0 answers requests
+ * (the real search polls every 256 candidates or 64 middles; a cone step's range in its
+ * recorded poll period when that is shorter), so rank 0 answers requests
  * and a rank answers steal requests about when the real ones would. Older recordings (no
  * cells, no profiles) have one cell a unit and sub-unit.
  *
@@ -87,6 +88,7 @@ typedef struct {
     double flops, slice;
     int rank, nranks;
     int log_rounds;                 /* HF_REPLAY_ROUNDS */
+    int polls_recorded;             /* a range polls as often as recorded, if more often */
     const hf_search_split_t *split; /* set by the scheduler with several ranks */
 } replay_t;
 
@@ -226,13 +228,17 @@ static int64_t cell_at(const workload_t *w, const cost_t *c, double t)
 static hf_err_t replay_range(const replay_t *r, const cost_t *c, int64_t lo,
                              hf_search_range_t *range, hf_search_poll_fn poll, void *poll_ctx)
 {
-    double t = cost_at(r->w, c, lo);
+    double t = cost_at(r->w, c, lo), slice = r->slice;
+    /* a cone step polls as often as it was recorded to (every DD_POLL_WORK pair tests),
+     * when that is more often than the slice */
+    if (r->polls_recorded && c->polls > 0 && c->seconds / (double)c->polls < slice)
+        slice = c->seconds / (double)c->polls;
     range->pos = lo;
     for (;;) {
         double end = cost_at(r->w, c, range->hi);
         if (t >= end)
             return HF_OK;
-        double next = t + r->slice < end ? t + r->slice : end;
+        double next = t + slice < end ? t + slice : end;
         compute(r, next - t);
         t = next;
         int64_t cell = cell_at(r->w, c, t);
@@ -366,6 +372,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
          * this rank count, else run whole on every rank */
         const hf_search_split_t *sp = r->split;
         double thr = hf_cone_split_threshold(r->nranks), signs = 0;
+        r->polls_recorded = 1;
         for (long i = 0; i < w->prep.nrounds; i++)
             signs += w->prep.rounds[i].signs > 0 ? w->prep.rounds[i].signs : 0;
         compute(r, serial_rest(&w->prep, w->prepare) - signs);

@@ -656,8 +656,9 @@ static hf_err_t dd_found_push(dd_found_t *F, const uint64_t *b, long size)
 
 /* How a run is watched: its poll hook, called every DD_POLL_WORK pair tests and at every
  * row (so that a stop and the other ranks' requests are answered within milliseconds even
- * in a step of minutes), its progress and its figures. */
-#define DD_POLL_WORK (1L << 16)
+ * in a step of minutes; 2^14 is about 35 us: a steal waits for its victim's poll, at the
+ * end of a dealt step, docs/search.md), its progress and its figures. */
+#define DD_POLL_WORK (1L << 14)
 typedef struct {
     hf_search_poll_fn poll;
     void *poll_ctx;
@@ -1004,6 +1005,12 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     return dd_sink_put(X->sink, X->job.ctl, p, cell, X->v, n, Z, words, size);
 }
 
+/* The end of a run of negative rays: before cell `cells` of its positive ray. */
+static inline long run_end(long cells, long blk, long nneg)
+{
+    return cells * blk < nneg ? cells * blk : nneg;
+}
+
 /* The pairs of cells lo, lo + 1, ... (while below range->hi, which a steal may lower): the
  * adjacent ones give new rays, in the order of the serial loop. poll is called every
  * DD_POLL_WORK pair tests and rays looked at by the adjacency test, inside a cell too (a
@@ -1024,30 +1031,61 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
     const long *negl = st->negl, *posl = st->posl;
     const uint64_t *sig = st->sig;
     const long nblk = st->nblk, blk = st->blk, nneg = st->nneg;
-    /* cell = pa nblk + bk, counted up at the top of each cell instead of a division */
-    long pa = lo / nblk, bk = lo % nblk - 1;
-    for (long cell = lo; err == HF_OK && cell < range->hi; cell++) {
-        if (++bk == nblk) {
-            bk = 0;
-            pa++;
+    /* A run: the cells [cell, stop) of one positive ray, its negative rays [nb, nend) in
+     * one loop without a test per cell, so cells can be small (a short tail at the end of a
+     * dealt step) at no cost per cell. range->pos is set to the cell being run before every
+     * poll (a steal takes only cells after it, and only in a poll), and range->hi is read
+     * again after each (a steal may have lowered it, never to or below pos). */
+    long cell = lo;
+    while (err == HF_OK && cell < range->hi) {
+        long pa = cell / nblk, first = pa * nblk;
+        long stop = range->hi < first + nblk ? range->hi : first + nblk;
+        if (!sink->next && hf_cone_test_drop_cell >= cell && hf_cone_test_drop_cell < stop) {
+            if (cell == hf_cone_test_drop_cell) { /* the planted bug of the tests */
+                cell++;
+                continue;
+            }
+            stop = hf_cone_test_drop_cell;
         }
-        range->pos = cell;
-        long b0 = bk * blk;
-        long b1 = b0 + blk < nneg ? b0 + blk : nneg;
-        X.work += b1 - b0;
-        if (dd_pairs_poll(&X.work, poll, poll_ctx)) {
-            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
-            break;
-        }
-        if (!sink->next && cell == hf_cone_test_drop_cell)
-            continue; /* the planted bug of the tests */
         long i = posl[pa];
         uint64_t fi = sig[i];
-        for (long nb = b0; nb < b1 && err == HF_OK; nb++) {
-            long j = negl[nb];
-            if (__builtin_popcountll(fi | sig[j]) <= bound)
-                err = dd_pair(&X, cell, i, j);
+        long nb = (cell - first) * blk, nend = run_end(stop - first, blk, nneg);
+        while (nb < nend && err == HF_OK) {
+            long chunk = DD_POLL_WORK - X.work, e = nb + (chunk > 1 ? chunk : 1);
+            if (e > nend)
+                e = nend;
+            long at = nb;
+            for (; nb < e; nb++) {
+                long j = negl[nb];
+                if (__builtin_popcountll(fi | sig[j]) > bound)
+                    continue;
+                range->pos = first + nb / blk;
+                if ((err = dd_pair(&X, range->pos, i, j)) != HF_OK)
+                    break;
+                if (range->hi < stop) { /* stolen in dd_pair's poll */
+                    stop = range->hi;
+                    nend = run_end(stop - first, blk, nneg);
+                    e = e < nend ? e : nend;
+                }
+            }
+            X.work += nb - at;
+            if (err == HF_OK && nb < nend) { /* a poll inside the run */
+                range->pos = first + nb / blk;
+                if (dd_pairs_poll(&X.work, poll, poll_ctx))
+                    err = hf_error(HF_ERR_INTERRUPTED,
+                                   "cone engine: ray enumeration stopped on request");
+                else if (range->hi < stop) {
+                    stop = range->hi;
+                    nend = run_end(stop - first, blk, nneg);
+                }
+            }
         }
+        if (err == HF_OK) {
+            range->pos = stop - 1;
+            if (dd_pairs_poll(&X.work, poll, poll_ctx))
+                err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+        }
+        cell = stop;
     }
     _fmpz_vec_clear(X.v, n);
     fmpz_clear(X.g);
@@ -1060,7 +1098,7 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
  * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
 long hf_cone_split_pairs_min = 1L << 16;
 long hf_cone_test_drop_cell = -1;
-long hf_cone_cell_negatives = 128;
+long hf_cone_cell_negatives = 32;
 
 double hf_cone_split_threshold(int nranks)
 {

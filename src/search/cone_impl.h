@@ -104,11 +104,12 @@ int hf_cone_split_signs(long rays, int nranks);
  * dealt step are dropped, a planted bug that the comparison of rays with one process's must
  * catch. */
 extern long hf_cone_test_drop_cell;
-/* Negative rays per cell of a step (128): a cell is one positive ray against one block of
+/* Negative rays per cell of a step (32): a cell is one positive ray against one block of
  * this many negative rays, so that no cell holds more than a slice of a step (one positive
  * ray against all negatives took up to 0.6 s of a 12 s step of chain:d=3 span 6, which no
- * number of ranks could shorten). Tests lower it (HF_CONE_CELL_NEGATIVES too) to make
- * cells of a few pairs. */
+ * number of ranks could shorten; the last cells of a dealt step are its tail). A cell
+ * costs nothing of its own (dd_pairs runs a positive ray's cells in one loop). Tests lower
+ * it (HF_CONE_CELL_NEGATIVES too) to make cells of a few pairs. */
 extern long hf_cone_cell_negatives;
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
