@@ -738,7 +738,7 @@ typedef struct {
     unsigned char *have;
     long slen, sg_cap, have_cap;
     long *posl, *negl;
-    uint64_t *sig;
+    uint64_t *sig; /* the negative rays' support folds, in the order of negl */
     long posl_cap, negl_cap, sig_cap;
     long *kept; /* the rays that stay, in order (keeping them) */
     long kept_cap;
@@ -838,13 +838,12 @@ static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t
     HF_TRY(HF_GROW(&st->negl, &st->negl_cap, R));
     for (long i = 0; i < R; i++) {
         int sg = st->sg[i];
-        if (sg == 0)
-            continue;
-        st->sig[i] = cur->ends[i].fold;
-        if (sg > 0)
+        if (sg > 0) {
             st->posl[st->npos++] = i;
-        else
+        } else if (sg < 0) { /* in list order: the pair loop reads them in a stream */
+            st->sig[st->nneg] = cur->ends[i].fold;
             st->negl[st->nneg++] = i;
+        }
     }
     st->blk = hf_cone_cell_negatives > 0 ? hf_cone_cell_negatives : 1;
     st->nblk = st->nneg > 0 ? (st->nneg + st->blk - 1) / st->blk : 1;
@@ -1048,7 +1047,7 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
             stop = hf_cone_test_drop_cell;
         }
         long i = posl[pa];
-        uint64_t fi = sig[i];
+        uint64_t fi = job->cur->ends[i].fold;
         long nb = (cell - first) * blk, nend = run_end(stop - first, blk, nneg);
         while (nb < nend && err == HF_OK) {
             long chunk = DD_POLL_WORK - X.work, e = nb + (chunk > 1 ? chunk : 1);
@@ -1056,9 +1055,9 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
                 e = nend;
             long at = nb;
             for (; nb < e; nb++) {
-                long j = negl[nb];
-                if (__builtin_popcountll(fi | sig[j]) > bound)
+                if (__builtin_popcountll(fi | sig[nb]) > bound)
                     continue;
+                long j = negl[nb];
                 range->pos = first + nb / blk;
                 if ((err = dd_pair(&X, range->pos, i, j)) != HF_OK)
                     break;
@@ -1083,7 +1082,8 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
         if (err == HF_OK) {
             range->pos = stop - 1;
             if (dd_pairs_poll(&X.work, poll, poll_ctx))
-                err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+                err =
+                    hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
         }
         cell = stop;
     }
