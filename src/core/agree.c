@@ -4,9 +4,11 @@
 
 #include "headfuse/agree.h"
 
-/* One exchange: the lowest-ranked own error, else the lowest-ranked relayed one.
- * MINLOC over (priority, code): own errors rank first, relayed errors after all ranks. */
-static hf_err_t winner(MPI_Comm comm, hf_err_t e, int *from)
+/* One exchange: the lowest-ranked own error, else the lowest-ranked relayed one, else (with
+ * stops apart) the lowest-ranked stop. MINLOC over (priority, code): own errors rank first,
+ * relayed errors after all ranks, stops after those. *prio: the winner's priority class
+ * (0 own error, 1 relayed, 2 stop; -1 none). */
+static hf_err_t exchange(MPI_Comm comm, hf_err_t e, int stops_apart, int *from, int *prio)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -14,36 +16,35 @@ static hf_err_t winner(MPI_Comm comm, hf_err_t e, int *from)
     struct {
         int prio, code;
     } mine = {INT_MAX, (int)HF_OK}, best;
-    if (e != HF_OK)
+    if (stops_apart && e == HF_ERR_INTERRUPTED)
+        mine.prio = 2 * size + rank;
+    else if (e != HF_OK)
         mine.prio = hf_error_is_relayed() ? size + rank : rank;
     mine.code = (int)e;
     MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MINLOC, comm);
     *from = best.prio == INT_MAX ? -1 : best.prio % size;
+    *prio = best.prio == INT_MAX ? -1 : best.prio / size;
     return best.prio == INT_MAX ? HF_OK : (hf_err_t)best.code;
+}
+
+static hf_err_t winner(MPI_Comm comm, hf_err_t e, int *from)
+{
+    int prio;
+    return exchange(comm, e, 0, from, &prio);
 }
 
 /* The stop rides on the error's exchange as a third class of priority, after every own
  * and relayed error: one collective call where an agreement and a maximum took two. */
 hf_err_t hf_agree_stop(MPI_Comm comm, hf_err_t e, int *any_stop)
 {
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    struct {
-        int prio, code;
-    } mine = {INT_MAX, (int)HF_OK}, best;
-    if (e == HF_ERR_INTERRUPTED)
-        mine.prio = 2 * size + rank;
-    else if (e != HF_OK)
-        mine.prio = hf_error_is_relayed() ? size + rank : rank;
-    mine.code = (int)e;
-    MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MINLOC, comm);
-    *any_stop = best.prio != INT_MAX && best.prio >= 2 * size;
-    if (best.prio == INT_MAX || *any_stop)
+    int from, prio;
+    hf_err_t w = exchange(comm, e, 1, &from, &prio);
+    *any_stop = prio == 2;
+    if (prio < 0 || prio == 2)
         return HF_OK;
     if (e == HF_OK || e == HF_ERR_INTERRUPTED)
-        hf_error_relay((hf_err_t)best.code, "rank %d failed", best.prio % size);
-    return (hf_err_t)best.code;
+        hf_error_relay(w, "rank %d failed", from);
+    return w;
 }
 
 hf_err_t hf_agree_all(MPI_Comm comm, hf_err_t e)

@@ -656,7 +656,7 @@ static hf_err_t dd_found_push(dd_found_t *F, const uint64_t *b, long size)
 
 /* How a run is watched: its poll hook, called every DD_POLL_WORK pair tests and at every
  * row (so that a stop and the other ranks' requests are answered within milliseconds even
- * in a step of minutes; 2^14 is about 35 us: a steal waits for its victim's poll, at the
+ * in a step of minutes; 2^14 is about 40 us: a steal waits for its victim's poll, at the
  * end of a dealt step, docs/search.md), its progress and its figures. */
 #define DD_POLL_WORK (1L << 14)
 typedef struct {
