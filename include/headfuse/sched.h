@@ -153,7 +153,8 @@ hf_err_t hf_sched_deal(hf_sched_split_t *sp, hf_err_t status, const hf_sched_ite
 /* Collective: every rank's len bytes at mine into all, rank r's at all + displs[r]
  * (counts[r] bytes; blocks in rank order, displs[0] = 0, each displs[r + 1] =
  * displs[r] + counts[r]; mine may be all + displs[rank]). Bruck's algorithm over
- * point-to-point messages (tag HF_SCHED_TAG_GATHER): ceil(log2 n) rounds. */
+ * point-to-point messages (tags HF_SCHED_TAG_GATHER and HF_SCHED_TAG_GATHER + 1):
+ * ceil(log2 n) rounds. */
 enum { HF_SCHED_TAG_GATHER = 103 };
 void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts, const int *displs,
                          MPI_Comm comm);

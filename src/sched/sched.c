@@ -273,29 +273,32 @@ done:
     return HF_OK;
 }
 
-/* Blocks b .. b + m - 1 (ranks mod n) of an all-gather's buffer as one datatype: one
- * segment, or two when they wrap past rank n - 1 (blocks lie in rank order). */
-static void blocks_type(const int *counts, const int *displs, int n, int b, int m, MPI_Datatype *t)
+/* Blocks b .. b + m - 1 (ranks mod n) of an all-gather's buffer as byte segments: one, or
+ * two when they wrap past rank n - 1 (blocks lie in rank order). Returns how many. */
+static int blocks_segments(const int *counts, const int *displs, int n, int b, int m, int at[2],
+                           int len[2])
 {
-    int len[2], at[2], k = 1, e = b + m;
+    int e = b + m;
     at[0] = displs[b];
     if (e <= n) {
         len[0] = displs[e - 1] + counts[e - 1] - displs[b];
-    } else {
-        len[0] = displs[n - 1] + counts[n - 1] - displs[b];
-        at[1] = 0;
-        len[1] = displs[e - n - 1] + counts[e - n - 1];
-        k = 2;
+        return 1;
     }
-    MPI_Type_indexed(k, len, at, MPI_BYTE, t);
-    MPI_Type_commit(t);
+    len[0] = displs[n - 1] + counts[n - 1] - displs[b];
+    at[1] = 0;
+    len[1] = displs[e - n - 1] + counts[e - n - 1];
+    return 2;
 }
 
 /* Bruck's all-gather: in round k a rank has the blocks of ranks r .. r + 2^k - 1 and
  * receives as many more from rank r + 2^k, so ceil(log2 n) rounds. Open MPI's choice for
  * large all-gathers of varying counts (a ring, or neighbour exchange) takes n - 1 or n/2
  * rounds, whose latencies were most of a cone step's exchange on 64 simulated ranks and
- * more on 1,024 (docs/performance.md §16). Each rank still receives every byte once. */
+ * more on 1,024 (docs/performance.md §16). Each rank still receives every byte once. A
+ * wrapped run of blocks goes as two messages, not one indexed datatype: MPI copies a
+ * non-contiguous message through a buffer of its own (SMPI's copies of 1,024 ranks' rounds
+ * filled this machine's 24 GiB). Both ends split a run at the same rank, so the segments
+ * pair up, each on a tag of its own (HF_SCHED_TAG_GATHER and the next). */
 void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts, const int *displs,
                          MPI_Comm comm)
 {
@@ -307,13 +310,17 @@ void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts
         memcpy(base + displs[rank], mine, (size_t)len);
     for (int k = 1; k < n; k *= 2) {
         int m = k < n - k ? k : n - k, to = (rank - k + n) % n, from = (rank + k) % n;
-        MPI_Datatype st, rt;
-        blocks_type(counts, displs, n, rank, m, &st);
-        blocks_type(counts, displs, n, from, m, &rt);
-        MPI_Sendrecv(base, 1, st, to, HF_SCHED_TAG_GATHER, base, 1, rt, from, HF_SCHED_TAG_GATHER,
-                     comm, MPI_STATUS_IGNORE);
-        MPI_Type_free(&st);
-        MPI_Type_free(&rt);
+        int sat[2], slen[2], rat[2], rlen[2], q = 0;
+        int ns = blocks_segments(counts, displs, n, rank, m, sat, slen);
+        int nr = blocks_segments(counts, displs, n, from, m, rat, rlen);
+        MPI_Request rq[4];
+        for (int i = 0; i < nr; i++) /* segment i on tag + i */
+            MPI_Irecv(base + rat[i], rlen[i], MPI_BYTE, from, HF_SCHED_TAG_GATHER + i, comm,
+                      &rq[q++]);
+        for (int i = 0; i < ns; i++)
+            MPI_Isend(base + sat[i], slen[i], MPI_BYTE, to, HF_SCHED_TAG_GATHER + i, comm,
+                      &rq[q++]);
+        MPI_Waitall(q, rq, MPI_STATUSES_IGNORE);
     }
 }
 
