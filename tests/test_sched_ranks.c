@@ -166,7 +166,12 @@ static void test_split_stop_on_one_rank(void)
     hf_unit_poll_count_t pc = {0, 0};
     CU_ASSERT(all(prepare(s, &split, m0, m1, hf_unit_poll_count, &pc, &err) == m1 + 1));
     CU_ASSERT(all(same_tables(s, ref) && same_units(s, ref)));
-    CU_ASSERT(nranks == 1 ? pc.calls == alone.calls : pc.calls < alone.calls);
+    /* one rank alone polls as often; of several, some rank polls less (each runs a share,
+     * but under load one rank may run nearly all, in more ranges than alone, and poll more:
+     * a CI run with a simulation beside it did) */
+    long fewest = pc.calls;
+    MPI_Allreduce(&pc.calls, &fewest, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    CU_ASSERT(nranks == 1 ? pc.calls == alone.calls : fewest < alone.calls);
     hf_search_destroy(&s);
     int stoppers[2] = {0, nranks - 1};
     for (int k = 0; k < 2; k++) {
