@@ -688,6 +688,11 @@ static int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_ctx)
     return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
 }
 
+static hf_err_t dd_stopped(void)
+{
+    return hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+}
+
 static int dd_poll(dd_ctl_t *ctl, long work)
 {
     ctl->work += work;
@@ -989,7 +994,7 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
      * looked at. */
     int blocked = ends_blocked(&st->ix, cur, Z, X->ulist, nu, i, j, &X->work);
     if (dd_pairs_poll(&X->work, X->poll, X->poll_ctx))
-        return hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+        return dd_stopped();
     if (blocked)
         return HF_OK;
     X->job.ctl->adjacencies++;
@@ -1004,16 +1009,46 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     return dd_sink_put(X->sink, X->job.ctl, p, cell, X->v, n, Z, words, size);
 }
 
-/* The end of a run of negative rays: before cell `cells` of its positive ray. */
-static inline long run_end(long cells, long blk, long nneg)
+/* A run: the cells [cell, stop) of one positive ray (posl[pa]), whose first cell is
+ * `first`, and its negative rays [.., nend) in list order. */
+typedef struct {
+    long first, stop, nend;
+} dd_run_t;
+
+/* The end of the run's negative rays: before cell `stop`'s. */
+static inline long run_nend(const dd_run_t *run, const dd_step_t *st)
 {
-    return cells * blk < nneg ? cells * blk : nneg;
+    long nend = (run->stop - run->first) * st->blk;
+    return nend < st->nneg ? nend : st->nneg;
+}
+
+/* A steal lowered range->hi below the run's end: the run ends there. */
+static inline void run_clamp(const hf_search_range_t *range, const dd_step_t *st, dd_run_t *run)
+{
+    if (range->hi < run->stop) {
+        run->stop = range->hi;
+        run->nend = run_nend(run, st);
+    }
+}
+
+/* The poll of a run, with range->pos at the cell being run (a steal takes only cells
+ * after it, and only here or in dd_pair's poll): the stop error, or HF_OK and the run
+ * clamped to what the steal left. */
+static hf_err_t dd_run_poll(dd_pairs_t *X, hf_search_range_t *range, long pos, dd_run_t *run)
+{
+    range->pos = pos;
+    if (dd_pairs_poll(&X->work, X->poll, X->poll_ctx))
+        return dd_stopped();
+    run_clamp(range, X->job.st, run);
+    return HF_OK;
 }
 
 /* The pairs of cells lo, lo + 1, ... (while below range->hi, which a steal may lower): the
  * adjacent ones give new rays, in the order of the serial loop. poll is called every
  * DD_POLL_WORK pair tests and rays looked at by the adjacency test, inside a cell too (a
- * cell's adjacency tests can look at every ray many times over). */
+ * cell's adjacency tests can look at every ray many times over). A positive ray's cells
+ * run as one loop over its negative rays, with no test per cell, so cells can be small (a
+ * short tail at the end of a dealt step) at no cost per cell. */
 static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
                          hf_search_poll_fn poll, void *poll_ctx, dd_sink_t *sink)
 {
@@ -1029,63 +1064,39 @@ static hf_err_t dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range,
     hf_err_t err = X.Z && X.ulist ? HF_OK : HF_ERR_NOMEM;
     const long *negl = st->negl, *posl = st->posl;
     const uint64_t *sig = st->sig;
-    const long nblk = st->nblk, blk = st->blk, nneg = st->nneg;
-    /* A run: the cells [cell, stop) of one positive ray, its negative rays [nb, nend) in
-     * one loop without a test per cell, so cells can be small (a short tail at the end of a
-     * dealt step) at no cost per cell. range->pos is set to the cell being run before every
-     * poll (a steal takes only cells after it, and only in a poll), and range->hi is read
-     * again after each (a steal may have lowered it, never to or below pos). */
+    const long nblk = st->nblk, blk = st->blk;
     long cell = lo;
     while (err == HF_OK && cell < range->hi) {
-        long pa = cell / nblk, first = pa * nblk;
-        long stop = range->hi < first + nblk ? range->hi : first + nblk;
-        if (!sink->next && hf_cone_test_drop_cell >= cell && hf_cone_test_drop_cell < stop) {
+        long pa = cell / nblk;
+        dd_run_t run = {pa * nblk, pa * nblk + nblk, 0};
+        run.stop = range->hi < run.stop ? range->hi : run.stop;
+        if (!sink->next && hf_cone_test_drop_cell >= cell && hf_cone_test_drop_cell < run.stop) {
             if (cell == hf_cone_test_drop_cell) { /* the planted bug of the tests */
                 cell++;
                 continue;
             }
-            stop = hf_cone_test_drop_cell;
+            run.stop = hf_cone_test_drop_cell;
         }
-        long i = posl[pa];
+        run.nend = run_nend(&run, st);
+        long i = posl[pa], nb = (cell - run.first) * blk;
         uint64_t fi = job->cur->ends[i].fold;
-        long nb = (cell - first) * blk, nend = run_end(stop - first, blk, nneg);
-        while (nb < nend && err == HF_OK) {
-            long chunk = DD_POLL_WORK - X.work, e = nb + (chunk > 1 ? chunk : 1);
-            if (e > nend)
-                e = nend;
-            long at = nb;
-            for (; nb < e; nb++) {
+        do { /* chunks of DD_POLL_WORK pairs, each ended by a poll (the last by the run's) */
+            long chunk = DD_POLL_WORK - X.work, e = nb + (chunk > 1 ? chunk : 1), at = nb;
+            for (e = e < run.nend ? e : run.nend; nb < e; nb++) {
                 if (__builtin_popcountll(fi | sig[nb]) > bound)
                     continue;
-                long j = negl[nb];
-                range->pos = first + nb / blk;
-                if ((err = dd_pair(&X, range->pos, i, j)) != HF_OK)
+                range->pos = run.first + nb / blk;
+                if ((err = dd_pair(&X, range->pos, i, negl[nb])) != HF_OK)
                     break;
-                if (range->hi < stop) { /* stolen in dd_pair's poll */
-                    stop = range->hi;
-                    nend = run_end(stop - first, blk, nneg);
-                    e = e < nend ? e : nend;
-                }
+                run_clamp(range, st, &run); /* stolen in dd_pair's poll */
+                e = e < run.nend ? e : run.nend;
             }
             X.work += nb - at;
-            if (err == HF_OK && nb < nend) { /* a poll inside the run */
-                range->pos = first + nb / blk;
-                if (dd_pairs_poll(&X.work, poll, poll_ctx))
-                    err = hf_error(HF_ERR_INTERRUPTED,
-                                   "cone engine: ray enumeration stopped on request");
-                else if (range->hi < stop) {
-                    stop = range->hi;
-                    nend = run_end(stop - first, blk, nneg);
-                }
-            }
-        }
-        if (err == HF_OK) {
-            range->pos = stop - 1;
-            if (dd_pairs_poll(&X.work, poll, poll_ctx))
-                err =
-                    hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
-        }
-        cell = stop;
+            if (err == HF_OK)
+                err = dd_run_poll(&X, range, nb < run.nend ? run.first + nb / blk : run.stop - 1,
+                                  &run);
+        } while (err == HF_OK && nb < run.nend);
+        cell = run.stop;
     }
     _fmpz_vec_clear(X.v, n);
     fmpz_clear(X.g);
@@ -1374,7 +1385,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
     for (long p = n; p < pl->rows; p++) {
         /* with a split, a stop goes to the step's agreement so every process stops there */
         if (err == HF_OK && dd_poll(ctl, DD_POLL_WORK)) {
-            err = hf_error(HF_ERR_INTERRUPTED, "cone engine: ray enumeration stopped on request");
+            err = dd_stopped();
             if (!ctl->split)
                 goto done;
         }
