@@ -291,43 +291,30 @@ static hf_err_t replay_sub(void *ctx, long unit, int64_t lo, hf_search_range_t *
     return replay_range(g->r, g->sub + unit, lo, range, poll, poll_ctx);
 }
 
-/* The exchange of a round's recorded bytes, each rank giving share of them: the calls of
- * split_allgather (sched.c) in its order (the agreement on errors and stops through the
- * split itself, then the lengths, an agreement, the bytes by hf_sched_allgatherv), with
- * both buffers in SMPI's shared memory. All simulated ranks live in one process, where
- * 1,024 private copies of a cone step's new rays (up to hundreds of MB each) do not fit;
- * the bytes' values are never read, only their count costs time on the simulated
- * network. */
-static hf_err_t replay_exchange(const replay_t *r, hf_err_t e, size_t share)
+/* The exchange of a round's recorded bytes, each rank giving share of them: the split's
+ * own exchange (hf_sched_gather_bytes, sched.c), its buffer in SMPI's shared memory. All
+ * simulated ranks live in one process, where 1,024 private copies of a cone step's new
+ * rays (up to hundreds of MB each) do not fit; the bytes' values are never read, only
+ * their count costs time on the simulated network. */
+static void *shared_alloc(size_t bytes)
 {
-    const hf_search_split_t *sp = r->split;
-    MPI_Comm comm = MPI_COMM_WORLD;
-    int n = r->nranks;
-    long long mine = (long long)share, *lens = malloc((size_t)n * sizeof *lens);
-    int *counts = malloc((size_t)n * sizeof *counts), *displs = malloc((size_t)n * sizeof *displs);
-    hf_err_t err =
-        sp->allgather(sp->ctx, lens && counts && displs ? e : HF_ERR_NOMEM, NULL, 0, NULL, NULL);
-    if (err == HF_OK) {
-        MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
-        long long total = 0;
-        for (int i = 0; i < n; i++) {
-            displs[i] = (int)total;
-            counts[i] = (int)lens[i];
-            total += lens[i];
-        }
-        if (total > INT_MAX) /* the same on every rank, as in split_allgather */
-            err = hf_error(HF_ERR_LIMIT, "replay: over %d bytes to exchange", INT_MAX);
-        char *all = err == HF_OK ? SMPI_SHARED_MALLOC(total > 0 ? (size_t)total : 1) : NULL;
-        if (err == HF_OK)
-            err = hf_agree_all(comm, all ? HF_OK : HF_ERR_NOMEM);
-        if (err == HF_OK) /* its own share in place: its block of the shared buffer */
-            hf_sched_allgatherv(all + displs[r->rank], (int)share, all, counts, displs, comm);
-        if (all)
-            SMPI_SHARED_FREE(all);
-    }
-    free(displs);
-    free(counts);
-    free(lens);
+    return SMPI_SHARED_MALLOC(bytes);
+}
+
+static void shared_release(void *p)
+{
+    SMPI_SHARED_FREE(p);
+}
+
+static hf_err_t replay_exchange(hf_err_t e, size_t share)
+{
+    static const hf_sched_alloc_t shared = {shared_alloc, shared_release};
+    void *all = NULL;
+    size_t len = 0;
+    /* its own share in place: its block of the shared buffer */
+    hf_err_t err = hf_sched_gather_bytes(MPI_COMM_WORLD, e, NULL, share, &shared, &all, &len);
+    if (all)
+        SMPI_SHARED_FREE(all);
     return err;
 }
 
@@ -348,7 +335,7 @@ static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, c
     free(cells);
     size_t share = ((size_t)rd->bytes + (size_t)r->nranks - 1) / (size_t)r->nranks;
     double t1 = MPI_Wtime();
-    e = replay_exchange(r, e, share);
+    e = replay_exchange(e, share);
     if (took) {
         took[0] = t1 - t0;
         took[1] = MPI_Wtime() - t1;
@@ -383,7 +370,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
              * cone_dd.c splits them at this rank count, else all on every rank */
             if (rd->signs >= 0 && hf_cone_split_signs(rd->rays, r->nranks)) {
                 compute(r, rd->signs / r->nranks);
-                HF_TRY(replay_exchange(r, HF_OK, (size_t)((rd->rays + r->nranks - 1) / r->nranks)));
+                HF_TRY(replay_exchange(HF_OK, (size_t)((rd->rays + r->nranks - 1) / r->nranks)));
             } else if (rd->signs >= 0) {
                 compute(r, rd->signs);
             }

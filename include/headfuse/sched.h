@@ -159,6 +159,21 @@ enum { HF_SCHED_TAG_GATHER = 103 };
 void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts, const int *displs,
                          MPI_Comm comm);
 
+/* Where hf_sched_gather_bytes puts what it gathers (NULL fields: hf_malloc and free). */
+typedef struct {
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+} hf_sched_alloc_t;
+
+/* Collective: first an agreement on every rank's status (an error or a stop, as the
+ * split's exchange reports them); then every rank's len bytes at mine (NULL: its block of
+ * the result, left as the allocator gave it) gathered in rank order into one buffer,
+ * *out (NULL on failure; the caller releases it) and *outlen, by hf_sched_allgatherv
+ * after the lengths. A failed allocation is agreed too: every rank returns the same
+ * status. Four collective calls. */
+hf_err_t hf_sched_gather_bytes(MPI_Comm comm, hf_err_t status, const void *mine, size_t len,
+                               const hf_sched_alloc_t *alloc, void **out, size_t *outlen);
+
 /* Install the SIGTERM/SIGUSR1 handlers (flag only; async-signal-safe). */
 void hf_sched_install_signals(void);
 /* Nonzero once a stop signal arrived (also settable for tests). */

@@ -329,32 +329,36 @@ void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts
  * lengths, an agreement on the buffer for all the bytes, and the bytes. Every allocation
  * is agreed on before the collective call that needs it (the small arrays' in the first
  * agreement). */
-static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
-                                size_t *outlen)
+/* The split's agreement on errors and stops: a stop on another rank becomes this rank's
+ * error. */
+static hf_err_t split_agree(MPI_Comm comm, hf_err_t status)
 {
-    MPI_Comm comm = ((hf_sched_split_t *)ctx)->comm;
-    int any_stop, n;
-    long long *lens = NULL;
-    int *counts = NULL, *displs = NULL;
-    char *all = NULL;
-    if (out) {
-        *out = NULL;
-        *outlen = 0;
-        MPI_Comm_size(comm, &n);
-        lens = hf_malloc((size_t)n * sizeof *lens);
-        counts = hf_malloc((size_t)n * sizeof *counts);
-        displs = hf_malloc((size_t)n * sizeof *displs);
-        if ((!lens || !counts || !displs) && status == HF_OK)
-            status = HF_ERR_NOMEM;
-    }
+    int any_stop;
     hf_err_t err = hf_agree_stop(comm, status, &any_stop);
     if (err == HF_OK && any_stop)
         err = status == HF_ERR_INTERRUPTED
                   ? status
                   : hf_error(HF_ERR_INTERRUPTED, "preparing a size: stopped on another rank");
-    if (err == HF_OK && out) {
-        long long mine = (long long)len;
-        MPI_Allgather(&mine, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
+    return err;
+}
+
+hf_err_t hf_sched_gather_bytes(MPI_Comm comm, hf_err_t status, const void *mine, size_t len,
+                               const hf_sched_alloc_t *alloc, void **out, size_t *outlen)
+{
+    int n, rank;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &rank);
+    *out = NULL;
+    *outlen = 0;
+    long long own = (long long)len, *lens = hf_malloc((size_t)n * sizeof *lens);
+    int *counts = hf_malloc((size_t)n * sizeof *counts);
+    int *displs = hf_malloc((size_t)n * sizeof *displs);
+    if ((!lens || !counts || !displs) && status == HF_OK)
+        status = HF_ERR_NOMEM;
+    char *all = NULL;
+    hf_err_t err = split_agree(comm, status);
+    if (err == HF_OK) {
+        MPI_Allgather(&own, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, comm);
         long long total = 0;
         for (int r = 0; r < n; r++) {
             displs[r] = (int)total;
@@ -365,21 +369,36 @@ static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, siz
                     hf_error(HF_ERR_LIMIT, "preparing a size: over %d bytes to exchange", INT_MAX);
         }
         if (err == HF_OK) {
-            all = hf_malloc(total > 0 ? (size_t)total : 1);
+            size_t bytes = total > 0 ? (size_t)total : 1;
+            all = alloc && alloc->alloc ? alloc->alloc(bytes) : hf_malloc(bytes);
             err = hf_agree_all(comm, all ? HF_OK : HF_ERR_NOMEM);
         }
         if (err == HF_OK) {
-            hf_sched_allgatherv(buf, (int)len, all, counts, displs, comm);
+            hf_sched_allgatherv(mine ? mine : all + displs[rank], (int)len, all, counts, displs,
+                                comm);
             *out = all;
             *outlen = (size_t)total;
-            all = NULL;
+        } else if (all) { /* another rank's allocation failed */
+            if (alloc && alloc->release)
+                alloc->release(all);
+            else
+                free(all);
         }
     }
-    free(all);
     free(displs);
     free(counts);
     free(lens);
     return err;
+}
+
+/* The split's exchange: the agreement alone, or hf_sched_gather_bytes. */
+static hf_err_t split_allgather(void *ctx, hf_err_t status, const void *buf, size_t len, void **out,
+                                size_t *outlen)
+{
+    MPI_Comm comm = ((hf_sched_split_t *)ctx)->comm;
+    if (!out)
+        return split_agree(comm, status);
+    return hf_sched_gather_bytes(comm, status, buf, len, NULL, out, outlen);
 }
 
 /* A round of a split preparation: the sub-units' cells as ranges (hf_search_split_t.deal
