@@ -314,7 +314,7 @@ static hf_err_t replay_exchange(hf_err_t e, size_t share)
     /* its own share in place: its block of the shared buffer */
     hf_err_t err = hf_sched_gather_bytes(MPI_COMM_WORLD, e, NULL, share, &shared, &all, &len);
     if (all)
-        SMPI_SHARED_FREE(all);
+        shared_release(all);
     return err;
 }
 

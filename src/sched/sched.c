@@ -324,12 +324,8 @@ void hf_sched_allgatherv(const void *mine, int len, void *all, const int *counts
     }
 }
 
-/* The exchange of a split preparation (hf_search_split_t): errors first (the rule of
- * agree.h), then stops (not errors, as elsewhere in this module), in one call; then the
- * lengths, an agreement on the buffer for all the bytes, and the bytes. Every allocation
- * is agreed on before the collective call that needs it (the small arrays' in the first
- * agreement). */
-/* The split's agreement on errors and stops: a stop on another rank becomes this rank's
+/* The split's agreement: errors first (the rule of agree.h), then stops (not errors, as
+ * elsewhere in this module), in one call; a stop on another rank becomes this rank's
  * error. */
 static hf_err_t split_agree(MPI_Comm comm, hf_err_t status)
 {
@@ -342,6 +338,9 @@ static hf_err_t split_agree(MPI_Comm comm, hf_err_t status)
     return err;
 }
 
+/* The exchange of a split preparation (hf_search_split_t): the agreement, the lengths, an
+ * agreement on the buffer for all the bytes, and the bytes. Every allocation is agreed on
+ * before the collective call that needs it (the small arrays' in the first agreement). */
 hf_err_t hf_sched_gather_bytes(MPI_Comm comm, hf_err_t status, const void *mine, size_t len,
                                const hf_sched_alloc_t *alloc, void **out, size_t *outlen)
 {
