@@ -15,8 +15,12 @@
 
 #include "search/cone_impl.h"
 
-/* The rays' vectors, n integers each, in slots that never move from one stage to the next:
- * a kept ray keeps its slot, a dropped ray's slot is reused by a new ray. (Moving every
+/* The rays' vectors, n integers each, in slots that never move: a kept ray keeps its slot
+ * from one stage to the next, a dropped ray's slot is reused by a new ray, and the pool
+ * grows by blocks (block k holds 64 * 2^k slots), never by moving what it holds. (Under
+ * Open MPI, malloc takes everything from the heap and never gives it back: a pool grown
+ * by realloc left its old copy resident, over 100 MiB more at the peak of chain:d=3 span
+ * 6 depending on where the heap's holes fell; docs/performance.md §16.) (Moving every
  * kept vector at every step was a tenth of a whole run on every rank.) A ray of a dealt
  * step made by another process may have no slot yet: its vector stays encoded in the
  * step's exchanged records (a chunk, freed when none of its rays is left encoded) until
@@ -25,13 +29,17 @@
 typedef struct {
     unsigned char *buf; /* a dealt step's exchanged records */
     long live;          /* rays still encoded in it */
+    long words;         /* of each record's zero set (the stage's it was merged into) */
 } vchunk_t;
 
+enum { VPOOL_FIRST_LOG = 6, VPOOL_BLOCKS = 56 };
+
 typedef struct {
-    long n, cap; /* integers per vector; slots allocated */
-    fmpz *v;     /* cap x n */
-    int big;     /* an integer may have been an mpz: clear them one by one at the end */
-    long *free;  /* released slots */
+    long n, cap;             /* integers per vector; slots allocated */
+    fmpz *blk[VPOOL_BLOCKS]; /* block k: 64 * 2^k slots of n integers */
+    int nblk;
+    int big;    /* an integer may have been an mpz: clear them one by one at the end */
+    long *free; /* released slots */
     long nfree, capfree;
     vchunk_t *chunk;
     long nchunk, capchunk;
@@ -41,10 +49,12 @@ static void vpool_clear(vpool_t *P)
 {
     /* with no mpz ever stored every integer is a word: one free instead of a pass over
      * every slot's integers (tens of millions on one process for chain:d=3 span 6) */
-    if (P->v && P->big)
-        _fmpz_vec_clear(P->v, P->cap * P->n);
-    else
-        flint_free(P->v);
+    for (int k = 0; k < P->nblk; k++) {
+        if (P->big)
+            for (long j = 0; j < (P->n << (VPOOL_FIRST_LOG + k)); j++)
+                fmpz_clear(P->blk[k] + j);
+        free(P->blk[k]);
+    }
     free(P->free);
     for (long k = 0; k < P->nchunk; k++)
         free(P->chunk[k].buf);
@@ -53,7 +63,7 @@ static void vpool_clear(vpool_t *P)
 }
 
 /* One ray fewer encoded in chunk k: the chunk goes when none is left. */
-static void vpool_chunk_unref(vpool_t *P, int k)
+static void vpool_chunk_unref(vpool_t *P, long k)
 {
     if (--P->chunk[k].live == 0) {
         free(P->chunk[k].buf);
@@ -61,8 +71,16 @@ static void vpool_chunk_unref(vpool_t *P, int k)
     }
 }
 
-/* A slot for a new vector: a released one, else a new one (the pool doubles; slot numbers
- * stay valid, pointers into the pool do not). */
+/* Slot `slot`'s integers: slots 0..63 are block 0, 64..191 block 1, and so on. */
+static inline fmpz *vpool_at(const vpool_t *P, long slot)
+{
+    uint64_t t = (uint64_t)slot + ((uint64_t)1 << VPOOL_FIRST_LOG);
+    int k = 63 - __builtin_clzll(t) - VPOOL_FIRST_LOG;
+    return P->blk[k] + (long)(t - ((uint64_t)1 << (k + VPOOL_FIRST_LOG))) * P->n;
+}
+
+/* A slot for a new vector: a released one, else a new one (a new block when the last is
+ * full; the new integers are 0, as FLINT's vectors start). */
 static hf_err_t vpool_take(vpool_t *P, long *slot, long *used)
 {
     if (P->nfree > 0) {
@@ -70,13 +88,14 @@ static hf_err_t vpool_take(vpool_t *P, long *slot, long *used)
         return HF_OK;
     }
     if (*used == P->cap) {
-        /* an fmpz is one word (a small value, or a tagged pointer to its mpz), so the
-         * integers move with the array, as FLINT's own vectors grow; the new ones are 0 */
-        long cap = P->cap ? 2 * P->cap : 64;
-        fmpz *v = flint_realloc(P->v, (size_t)(cap * P->n) * sizeof *v);
-        memset(v + P->cap * P->n, 0, (size_t)((cap - P->cap) * P->n) * sizeof *v);
-        P->v = v;
-        P->cap = cap;
+        int k = P->nblk;
+        if (k == VPOOL_BLOCKS)
+            return hf_error(HF_ERR_LIMIT, "cone engine: more rays than the pool can hold");
+        long slots = 1L << (VPOOL_FIRST_LOG + k);
+        if (!(P->blk[k] = hf_calloc((size_t)(P->n ? slots * P->n : 1), sizeof *P->blk[k])))
+            return HF_ERR_NOMEM;
+        P->nblk++;
+        P->cap += slots;
     }
     *slot = (*used)++;
     return HF_OK;
@@ -123,37 +142,64 @@ static rayends_t ray_ends_of(const uint64_t *Z, long words, long p)
     return e;
 }
 
-/* The rays of one stage: their vectors' slots (-1: still encoded, at enc in chunk chk),
- * the process that computes their signs when the signs are split (owner), zero sets over
- * processed positions, partial support sizes. */
+/* The rays of one stage: where their vectors are (loc: a slot of the pool, or still
+ * encoded in a chunk, loc_encoded), the process that computes their signs when the signs are split
+ * (owner), zero sets over processed positions, partial support sizes. A zero set has only the words
+ * that the processed positions need (stage_words): the bits above are 0, so the tests read fewer
+ * words and a step moves fewer bytes (docs/performance.md §16). */
 typedef struct {
     vpool_t *pool;
     long *used; /* slots of the pool ever taken (shared by the stages) */
-    long words, count, cap;
-    long *slot;
-    const unsigned char **enc;
-    int *chk, *owner;
+    long words; /* of a zero set at this stage */
+    long wmax;  /* words allocated per zero set: those of all positions */
+    long count, cap;
+    int64_t *loc;
+    int *owner;
     uint64_t *zero;
     long *size;
     rayends_t *ends;
 } rayset_t;
 
 /* Ray i's vector (its slot must be there: rayset_vector). */
-#define RAY(R, i) ((R)->pool->v + (R)->slot[i] * (R)->pool->n)
+#define RAY(R, i) vpool_at((R)->pool, (R)->loc[i])
+
+/* A ray still encoded, at byte `off` of chunk `chk`, as one negative number: a ray moves 8
+ * bytes of where it is instead of 20 at each step (slot, record pointer, chunk). */
+enum { LOC_OFF_BITS = 40 };
+#define LOC_CHUNKS_MAX (1L << (62 - LOC_OFF_BITS))
+#define LOC_OFF_MAX ((int64_t)1 << LOC_OFF_BITS)
+
+static inline int64_t loc_encoded(long chk, size_t off)
+{
+    return -1 - (int64_t)(((uint64_t)chk << LOC_OFF_BITS) | off);
+}
+
+static inline long loc_chunk(int64_t loc)
+{
+    return (long)((uint64_t)(-1 - loc) >> LOC_OFF_BITS);
+}
+
+static inline size_t loc_offset(int64_t loc)
+{
+    return (size_t)((uint64_t)(-1 - loc) & ((uint64_t)LOC_OFF_MAX - 1));
+}
+
+/* The words of a zero set once the positions below p are processed. */
+static inline long stage_words(long p)
+{
+    return p > 64 ? (p + 63) / 64 : 1;
+}
 
 static void rayset_clear(rayset_t *R)
 {
-    free(R->slot);
-    free(R->enc);
-    free(R->chk);
+    free(R->loc);
     free(R->owner);
     free(R->zero);
     free(R->size);
     free(R->ends);
     R->ends = NULL;
-    R->slot = NULL;
-    R->enc = NULL;
-    R->chk = R->owner = NULL;
+    R->loc = NULL;
+    R->owner = NULL;
     R->zero = NULL;
     R->size = NULL;
     R->count = R->cap = 0;
@@ -166,51 +212,35 @@ static hf_err_t rayset_reserve(rayset_t *R, long need)
     long cap = R->cap ? R->cap : 64;
     while (cap < need)
         cap *= 2;
-    long *sl = hf_realloc(R->slot, (size_t)cap * sizeof *sl);
-    if (sl)
-        R->slot = sl;
-    uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->words * sizeof *z);
+    int64_t *lc = hf_realloc(R->loc, (size_t)cap * sizeof *lc);
+    if (lc)
+        R->loc = lc;
+    uint64_t *z = hf_realloc(R->zero, (size_t)cap * R->wmax * sizeof *z);
     if (z)
         R->zero = z;
     long *sz = hf_realloc(R->size, (size_t)cap * sizeof *sz);
     if (sz)
         R->size = sz;
-    const unsigned char **en = hf_realloc(R->enc, (size_t)cap * sizeof *en);
-    if (en)
-        R->enc = en;
-    int *ck = hf_realloc(R->chk, (size_t)cap * sizeof *ck);
-    if (ck)
-        R->chk = ck;
     int *ow = hf_realloc(R->owner, (size_t)cap * sizeof *ow);
     if (ow)
         R->owner = ow;
     rayends_t *es = hf_realloc(R->ends, (size_t)cap * sizeof *es);
     if (es)
         R->ends = es;
-    if (!sl || !z || !sz || !en || !ck || !ow || !es)
+    if (!lc || !z || !sz || !ow || !es)
         return HF_ERR_NOMEM;
     R->cap = cap;
     return HF_OK;
 }
 
-/* Where a ray's vector is, and which process computes its signs. */
-typedef struct {
-    long slot; /* in the pool, or -1: encoded */
-    const unsigned char *enc;
-    int chk, owner;
-} rayref_t;
-
-/* Append a ray whose vector is already in the pool or encoded in a chunk (a kept ray, a
- * dealt step's new ray). */
-static hf_err_t rayset_keep(rayset_t *R, rayref_t ref, const uint64_t *zero, long size,
+/* Append a ray whose vector is in slot `slot` of the pool. */
+static hf_err_t rayset_keep(rayset_t *R, long slot, int owner, const uint64_t *zero, long size,
                             rayends_t ends)
 {
     HF_TRY(rayset_reserve(R, R->count + 1));
     R->ends[R->count] = ends;
-    R->slot[R->count] = ref.slot;
-    R->enc[R->count] = ref.enc;
-    R->chk[R->count] = ref.chk;
-    R->owner[R->count] = ref.owner;
+    R->loc[R->count] = slot;
+    R->owner[R->count] = owner;
     memcpy(R->zero + R->count * R->words, zero, (size_t)R->words * sizeof *zero);
     R->size[R->count] = size;
     R->count++;
@@ -343,43 +373,43 @@ static int vec_decode(fmpz *v, long n, dd_reader_t *q, int *big)
  * of its cells). Pointers into the pool are not valid across this call. */
 static hf_err_t rayset_vector(rayset_t *R, long i)
 {
-    if (R->slot[i] >= 0)
+    if (R->loc[i] >= 0)
         return HF_OK;
     vpool_t *P = R->pool;
-    long slot, n = P->n;
+    long slot, n = P->n, chk = loc_chunk(R->loc[i]);
     HF_TRY(vpool_take(P, &slot, R->used));
+    const unsigned char *rec = P->chunk[chk].buf + loc_offset(R->loc[i]);
     int64_t head[DD_HEAD];
-    memcpy(head, R->enc[i], sizeof head);
-    const unsigned char *at = R->enc[i] + sizeof head + (size_t)R->words * sizeof(uint64_t);
+    memcpy(head, rec, sizeof head);
+    const unsigned char *at = rec + sizeof head + (size_t)P->chunk[chk].words * sizeof(uint64_t);
     dd_reader_t q = {at, at + head[2]};
-    if (!vec_decode(P->v + slot * n, n, &q, &P->big)) {
+    if (!vec_decode(vpool_at(P, slot), n, &q, &P->big)) {
         vpool_release(P, slot);
         return hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
     }
-    vpool_chunk_unref(P, R->chk[i]);
-    R->slot[i] = slot;
-    R->enc[i] = NULL;
+    vpool_chunk_unref(P, chk);
+    R->loc[i] = slot;
     return HF_OK;
 }
 
-/* Append a new ray (copies v into a slot of the pool) whose zero set over positions < p
- * is zero. */
+/* Append a new ray (copies v into a slot of the pool) with zero set `zero` over the
+ * positions below p and support size `size`. */
 static hf_err_t rayset_push(rayset_t *R, const fmpz *v, int owner, const uint64_t *zero, long size,
                             long p)
 {
-    rayref_t ref = {-1, NULL, -1, owner};
+    long slot;
     HF_TRY(rayset_reserve(R, R->count + 1));
-    HF_TRY(vpool_take(R->pool, &ref.slot, R->used));
-    R->pool->big |= vec_copy(R->pool->v + ref.slot * R->pool->n, v, R->pool->n);
-    return rayset_keep(R, ref, zero, size, ray_ends_of(zero, R->words, p));
+    HF_TRY(vpool_take(R->pool, &slot, R->used));
+    R->pool->big |= vec_copy(vpool_at(R->pool, slot), v, R->pool->n);
+    return rayset_keep(R, slot, owner, zero, size, ray_ends_of(zero, R->words, p));
 }
 
 /* A ray leaves the stages: its slot is released, or its chunk has one encoded ray fewer. */
 static hf_err_t rayset_drop(const rayset_t *R, long i)
 {
-    if (R->slot[i] >= 0)
-        return vpool_release(R->pool, R->slot[i]);
-    vpool_chunk_unref(R->pool, R->chk[i]);
+    if (R->loc[i] >= 0)
+        return vpool_release(R->pool, R->loc[i]);
+    vpool_chunk_unref(R->pool, loc_chunk(R->loc[i]));
     return HF_OK;
 }
 
@@ -588,7 +618,7 @@ static hf_err_t dd_plan_init(const hf_cone_t *c, dd_plan_t *pl)
     pl->c = c;
     pl->n = n;
     pl->rows = nh;
-    pl->words = (nh + 63) / 64;
+    pl->words = stage_words(nh);
     pl->order = hf_malloc((size_t)(nh ? nh : 1) * sizeof *pl->order);
     long *byn = hf_malloc((size_t)(nh ? nh : 1) * sizeof *byn);
     if (!pl->order || !byn) {
@@ -916,8 +946,10 @@ static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
 static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long p, long cell, const fmpz *v, long n,
                             const uint64_t *Z, long words, long size)
 {
-    if (k->next)
+    if (k->next) {
+        assert(k->next->words == words);
         return rayset_push(k->next, v, dd_owner(ctl), Z, size, p);
+    }
     int64_t head[DD_HEAD] = {cell, size, 0};
     long at = k->len;
     HF_TRY(buf_put(k, head, sizeof head));
@@ -962,7 +994,7 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     const dd_plan_t *pl = X->job.pl;
     rayset_t *cur = X->job.cur;
     const dd_step_t *st = X->job.st;
-    long n = pl->n, words = pl->words, p = st->p, bound = X->job.bound;
+    long n = pl->n, words = cur->words, p = st->p, bound = X->job.bound;
     const uint64_t *zi = cur->zero + i * words, *zj = cur->zero + j * words;
     uint64_t *Z = X->Z;
     long common = 0;
@@ -1005,8 +1037,11 @@ __attribute__((noinline)) static hf_err_t dd_pair(dd_pairs_t *X, long cell, long
     _fmpz_vec_scalar_mul_fmpz(X->v, RAY(cur, j), n, dd_s(st, cur, i));
     _fmpz_vec_scalar_submul_fmpz(X->v, RAY(cur, i), n, dd_s(st, cur, j));
     vec_primitive(X->v, n, X->g);
+    long wn = stage_words(p + 1); /* the next stage's: position p may open a word */
+    for (long w = words; w < wn; w++)
+        Z[w] = 0;
     bit_set(Z, p);
-    return dd_sink_put(X->sink, X->job.ctl, p, cell, X->v, n, Z, words, size);
+    return dd_sink_put(X->sink, X->job.ctl, p, cell, X->v, n, Z, wn, size);
 }
 
 /* A run: the cells [cell, stop) of one positive ray (posl[pa]), whose first cell is
@@ -1154,10 +1189,9 @@ static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_
  * order are the serial loop's pairs in order, so a stable sort by cell restores the order
  * of the whole step. The vectors stay encoded in the records, which become a chunk of the
  * pool (merge takes `all`): a process decodes only those it needs (rayset_vector). */
-static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned char *all, size_t len,
-                         rayset_t *next)
+static hf_err_t dd_merge(dd_ctl_t *ctl, long p, unsigned char *all, size_t len, rayset_t *next)
 {
-    long words = pl->words, nrec = 0, cap = 0, kcap = 0;
+    long words = next->words, nrec = 0, cap = 0, kcap = 0;
     size_t zbytes = (size_t)words * sizeof(uint64_t);
     hf_err_t err = HF_OK;
     const unsigned char **at = NULL;
@@ -1180,14 +1214,21 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned ch
         goto done;
     }
     vpool_t *P = next->pool;
+    if (P->nchunk >= LOC_CHUNKS_MAX || (int64_t)len >= LOC_OFF_MAX) {
+        err = hf_error(HF_ERR_LIMIT,
+                       "cone engine: a dealt step's records (%zu bytes, chunk %ld) exceed what a "
+                       "ray's location can address",
+                       len, P->nchunk);
+        goto done;
+    }
     perm = hf_malloc((size_t)(nrec ? nrec : 1) * sizeof *perm);
     if (!perm || HF_GROW(&P->chunk, &P->capchunk, P->nchunk + 1) != HF_OK) {
         err = HF_ERR_NOMEM;
         goto done;
     }
-    int chk = (int)P->nchunk;
+    long chk = P->nchunk;
     if (nrec > 0) { /* the chunk holds the records from here on */
-        P->chunk[P->nchunk++] = (vchunk_t){all, nrec};
+        P->chunk[P->nchunk++] = (vchunk_t){all, nrec, words};
         all = NULL;
     }
     /* a radix sort: its cost does not depend on how the ranks' records interleave, so one
@@ -1212,9 +1253,7 @@ static hf_err_t dd_merge(const dd_plan_t *pl, dd_ctl_t *ctl, long p, unsigned ch
         memcpy(z, rec + sizeof head, zbytes);
         next->ends[d] = ray_ends_of(z, words, p);
         next->size[d] = head[1];
-        next->slot[d] = -1;
-        next->enc[d] = rec;
-        next->chk[d] = chk;
+        next->loc[d] = loc_encoded(chk, (size_t)(rec - P->chunk[chk].buf));
         next->owner[d] = dd_owner(ctl);
     }
 done:
@@ -1262,7 +1301,7 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     free(rd.sink.buf);
     double t0 = dd_cpu();
     if (err == HF_OK)
-        err = dd_merge(pl, ctl, st->p, all, alllen, next);
+        err = dd_merge(ctl, st->p, all, alllen, next);
     else
         free(all);
     if (ctl->info)
@@ -1311,6 +1350,13 @@ static hf_err_t dd_gather_signs(const hf_search_split_t *sp, const rayset_t *cur
     return err;
 }
 
+/* Ray i's size after the step: a positive ray's support gains the step's position, whose
+ * weight is wp. */
+static inline long kept_size(const rayset_t *cur, const signed char *sg, long wp, long i)
+{
+    return cur->size[i] + (sg[i] > 0 ? wp : 0);
+}
+
 /* The rays of cur that stay after the step at position p go to the end of next, in order:
  * a zero ray's zero set gains position p, a positive ray's support grows by it (and may
  * then exceed the bound); the others are dropped, their slots released (the pairs are
@@ -1319,12 +1365,12 @@ static hf_err_t dd_gather_signs(const hf_search_split_t *sp, const rayset_t *cur
 static hf_err_t dd_keep(rayset_t *cur, dd_step_t *st, const long *wpos, long p, long bound,
                         rayset_t *next)
 {
-    long R = st->R, words = cur->words, nk = 0;
+    long R = st->R, words = cur->words, wn = next->words, nk = 0;
     const signed char *sg = st->sg;
     HF_TRY(HF_GROW(&st->kept, &st->kept_cap, R ? R : 1));
     long *kept = st->kept;
     for (long i = 0; i < R; i++) {
-        if (sg[i] < 0 || cur->size[i] + (sg[i] > 0 ? wpos[p] : 0) > bound)
+        if (sg[i] < 0 || kept_size(cur, sg, wpos[p], i) > bound)
             HF_TRY(rayset_drop(cur, i));
         else
             kept[nk++] = i;
@@ -1332,16 +1378,12 @@ static hf_err_t dd_keep(rayset_t *cur, dd_step_t *st, const long *wpos, long p, 
     HF_TRY(rayset_reserve(next, next->count + nk));
     long b = next->count;
     for (long t = 0; t < nk; t++)
-        next->slot[b + t] = cur->slot[kept[t]];
-    for (long t = 0; t < nk; t++)
-        next->enc[b + t] = cur->enc[kept[t]];
-    for (long t = 0; t < nk; t++)
-        next->chk[b + t] = cur->chk[kept[t]];
+        next->loc[b + t] = cur->loc[kept[t]];
     for (long t = 0; t < nk; t++)
         next->owner[b + t] = cur->owner[kept[t]];
     for (long t = 0; t < nk; t++) {
         long i = kept[t];
-        next->size[b + t] = cur->size[i] + (sg[i] > 0 ? wpos[p] : 0);
+        next->size[b + t] = kept_size(cur, sg, wpos[p], i);
     }
     for (long t = 0; t < nk; t++) {
         long i = kept[t];
@@ -1354,8 +1396,10 @@ static hf_err_t dd_keep(rayset_t *cur, dd_step_t *st, const long *wpos, long p, 
     }
     for (long t = 0; t < nk; t++) {
         long i = kept[t];
-        uint64_t *z = next->zero + (b + t) * words;
+        uint64_t *z = next->zero + (b + t) * wn;
         memcpy(z, cur->zero + i * words, (size_t)words * sizeof *z);
+        for (long w = words; w < wn; w++) /* position p opens a word */
+            z[w] = 0;
         if (sg[i] == 0) /* a zero ray's zero set gains position p */
             bit_set(z, p);
     }
@@ -1369,9 +1413,9 @@ static hf_err_t dd_keep(rayset_t *cur, dd_step_t *st, const long *wpos, long p, 
 static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_ctl_t *ctl,
                          rayset_t *cur)
 {
-    long n = pl->n, words = pl->words;
+    long n = pl->n;
     hf_err_t err = HF_OK;
-    rayset_t next = {.pool = cur->pool, .used = cur->used, .words = words};
+    rayset_t next = {.pool = cur->pool, .used = cur->used, .wmax = pl->words};
     dd_step_t st = {0};
     long *nzi = hf_malloc((size_t)(n ? n : 1) * sizeof *nzi);
     if (!nzi) {
@@ -1390,6 +1434,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
                 goto done;
         }
         next.count = 0;
+        next.words = stage_words(p + 1);
         if (ctl->info) { /* the rays this step starts from (the recorder reads it) */
             ctl->info->step = p;
             ctl->info->step_rays = cur->count;
@@ -1454,8 +1499,9 @@ static hf_err_t dd_finish(const dd_plan_t *pl, const rayset_t *cur, dd_found_t *
     if (!hb)
         return HF_ERR_NOMEM;
     hf_err_t err = HF_OK;
+    assert(cur->words == stage_words(pl->rows));
     for (long i = 0; i < cur->count && err == HF_OK; i++) {
-        const uint64_t *z = cur->zero + i * words;
+        const uint64_t *z = cur->zero + i * cur->words;
         memset(hb, 0, (size_t)words * sizeof *hb);
         for (long p = 0; p < pl->rows; p++)
             if (!bit_get(z, p))
@@ -1481,7 +1527,7 @@ static hf_err_t dd_solve(const dd_plan_t *pl, long bound, dd_ctl_t *ctl, dd_foun
 {
     long rows = pl->rows, used = 0;
     vpool_t pool = {.n = pl->n};
-    rayset_t cur = {.pool = &pool, .used = &used, .words = pl->words};
+    rayset_t cur = {.pool = &pool, .used = &used, .words = stage_words(pl->n), .wmax = pl->words};
     long *wpos = hf_malloc((size_t)(rows ? rows : 1) * sizeof *wpos); /* weight by position */
     hf_err_t err = wpos ? HF_OK : HF_ERR_NOMEM;
     for (long p = 0; wpos && p < rows; p++)
