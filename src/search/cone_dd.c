@@ -16,12 +16,12 @@
 #include "search/cone_impl.h"
 
 /* The rays' vectors, n integers each, in slots that never move: a kept ray keeps its slot
- * from one stage to the next, a dropped ray's slot is reused by a new ray, and the pool
- * grows by blocks (block k holds 64 * 2^k slots), never by moving what it holds. (Under
- * Open MPI, malloc takes everything from the heap and never gives it back: a pool grown
- * by realloc left its old copy resident, over 100 MiB more at the peak of chain:d=3 span
- * 6 depending on where the heap's holes fell; docs/performance.md §16.) (Moving every
- * kept vector at every step was a tenth of a whole run on every rank.) A ray of a dealt
+ * from one stage to the next (moving every kept vector at every step was a tenth of a
+ * whole run on every rank), a dropped ray's slot is reused by a new ray, and the pool
+ * grows by blocks (block k holds 64 * 2^k slots), never by moving what it holds: in this
+ * process malloc takes everything from the heap and never returns it (libsuperlu_dist,
+ * loaded with PETSc, turns off mmap and trimming when it loads), so a pool grown by
+ * realloc could leave its old copy resident (docs/performance.md §16). A ray of a dealt
  * step made by another process may have no slot yet: its vector stays encoded in the
  * step's exchanged records (a chunk, freed when none of its rays is left encoded) until
  * this process needs it (rayset_vector; docs/search.md, "The double description across
@@ -143,10 +143,11 @@ static rayends_t ray_ends_of(const uint64_t *Z, long words, long p)
 }
 
 /* The rays of one stage: where their vectors are (loc: a slot of the pool, or still
- * encoded in a chunk, loc_encoded), the process that computes their signs when the signs are split
- * (owner), zero sets over processed positions, partial support sizes. A zero set has only the words
- * that the processed positions need (stage_words): the bits above are 0, so the tests read fewer
- * words and a step moves fewer bytes (docs/performance.md §16). */
+ * encoded in a chunk, loc_encoded), the process that computes their signs when the signs
+ * are split (owner), zero sets over processed positions, partial support sizes. A zero
+ * set has only the words that the processed positions need (stage_words): the bits above
+ * are 0, so the tests read fewer words and a step moves fewer bytes (docs/performance.md
+ * §16). */
 typedef struct {
     vpool_t *pool;
     long *used; /* slots of the pool ever taken (shared by the stages) */
