@@ -47,8 +47,9 @@ typedef struct {
 
 static void vpool_clear(vpool_t *P)
 {
-    /* with no mpz ever stored every integer is a word: one free instead of a pass over
-     * every slot's integers (tens of millions on one process for chain:d=3 span 6) */
+    /* with no mpz ever stored every integer is a word: one free per block instead of a
+     * pass over every slot's integers (tens of millions on one process for chain:d=3
+     * span 6) */
     for (int k = 0; k < P->nblk; k++) {
         if (P->big)
             for (long j = 0; j < (P->n << (VPOOL_FIRST_LOG + k)); j++)
@@ -371,7 +372,7 @@ static int vec_decode(fmpz *v, long n, dd_reader_t *q, int *big)
 
 /* Ray i's vector into a slot of the pool, decoded from its record if it is still encoded
  * (a ray of a dealt step that this process meets for the first time: its signs, or a pair
- * of its cells). Pointers into the pool are not valid across this call. */
+ * of its cells). Pointers into the pool stay valid: blocks never move. */
 static hf_err_t rayset_vector(rayset_t *R, long i)
 {
     if (R->loc[i] >= 0)
