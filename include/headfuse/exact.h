@@ -70,4 +70,40 @@ hf_err_t hf_exact_check_nomod(hf_exact_t *e, long m, const int64_t *keys, int *f
 /* Counters since creation. */
 const hf_exact_stats_t *hf_exact_stats(const hf_exact_t *e);
 
+/* ---- the test with its rows given directly (docs/exact-test.md §6c) ----
+ * A large support of the cone engine is a union of classes of box points whose rows in
+ * R-space are known (src/exact/rows.c): it is decided from a basis of the equalities' span
+ * and one row per class on the support, never from its keys. */
+
+/* The span over Q of integer vectors of length n, as a basis in echelon form (pivots
+ * increasing, each row zero before its pivot). A plain value: init cannot fail and
+ * allocates nothing; clear frees and leaves the empty span of length n. */
+typedef struct {
+    long n, rank, cap;
+    fmpz *rows;  /* rank x n (room for cap rows) */
+    long *pivot; /* each row's first nonzero column */
+} hf_rowspan_t;
+
+void hf_rowspan_init(hf_rowspan_t *s, long n);
+void hf_rowspan_clear(hf_rowspan_t *s);
+/* Add v (n entries): *grew = 1 when v was not in the span (then the rank rose by one).
+ * Nothing is done once the rank is n. Errors: HF_ERR_NOMEM. */
+hf_err_t hf_rowspan_add(hf_rowspan_t *s, const fmpz *v, int *grew);
+/* Replace the basis by the span's unique one: its reduced row echelon form over Q, each
+ * row scaled to a primitive integer vector with a positive pivot. */
+void hf_rowspan_canonical(hf_rowspan_t *s);
+/* 1 when a and b hold the same basis (the same span, once both are canonical). */
+int hf_rowspan_equal(const hf_rowspan_t *a, const hf_rowspan_t *b);
+/* dst (initialised) gets src's basis in place of its own; on failure it keeps its own. */
+hf_err_t hf_rowspan_copy(hf_rowspan_t *dst, const hf_rowspan_t *src);
+
+/* Is there R in Q^n with e.R = 0 for every e in the span eq and p.R > 0 for each of the npos
+ * rows of pos (npos x n)? *feasible 1 or 0 and *reason as hf_exact_check's; when feasible, R
+ * (n entries, initialised) gets a primitive integer solution, checked against every row in
+ * integers. The decision depends only on the span and the rows (the span is put in its
+ * canonical form first), so the same system gives the same R however its rows were
+ * gathered. */
+hf_err_t hf_exact_span_decide(const hf_rowspan_t *eq, const fmpz *pos, long npos, int *feasible,
+                              hf_reason_t *reason, fmpz *R);
+
 #endif
