@@ -296,59 +296,8 @@ static inline void dot_row(fmpz_t s, const fmpz *a, const fmpz *x, const long *n
         fmpz_addmul(s, a + nzi[t], x + nzi[t]);
 }
 
-typedef struct {
-    const unsigned char *at, *end;
-} dd_reader_t;
-
-static int rd_get(dd_reader_t *r, void *x, size_t n)
-{
-    if ((size_t)(r->end - r->at) < n)
-        return 0;
-    memcpy(x, r->at, n);
-    r->at += n;
-    return 1;
-}
-
-static int rd_get_varint(dd_reader_t *r, uint64_t *u)
-{
-    *u = 0;
-    for (int shift = 0; shift < 64 && r->at < r->end; shift += 7) {
-        unsigned char b = *r->at++;
-        *u |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return 1;
-    }
-    return 0;
-}
-
-/* The inverse of buf_put_fmpz. */
-static int rd_get_fmpz(dd_reader_t *r, fmpz_t x)
-{
-    uint64_t u;
-    if (!rd_get_varint(r, &u))
-        return 0;
-    if (!(u & 1)) {
-        uint64_t z = u >> 1;
-        int64_t w = z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-        fmpz_set_si(x, w);
-        return 1;
-    }
-    size_t cnt = (size_t)(u >> 2);
-    if ((size_t)(r->end - r->at) / sizeof(uint64_t) < cnt)
-        return 0;
-    mpz_t m;
-    mpz_init(m);
-    mpz_import(m, cnt, -1, sizeof(uint64_t), 0, 0, r->at);
-    r->at += cnt * sizeof(uint64_t);
-    if (u & 2)
-        mpz_neg(m, m);
-    fmpz_set_mpz(x, m);
-    mpz_clear(m);
-    return 1;
-}
-
-/* n integers from encoded bytes (buf_put_fmpz's) into v: 0 when the encoding is damaged. */
-static int vec_decode(fmpz *v, long n, dd_reader_t *q, int *big)
+/* n integers from encoded bytes (hf_bytes_put_fmpz's) into v: 0 when the encoding is damaged. */
+static int vec_decode(fmpz *v, long n, hf_bytes_reader_t *q, int *big)
 {
     for (long i = 0; i < n; i++) {
         const unsigned char *p = q->at;
@@ -357,7 +306,7 @@ static int vec_decode(fmpz *v, long n, dd_reader_t *q, int *big)
             uint64_t z = (uint64_t)*p >> 1;
             v[i] = z & 1 ? -(fmpz)(z >> 1) - 1 : (fmpz)(z >> 1);
             q->at = p + 1;
-        } else if (!rd_get_fmpz(q, v + i)) {
+        } else if (!hf_bytes_get_fmpz(q, v + i)) {
             return 0;
         } else {
             *big |= COEFF_IS_MPZ(v[i]);
@@ -384,7 +333,7 @@ static hf_err_t rayset_vector(rayset_t *R, long i)
     int64_t head[DD_HEAD];
     memcpy(head, rec, sizeof head);
     const unsigned char *at = rec + sizeof head + (size_t)P->chunk[chk].words * sizeof(uint64_t);
-    dd_reader_t q = {at, at + head[2]};
+    hf_bytes_reader_t q = {at, at + head[2]};
     if (!vec_decode(vpool_at(P, slot), n, &q, &P->big)) {
         vpool_release(P, slot);
         return hf_error(HF_ERR_INTERNAL, "cone engine: a dealt step's record is damaged");
@@ -893,57 +842,12 @@ static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t
 /* Where a step's new rays go: pushed to the next stage (a whole step on this process), or
  * encoded as records for the exchange (a range of a step dealt across ranks). */
 typedef struct {
-    rayset_t *next;     /* or NULL */
-    unsigned char *buf; /* records: cell, size, zero bitset, vector */
-    long len, cap;
+    rayset_t *next; /* or NULL */
+    hf_bytes_t b;   /* records: cell, size, zero bitset, vector */
 } dd_sink_t;
 
-static hf_err_t buf_put(dd_sink_t *k, const void *x, size_t n)
-{
-    HF_TRY(HF_GROW(&k->buf, &k->cap, k->len + (long)n));
-    memcpy(k->buf + k->len, x, n);
-    k->len += (long)n;
-    return HF_OK;
-}
-
-/* An unsigned integer in 7-bit groups, the high bit saying that more follow. */
-static hf_err_t buf_put_varint(dd_sink_t *k, uint64_t u)
-{
-    unsigned char b[10];
-    size_t n = 0;
-    do {
-        b[n] = (unsigned char)(u & 0x7f);
-        u >>= 7;
-        b[n++] |= u ? 0x80 : 0;
-    } while (u);
-    return buf_put(k, b, n);
-}
-
-/* An integer of a ray, in a varint: 2 z when |x| < 2^62 (z its zigzag: 2x, or -2x - 1 when
- * negative), else 4 L + 2 s + 1 followed by its L limbs (s: negative). The vectors' entries
- * are mostly small: a record of chain:d=3 span 6 takes about 150 bytes, not 850. */
-static hf_err_t buf_put_fmpz(dd_sink_t *k, const fmpz_t x)
-{
-    if (fmpz_bits(x) < 62) {
-        int64_t w = fmpz_get_si(x);
-        uint64_t z = w < 0 ? ((uint64_t)(-(w + 1)) << 1) | 1 : (uint64_t)w << 1;
-        return buf_put_varint(k, z << 1);
-    }
-    mpz_t m;
-    mpz_init(m);
-    fmpz_get_mpz(m, x);
-    size_t nl = 0;
-    uint64_t *limbs = mpz_export(NULL, &nl, -1, sizeof(uint64_t), 0, 0, m);
-    hf_err_t err = buf_put_varint(k, ((uint64_t)nl << 2) | (mpz_sgn(m) < 0 ? 2 : 0) | 1);
-    if (err == HF_OK)
-        err = buf_put(k, limbs, nl * sizeof *limbs);
-    free(limbs); /* GMP's default allocator */
-    mpz_clear(m);
-    return err;
-}
-
 /* A record: its cell and the size, the zero set, the vector's byte count, then its
- * integers (buf_put_fmpz): the count lets the merge index the records without decoding
+ * integers (hf_bytes_put_fmpz): the count lets the merge index the records without decoding
  * them. */
 static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long p, long cell, const fmpz *v, long n,
                             const uint64_t *Z, long words, long size)
@@ -953,14 +857,14 @@ static hf_err_t dd_sink_put(dd_sink_t *k, dd_ctl_t *ctl, long p, long cell, cons
         return rayset_push(k->next, v, dd_owner(ctl), Z, size, p);
     }
     int64_t head[DD_HEAD] = {cell, size, 0};
-    long at = k->len;
-    HF_TRY(buf_put(k, head, sizeof head));
-    HF_TRY(buf_put(k, Z, (size_t)words * sizeof *Z));
-    long vat = k->len;
+    long at = k->b.len;
+    HF_TRY(hf_bytes_put(&k->b, head, sizeof head));
+    HF_TRY(hf_bytes_put(&k->b, Z, (size_t)words * sizeof *Z));
+    long vat = k->b.len;
     for (long i = 0; i < n; i++)
-        HF_TRY(buf_put_fmpz(k, v + i));
-    head[2] = k->len - vat;
-    memcpy(k->buf + at, head, sizeof head);
+        HF_TRY(hf_bytes_put_fmpz(&k->b, v + i));
+    head[2] = k->b.len - vat;
+    memcpy(k->b.buf + at, head, sizeof head);
     return HF_OK;
 }
 
@@ -1199,13 +1103,13 @@ static hf_err_t dd_merge(dd_ctl_t *ctl, long p, unsigned char *all, size_t len, 
     const unsigned char **at = NULL;
     int64_t *key = NULL;
     long *perm = NULL;
-    dd_reader_t r = {all, all + len};
+    hf_bytes_reader_t r = {all, all + len};
     while (r.at < r.end) { /* index the records by their heads */
         int64_t head[DD_HEAD];
         HF_CHECK(err, HF_GROW(&at, &cap, nrec + 1), done);
         HF_CHECK(err, HF_GROW(&key, &kcap, nrec + 1), done);
         at[nrec] = r.at;
-        if (!rd_get(&r, head, sizeof head) || head[2] < 0 ||
+        if (!hf_bytes_get(&r, head, sizeof head) || head[2] < 0 ||
             (size_t)(r.end - r.at) < zbytes + (size_t)head[2])
             break;
         r.at += zbytes + (size_t)head[2];
@@ -1299,8 +1203,8 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
     void *all = NULL;
     size_t alllen = 0;
-    err = sp->allgather(sp->ctx, err, rd.sink.buf, (size_t)rd.sink.len, &all, &alllen);
-    free(rd.sink.buf);
+    err = sp->allgather(sp->ctx, err, rd.sink.b.buf, (size_t)rd.sink.b.len, &all, &alllen);
+    free(rd.sink.b.buf);
     double t0 = dd_cpu();
     if (err == HF_OK)
         err = dd_merge(ctl, st->p, all, alllen, next);

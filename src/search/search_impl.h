@@ -219,6 +219,46 @@ hf_err_t hf_search_limit_tester(const hf_target_t *t, const int64_t *w, hf_facet
  * initialised; replaced on success, kept on failure. */
 hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out);
 
+/* ---------------------------------------------------------------- bytes.c */
+
+/* Bytes exchanged between processes: a growable buffer, unsigned integers in 7-bit groups
+ * (varints), and integers of any size (a varint 2 z for |x| < 2^62, z its zigzag; else
+ * 4 L + 2 s + 1 and L 64-bit limbs, s the sign). The reader's functions return 0 when the
+ * bytes end too early or are damaged. */
+typedef struct {
+    unsigned char *buf;
+    long len, cap;
+} hf_bytes_t;
+
+typedef struct {
+    const unsigned char *at, *end;
+} hf_bytes_reader_t;
+
+hf_err_t hf_bytes_put(hf_bytes_t *k, const void *x, size_t n);
+hf_err_t hf_bytes_put_varint(hf_bytes_t *k, uint64_t u);
+hf_err_t hf_bytes_put_fmpz(hf_bytes_t *k, const fmpz_t x);
+int hf_bytes_get(hf_bytes_reader_t *r, void *x, size_t n);
+int hf_bytes_get_varint(hf_bytes_reader_t *r, uint64_t *u);
+int hf_bytes_get_fmpz(hf_bytes_reader_t *r, fmpz_t x);
+
+/* ---------------------------------------------------------------- large.c */
+
+/* Estimated terms of Q above which a cone search is a large row (2^18; tests lower it). */
+extern long hf_search_large_min_terms;
+/* Whether a search of t with this engine is a large row: cone (or auto) and more than
+ * hf_search_large_min_terms estimated terms of Q. */
+int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine);
+/* The large row's state at creation: this process's slices and Newt(Q)'s extents (qext). */
+hf_err_t hf_search_large_create(hf_search_t *s);
+void hf_search_large_destroy(hf_search_t *s);
+/* The slices dealt to the processes of sp (NULL: one process holds them all); once. */
+hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp);
+/* The symmetry group of a large row, as hf_group_create would give it from the whole P/Q:
+ * built whole for it only where the group needs it (hf_group_needs_fraction). */
+hf_err_t hf_search_large_group(hf_search_t *s);
+/* This process's slices of P/Q (each in t's d variables); their number. */
+long hf_search_large_slices(const hf_search_t *s, const hf_fraction_t **part);
+
 /* Total counters over a search and all its recursive sub-searches (for benchmarks). */
 void hf_search_total_stats(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
 
