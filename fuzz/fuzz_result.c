@@ -365,8 +365,9 @@ static void make_seed(void)
     hf_supports_t s;
     hf_supports_init(&s, 2, 2, 1);
     int64_t k0[4] = {0, 0, 1, 0}, k1[4] = {0, 0, 0, 1};
-    char *wt[2] = {"1", "1/2"}, *v[2] = {"0", "-3/4"};
-    if (hf_supports_push(&s, k0, wt, v) != HF_OK || hf_supports_push(&s, k1, wt, v) != HF_OK ||
+    fmpz wt[2] = {2, 1}, v[2] = {0, -3}; /* weights 2, 1 and values 0, -3/4: (c, u) */
+    if (hf_supports_push_ints(&s, k0, wt, v) != HF_OK ||
+        hf_supports_push_ints(&s, k1, wt, v) != HF_OK ||
         hf_result_add_row(&r, &w0, &s, jsons[0]) != HF_OK)
         FUZZ_BUG("seed: %s", hf_error_msg());
     hf_supports_clear(&s);
@@ -446,16 +447,17 @@ static void use_result(const hf_result_t *r)
         if (hf_target_from_json_text(&t, r->target_json[i], "target_json") == HF_OK)
             hf_target_clear(&t);
         long m = s->m > 0 ? s->m : 0;
-        fmpq_t q;
-        fmpq_init(q);
-        for (long k = 0; k < s->n * m * s->d; k++)
+        for (long k = 0; !s->file && k < s->n * m * s->d; k++)
             if (s->keys[k] < -HF_KEY_MAX || s->keys[k] > HF_KEY_MAX)
                 FUZZ_BUG("row %ld: key out of range accepted", i);
-        for (long k = 0; k < s->n * m; k++)
-            (void)hf_rational_parse(q, s->weights[k]);
-        for (long k = 0; k < s->n * m * s->dv; k++)
-            (void)hf_rational_parse(q, s->values[k]);
-        fmpq_clear(q);
+        /* every witness reads into a head (its values divide by its weights) */
+        for (long j = 0; j < s->n && j < 4; j++) {
+            hf_head_t h;
+            const char *why;
+            hf_head_init(&h, s->d, s->dv);
+            (void)hf_supports_head(s, j, &h, &why);
+            hf_head_clear(&h);
+        }
     }
     for (long i = 0; i < r->nunits; i++)
         if (r->units[i].row < 0 || r->units[i].row >= r->nrows)

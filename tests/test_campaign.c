@@ -145,12 +145,12 @@ static void test_count_orbits(void)
     CU_ASSERT_FATAL(hf_group_create(&t, &f, &g) == HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_group_order(g), 4);
     const int64_t keys[4][4] = {{0, 0, 0, 1}, {0, 0, 1, 0}, {0, 0, 1, 1}, {0, 1, 1, 0}};
-    char one[] = "1", *w[2] = {one, one};
+    fmpz w[2] = {1, 1}; /* small fmpz values are the integers themselves */
     hf_supports_t sup;
     long n_sym = -7;
     hf_supports_init(&sup, 2, 2, 1);
     for (int i = 0; rank == 0 && i < 4; i++)
-        CU_ASSERT_FATAL(hf_supports_push(&sup, keys[i], w, w) == HF_OK);
+        CU_ASSERT_FATAL(hf_supports_push_ints(&sup, keys[i], w, w) == HF_OK);
     CU_ASSERT_EQUAL(hf_campaign_count_orbits(MPI_COMM_WORLD, g, &sup, &n_sym), HF_OK);
     if (rank == 0)
         CU_ASSERT_EQUAL(n_sym, 3);
@@ -161,7 +161,7 @@ static void test_count_orbits(void)
     hf_supports_clear(&sup);
     hf_supports_init(&sup, 2, 2, 1);
     if (rank == 0)
-        CU_ASSERT_FATAL(hf_supports_push(&sup, keys[3], w, w) == HF_OK);
+        CU_ASSERT_FATAL(hf_supports_push_ints(&sup, keys[3], w, w) == HF_OK);
     CU_ASSERT_EQUAL(hf_campaign_count_orbits(MPI_COMM_WORLD, g, &sup, &n_sym), HF_OK);
     if (rank == 0)
         CU_ASSERT_EQUAL(n_sym, 1);
@@ -654,18 +654,29 @@ static void test_head_json(void)
     hf_head_clear(&one);
     hf_head_clear(&got);
 
-    /* supports: text rationals as RESULT.h5 stores them, and back */
+    /* supports: the primitive integers (c, u = c v) RESULT.h5 stores, and back: the same
+     * values, the weights scaled by one positive factor (42: the same head) */
     hf_supports_t sup;
     hf_supports_init(&sup, 2, 2, 2);
     CU_ASSERT_EQUAL(hf_supports_push_head(&sup, &h), HF_OK);
-    CU_ASSERT_STRING_EQUAL(sup.weights[0], "1/2");
-    CU_ASSERT_STRING_EQUAL(sup.values[2], "5/7");
+    const slong c_want[2] = {21, 126}, u_want[4] = {-7, 0, 90, 126};
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT(fmpz_equal_si(sup.weights + i, c_want[i]));
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT(fmpz_equal_si(sup.wvalues + i, u_want[i]));
     const char *why = "unset";
     CU_ASSERT_EQUAL(hf_supports_head(&sup, 0, &back, &why), HF_OK);
     CU_ASSERT_PTR_NULL(why);
-    CU_ASSERT(heads_equal(&h, &back));
-    free(sup.weights[1]);
-    sup.weights[1] = strdup("1/0"); /* not a rational: a bad witness, not an error */
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT(fmpq_equal(h.values + i, back.values + i));
+    for (int i = 0; i < 2; i++) {
+        fmpq_t t;
+        fmpq_init(t);
+        fmpq_mul_si(t, h.weights + i, 42);
+        CU_ASSERT(fmpq_equal(t, back.weights + i));
+        fmpq_clear(t);
+    }
+    fmpz_zero(sup.weights + 1); /* a weight that is not positive: a bad witness, not an error */
     CU_ASSERT_EQUAL(hf_supports_head(&sup, 0, &back, &why), HF_OK);
     CU_ASSERT_PTR_NOT_NULL(why);
     hf_error_clear();

@@ -83,6 +83,25 @@ static hf_row_t make_row(const char *name, int d, int span, int64_t m_star, cons
     return w;
 }
 
+/* Append the support keys[m d] with weights and values given as rationals (the witness
+ * head, turned into the stored integers by hf_supports_push_head). */
+static hf_err_t push_strs(hf_supports_t *s, const int64_t *keys, char *const *w, char *const *v)
+{
+    hf_head_t h;
+    hf_head_init(&h, s->d, s->dv);
+    hf_err_t e = hf_head_resize(&h, s->m);
+    memcpy(h.keys, keys, (size_t)(s->m * s->d) * sizeof *keys);
+    for (long i = 0; e == HF_OK && i < s->m; i++) {
+        e = hf_rational_parse(h.weights + i, w[i]);
+        for (int j = 0; e == HF_OK && j < s->dv; j++)
+            e = hf_rational_parse(h.values + i * s->dv + j, v[i * s->dv + j]);
+    }
+    if (e == HF_OK)
+        e = hf_supports_push_head(s, &h);
+    hf_head_clear(&h);
+    return e;
+}
+
 /* Three rows: dv=2 with two supports; no support and m_star -1; big lb/ub. */
 static void make_result(hf_result_t *r)
 {
@@ -93,8 +112,8 @@ static void make_result(hf_result_t *r)
     int64_t k0[6] = {0, 0, 1, 0, 0, 1}, k1[6] = {0, 0, 1, 1, 1, 0};
     char *wt0[3] = {"1", "1/2", "3/7"}, *wt1[3] = {"2", "5", "1/3"};
     char *v0[6] = {"0", "1", "-1/2", "2", "7", "0"}, *v1[6] = {"1", "1", "1", "1", "-3/4", "9"};
-    CU_ASSERT_FATAL(hf_supports_push(&s0, k0, wt0, v0) == HF_OK);
-    CU_ASSERT_FATAL(hf_supports_push(&s0, k1, wt1, v1) == HF_OK);
+    CU_ASSERT_FATAL(push_strs(&s0, k0, wt0, v0) == HF_OK);
+    CU_ASSERT_FATAL(push_strs(&s0, k1, wt1, v1) == HF_OK);
     CU_ASSERT_FATAL(hf_result_add_row(r, &w0, &s0, "{\"name\": \"wd:d=2\"}") == HF_OK);
     hf_supports_clear(&s0);
 
@@ -111,7 +130,7 @@ static void make_result(hf_result_t *r)
     hf_supports_init(&s2, 2, 1, 1);
     int64_t k2[2] = {0, 1};
     char *wt2[2] = {"1", "123456789012345678901234567890/7"}, *v2[2] = {"0", "1"};
-    CU_ASSERT_FATAL(hf_supports_push(&s2, k2, wt2, v2) == HF_OK);
+    CU_ASSERT_FATAL(push_strs(&s2, k2, wt2, v2) == HF_OK);
     CU_ASSERT_FATAL(hf_result_add_row(r, &w2, &s2, "{\"name\": \"big\"}") == HF_OK);
     hf_supports_clear(&s2);
 
@@ -188,9 +207,9 @@ static void assert_supports_equal(const hf_supports_t *a, const hf_supports_t *b
     for (long i = 0; i < a->n * m * a->d; i++)
         CU_ASSERT_EQUAL(a->keys[i], b->keys[i]);
     for (long i = 0; i < a->n * m; i++)
-        CU_ASSERT_STRING_EQUAL(a->weights[i], b->weights[i]);
+        CU_ASSERT(fmpz_equal(a->weights + i, b->weights + i));
     for (long i = 0; i < a->n * m * a->dv; i++)
-        CU_ASSERT_STRING_EQUAL(a->values[i], b->values[i]);
+        CU_ASSERT(fmpz_equal(a->wvalues + i, b->wvalues + i));
 }
 
 static void assert_results_equal(const hf_result_t *a, const hf_result_t *b)
@@ -293,15 +312,10 @@ static void test_result_write_rejects_invalid(void)
     r.supports[0].m = 4; /* supports no longer of size m_star */
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
     r.supports[0].m = 3;
-    free(r.supports[2].weights[1]);
-    r.supports[2].weights[1] = strdup("1/x");
+    /* a weight must be positive */
+    fmpz_set_si(r.supports[2].weights + 1, -3);
     CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
-    CU_ASSERT(!file_exists(path));
-    /* the target's grammar: a zero denominator is no rational */
-    free(r.supports[2].weights[1]);
-    r.supports[2].weights[1] = strdup("1/0");
-    CU_ASSERT_EQUAL(hf_result_write(path, &r), HF_ERR_INTERNAL);
-    CU_ASSERT(strstr(hf_error_msg(), "weight '1/0' is not a rational") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "a weight is not positive") != NULL);
     CU_ASSERT(!file_exists(path));
     hf_result_clear(&r);
     scratch_done();
@@ -1592,6 +1606,31 @@ static size_t dataset_str_size(const char *path, const char *name)
     return n;
 }
 
+/* The class and element size of dataset path:name. */
+static H5T_class_t dataset_class(const char *path, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(f, name, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0 && ds >= 0);
+    hid_t t = H5Dget_type(ds);
+    H5T_class_t c = H5Tget_class(t);
+    H5Tclose(t);
+    H5Dclose(ds);
+    H5Fclose(f);
+    return c;
+}
+
+static size_t dataset_el_size(const char *path, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(f, name, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0 && ds >= 0);
+    hid_t t = H5Dget_type(ds);
+    size_t n = H5Tget_size(t);
+    H5Tclose(t);
+    H5Dclose(ds);
+    H5Fclose(f);
+    return n;
+}
+
 /* A written RESULT.h5 has no variable-length string anywhere, hence no global heap
  * (whose damage crashes HDF5 1.10.8: 148 of 177 fuzz findings), and reads back. */
 static void test_result_fixed_strings(void)
@@ -1607,16 +1646,20 @@ static void test_result_fixed_strings(void)
     r.command_line = strdup("headfuse search d\xc3\xa9j\xc3\xa0/T.json"); /* UTF-8 */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
     str_count_t c = count_strings(path);
-    /* 8 root attributes, /table's 7 string fields, 3 x (target_json, weights, values) */
-    CU_ASSERT_EQUAL(c.strings, 8 + 7 + 3 * 3);
+    /* 8 root attributes, /table's 7 string fields, 3 target_json, and the two integer
+     * datasets of /rows/2 whose numbers pass 64 bits (decimal strings) */
+    CU_ASSERT_EQUAL(c.strings, 8 + 7 + 3 + 2);
     CU_ASSERT_EQUAL(c.variable, 0);
     CU_ASSERT(find_in_file(path, "GCOL") < 0); /* a global heap collection's signature */
-    /* sized by the longest string + NUL; an empty dataset has 1-byte strings */
-    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/0/weights"), 4);
-    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/0/values"), 5);
-    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/1/weights"), 1);
-    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/2/weights"),
-                    strlen("123456789012345678901234567890/7") + 1);
+    /* integers where they fit, keys of the narrowest type; strings sized by the longest
+     * number + NUL (1, 17636684144620811271604938270: the weights 1 and x/7 of /rows/2,
+     * x = 123456789012345678901234567890, which 7 divides) */
+    CU_ASSERT_EQUAL(dataset_class(path, "rows/0/weights"), H5T_INTEGER);
+    CU_ASSERT_EQUAL(dataset_class(path, "rows/0/weighted_values"), H5T_INTEGER);
+    CU_ASSERT_EQUAL(dataset_class(path, "rows/0/keys"), H5T_INTEGER);
+    CU_ASSERT_EQUAL(dataset_el_size(path, "rows/0/keys"), 1);
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/2/weights"), 30);
+    CU_ASSERT_EQUAL(dataset_str_size(path, "rows/2/weighted_values"), 30);
     /* the non-ASCII attribute is marked UTF-8, the others ASCII */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t a = H5Aopen(f, "command_line", H5P_DEFAULT), t = H5Aget_type(a);
@@ -1669,9 +1712,37 @@ static void replace_str_dataset(hid_t g, const char *name, hid_t t, int rank, co
     H5Sclose(s);
 }
 
+/* The witnesses of s as the rational strings of formats 1 to 3: weights c, values u / c
+ * (malloc'd arrays of malloc'd strings; free with free_strs). */
+static char **old_strings(const hf_supports_t *s, int values)
+{
+    long m = s->m > 0 ? s->m : 0, cnt = s->n * m * (values ? s->dv : 1);
+    char **out = calloc((size_t)(cnt ? cnt : 1), sizeof *out);
+    fmpq_t q;
+    fmpq_init(q);
+    for (long i = 0; i < cnt; i++) {
+        if (values)
+            fmpq_set_fmpz_frac(q, s->wvalues + i, s->weights + i / s->dv);
+        else
+            fmpq_set_fmpz_frac(q, s->weights + i, (const fmpz[]){1});
+        out[i] = hf_rational_str(q);
+    }
+    fmpq_clear(q);
+    return out;
+}
+
+static void free_strs(char **s, const hf_supports_t *sup, int values)
+{
+    long m = sup->m > 0 ? sup->m : 0, cnt = sup->n * m * (values ? sup->dv : 1);
+    for (long i = 0; i < cnt; i++)
+        free(s[i]);
+    free(s);
+}
+
 /* Rewrite a RESULT.h5 of r in the layout written before the strings became
- * fixed-length: every string attribute and the weights and values datasets
- * variable-length UTF-8 (as hf_h5_attr_write_str and hf_h5_vstr_type write them). */
+ * fixed-length and the witnesses integers: every string attribute and the weights and
+ * values datasets (rationals) variable-length UTF-8 (as hf_h5_attr_write_str and
+ * hf_h5_vstr_type write them), no weighted_values. */
 static void make_old_layout(const char *path, const hf_result_t *r)
 {
     hid_t f = open_rw(path), vstr = hf_h5_vstr_type();
@@ -1691,8 +1762,18 @@ static void make_old_layout(const char *path, const hf_result_t *r)
         const hf_supports_t *s = &r->supports[i];
         hsize_t m = s->m > 0 ? (hsize_t)s->m : 0;
         hsize_t wd[2] = {(hsize_t)s->n, m}, vd[3] = {(hsize_t)s->n, m, (hsize_t)s->dv};
-        replace_str_dataset(g, "weights", vstr, 2, wd, s->weights);
-        replace_str_dataset(g, "values", vstr, 3, vd, s->values);
+        char **ws = old_strings(s, 0), **vs = old_strings(s, 1);
+        replace_str_dataset(g, "weights", vstr, 2, wd, ws);
+        CU_ASSERT_FATAL(H5Ldelete(g, "weighted_values", H5P_DEFAULT) >= 0);
+        hid_t sp = H5Screate_simple(3, vd, NULL);
+        hid_t ds = H5Dcreate2(g, "values", vstr, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        CU_ASSERT_FATAL(sp >= 0 && ds >= 0);
+        if (s->n * m > 0)
+            CU_ASSERT_FATAL(H5Dwrite(ds, vstr, H5S_ALL, H5S_ALL, H5P_DEFAULT, vs) >= 0);
+        H5Dclose(ds);
+        H5Sclose(sp);
+        free_strs(ws, s, 0);
+        free_strs(vs, s, 1);
         H5Gclose(g);
     }
     H5Tclose(vstr);
@@ -1746,7 +1827,7 @@ static void test_result_format1(void)
     char *format = NULL;
     CU_ASSERT_FATAL(f >= 0 && all >= 0 && v1 >= 0);
     CU_ASSERT_EQUAL(hf_h5_attr_read_str(f, "format", path, "/", &format), HF_OK);
-    CU_ASSERT_STRING_EQUAL(format, "headfuse-result-3");
+    CU_ASSERT_STRING_EQUAL(format, "headfuse-result-4");
     free(format);
 
     /* rewrite as format 1: the 13-field /table, "exhaustive" for the row without a
@@ -1791,8 +1872,8 @@ static void test_result_format1(void)
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
     CU_ASSERT(strstr(hf_error_msg(), "written by a newer headfuse (format 'headfuse-result-9')") !=
               NULL);
-    CU_ASSERT(strstr(hf_error_msg(), "'headfuse-result-3', 'headfuse-result-2' and "
-                                     "'headfuse-result-1'") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "'headfuse-result-4', 'headfuse-result-3', "
+                                     "'headfuse-result-2' and 'headfuse-result-1'") != NULL);
     f = open_rw(path);
     CU_ASSERT_FATAL(hf_h5_attr_write_fixed_str(f, "format", "headfuse-result-x") >= 0);
     H5Fclose(f);
@@ -2003,7 +2084,8 @@ static hid_t str_type(size_t n, H5T_str_t pad)
 
 /* Fixed-length strings as other writers pad them (h5py: NUL-padded, possibly
  * filling the whole size without a NUL; space-padded) read back; absurd sizes are
- * refused before allocating, with the file and dataset named. */
+ * refused before allocating, with the file and dataset named. The integers of /rows/2 pass
+ * 64 bits, so format 4 writes them as decimal strings. */
 static void test_result_string_variants(void)
 {
     char path[256];
@@ -2013,7 +2095,7 @@ static void test_result_string_variants(void)
     hf_result_init(&r);
     hf_result_init(&back);
     make_result(&r);
-    const char *longest = "123456789012345678901234567890/7"; /* /rows/2 weight 1 */
+    const char *longest = "17636684144620811271604938270"; /* /rows/2 weight 1 */
     size_t n = strlen(longest);
     hsize_t wd[2] = {1, 2}, vd[3] = {1, 2, 1};
     for (int pad = 0; pad < 2; pad++) {
@@ -2040,24 +2122,38 @@ static void test_result_string_variants(void)
 
     /* a NUL-terminated string cut short by its writer is damage, found by syntax */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
-    hid_t f = open_rw(path), g = H5Gopen2(f, "rows/0", H5P_DEFAULT);
+    hid_t f = open_rw(path), g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
     hid_t t = str_type(2, H5T_STR_NULLTERM);
-    char cut[6][2] = {"1", "1/", "3/", "2", "5", "1/"};
-    hsize_t d0[2] = {2, 3};
-    replace_str_dataset(g, "weights", t, 2, d0, cut);
+    char cut[2][2] = {"1", "-"};
+    replace_str_dataset(g, "weights", t, 2, wd, cut);
     H5Tclose(t);
     H5Gclose(g);
     H5Fclose(f);
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
     CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
-    CU_ASSERT(strstr(hf_error_msg(), "/rows/0/weights: element 1 is not a rational") != NULL);
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/2/weights: element 1 is not an integer") != NULL);
 
-    /* "1/0" in a file is refused as the target parser refuses it */
+    /* a rational is no integer of format 4 */
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    f = open_rw(path);
+    g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
+    t = str_type(4, H5T_STR_NULLTERM);
+    char frac[2][4] = {"1", "1/2"};
+    replace_str_dataset(g, "weights", t, 2, wd, frac);
+    H5Tclose(t);
+    H5Gclose(g);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
+    CU_ASSERT(strstr(hf_error_msg(), "/rows/2/weights: element 1 is not an integer") != NULL);
+
+    /* in an older file's rationals, "1/0" is refused as the target parser refuses it */
+    CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &r), HF_OK);
+    make_old_layout(path, &r);
     f = open_rw(path);
     g = H5Gopen2(f, "rows/0", H5P_DEFAULT);
     t = str_type(4, H5T_STR_NULLTERM);
     char zero[6][4] = {"1", "1/0", "1", "1", "1", "1"};
+    hsize_t d0[2] = {2, 3};
     replace_str_dataset(g, "weights", t, 2, d0, zero);
     H5Tclose(t);
     H5Gclose(g);
@@ -2074,14 +2170,14 @@ static void test_result_string_variants(void)
         f = open_rw(path);
         g = H5Gopen2(f, "rows/2", H5P_DEFAULT);
         t = str_type(sizes[i], H5T_STR_NULLTERM);
-        replace_str_dataset(g, "values", t, 3, vd, NULL);
+        replace_str_dataset(g, "weighted_values", t, 3, vd, NULL);
         H5Tclose(t);
         H5Gclose(g);
         H5Fclose(f);
         CU_ASSERT(file_size(path) < (long)sizes[i]);
         CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
         CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
-        CU_ASSERT(strstr(hf_error_msg(), "/rows/2/values") != NULL);
+        CU_ASSERT(strstr(hf_error_msg(), "/rows/2/weighted_values") != NULL);
         CU_ASSERT(strstr(hf_error_msg(), why[i]) != NULL);
         if (!strstr(hf_error_msg(), why[i]))
             fprintf(stderr, "[%s] ", hf_error_msg());

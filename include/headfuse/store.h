@@ -71,31 +71,59 @@ hf_err_t hf_row_set_m_star(hf_row_t *row, const char *decimal);
  * is empty; "-1" when the row has none. */
 const char *hf_row_m_star(const hf_row_t *row, char buf[HF_BIGINT_LEN]);
 
-/* The minimal supports of one row with their exact witnesses (rationals as strings). */
+/* The minimal supports of one row with their exact witnesses. A head is the same function
+ * when every weight is multiplied by one positive number, so a witness is kept as integers:
+ * each atom's weight c > 0 and its value times its weight, u = c v (dv of them), the pair
+ * (c, u) of each support a primitive integer vector; the value is u / c (docs/hdf5-format.md,
+ * "/rows/<i>"). The supports of a large row are never held whole: they live in an HDF5 file
+ * (file, group: the group holds the datasets keys, weights and weighted_values of a row
+ * group) and are read in pieces (hf_supports_open); keys, weights and wvalues are then NULL. */
 typedef struct {
     long n; /* number of supports */
     long m; /* atoms per support */
     int d, dv;
     int64_t *keys;  /* n*m*d */
-    char **weights; /* n*m strings "p/q" */
-    char **values;  /* n*m*dv strings */
-    long cap;       /* room for supports in keys, weights and values */
+    fmpz *weights;  /* n*m: c */
+    fmpz *wvalues;  /* n*m*dv: u = c v */
+    long cap;       /* room for supports in keys, weights and wvalues */
+    char *file;     /* or NULL: the supports are held in memory */
+    char *group;    /* the group of `file` that holds them */
 } hf_supports_t;
+
+/* Supports held in memory read from a file have at most this many atoms in all (n m); more
+ * stay in the file (hf_supports_in_file). */
+#define HF_SUPPORTS_HOLD_MAX (1L << 20)
 
 void hf_supports_init(hf_supports_t *s, long m, int d, int dv);
 void hf_supports_clear(hf_supports_t *s);
-/* Append one support (copies keys[m*d], weights[m], values[m*dv]). */
-hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *weights,
-                          char *const *values);
+/* Append one support held in memory: keys[m*d], c[m] > 0 and u[m*dv] (copied as given: the
+ * caller makes (c, u) primitive, hf_supports_scale). */
+hf_err_t hf_supports_push_ints(hf_supports_t *s, const int64_t *keys, const fmpz *c, const fmpz *u);
+/* Divide c[m] and u[mu] by the gcd of all their entries. */
+void hf_supports_scale(fmpz *c, long m, fmpz *u, long mu);
+/* dst (initialised) gets a copy of src in place of its value (a file's supports: the same
+ * reference). */
+hf_err_t hf_supports_copy(hf_supports_t *dst, const hf_supports_t *src);
+/* Make s (its m, d, dv kept) the n supports held by `group` of `file`, replacing its own. */
+hf_err_t hf_supports_in_file(hf_supports_t *s, long n, const char *file, const char *group);
 
-/* The one conversion between a witness head (exact rationals) and a row of supports
- * (rationals as text, as RESULT.h5 stores them). push_head appends head h as one
- * support (h->natoms must be s->m). hf_supports_head puts support j into h
- * (initialised by the caller for s->d, s->dv; resized to s->m atoms); a weight or value
- * that is not a rational is not an error but a bad witness: *why says which (else
- * NULL), and h is then incomplete. */
+/* The one conversion between a witness head (exact rationals) and a row of supports.
+ * push_head appends head h as one support (h->natoms must be s->m), its weights and
+ * values turned into the primitive integers (c, u). hf_supports_head puts support j into h
+ * (initialised by the caller for s->d, s->dv; resized to s->m atoms): weight c, value
+ * u / c (read from the file when it is held there); a weight that is not positive is not an
+ * error but a bad witness: *why says so (else NULL), and h is then incomplete. */
 hf_err_t hf_supports_push_head(hf_supports_t *s, const hf_head_t *h);
 hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const char **why);
+
+/* Supports held in a file, read in pieces: open (HF_ERR_IO, HF_ERR_CORRUPT naming the file),
+ * then atoms [a0, a0 + cnt) of support j into keys[cnt*d] (may be NULL), c[cnt] and
+ * u[cnt*dv] (initialised), as hf_supports_head's integers; close accepts NULL. */
+typedef struct hf_supports_reader_s hf_supports_reader_t;
+hf_err_t hf_supports_open(const hf_supports_t *s, hf_supports_reader_t **out);
+hf_err_t hf_supports_read(hf_supports_reader_t *r, long j, long a0, long cnt, int64_t *keys,
+                          fmpz *c, fmpz *u);
+void hf_supports_close(hf_supports_reader_t **r);
 
 /* A work unit is divided into cells 0..C-1 (C known to the search), and a rank may run
  * only a range [lo, hi) of them. hi = HF_CELLS_ALL: to the end of the unit, so

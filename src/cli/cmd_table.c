@@ -88,19 +88,45 @@ static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
     return buf;
 }
 
-/* Keys of support j in the --keys syntax "0,0;1,0;0,1" (malloc'd). */
-static char *support_keys_text(const hf_supports_t *s, long j)
+/* Support j as a head (weights and values exact; read from its file when it is held in
+ * one); NULL when it cannot be read or is a bad witness (the message says why). */
+static hf_head_t *support_head(const hf_supports_t *s, long j)
+{
+    hf_head_t *h = hf_malloc(sizeof *h);
+    if (!h)
+        return NULL;
+    hf_head_init(h, s->d, s->dv);
+    const char *why = NULL;
+    if (hf_supports_head(s, j, h, &why) != HF_OK || why) {
+        if (why)
+            hf_error(HF_ERR_CORRUPT, "support %ld: %s", j, why);
+        hf_head_clear(h);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static void support_head_free(hf_head_t *h)
+{
+    if (h)
+        hf_head_clear(h);
+    free(h);
+}
+
+/* Keys of a head in the --keys syntax "0,0;1,0;0,1" (malloc'd). */
+static char *support_keys_text(const hf_head_t *h)
 {
     long cap = 64, len = 0;
     char *out = hf_malloc((size_t)cap);
     if (!out)
         return NULL;
     out[0] = '\0';
-    for (long a = 0; a < s->m; a++)
-        for (int c = 0; c < s->d; c++) {
+    for (long a = 0; a < h->natoms; a++)
+        for (int c = 0; c < h->d; c++) {
             char num[32];
             int k = snprintf(num, sizeof num, "%s%" PRId64, c ? "," : (a ? ";" : ""),
-                             s->keys[(j * s->m + a) * s->d + c]);
+                             h->keys[a * h->d + c]);
             if (HF_GROW(&out, &cap, len + k + 1) != HF_OK) {
                 free(out);
                 return NULL;
@@ -116,7 +142,9 @@ static char *supports_text(const hf_supports_t *s)
 {
     char *out = hf_strdup("");
     for (long j = 0; out && j < s->n; j++) {
-        char *k = support_keys_text(s, j);
+        hf_head_t *h = support_head(s, j);
+        char *k = h ? support_keys_text(h) : NULL;
+        support_head_free(h);
         char *joined = k ? hf_malloc(strlen(out) + strlen(k) + 4) : NULL;
         if (joined)
             sprintf(joined, "%s%s%s", out, j ? " | " : "", k);
@@ -129,46 +157,28 @@ static char *supports_text(const hf_supports_t *s)
 
 /* ---- JSON ---- */
 
-static json_t *json_supports(const hf_supports_t *s)
+/* The supports' keys and their witnesses as check --json prints heads (values flat when
+ * dv = 1), into the row object o. */
+static void json_supports(json_t *o, const hf_supports_t *s)
 {
-    json_t *all = json_array();
+    json_t *all = json_array(), *wit = json_array();
     for (long j = 0; j < s->n; j++) {
-        json_t *sup = json_array();
-        for (long a = 0; a < s->m; a++) {
-            json_t *key = json_array();
-            for (int c = 0; c < s->d; c++)
-                json_array_append_new(key, json_integer(s->keys[(j * s->m + a) * s->d + c]));
-            json_array_append_new(sup, key);
+        hf_head_t *h = support_head(s, j);
+        if (!h)
+            continue;
+        json_t *jh = hf_head_to_json(h, NULL, 1);
+        if (jh) {
+            json_array_append(all, json_object_get(jh, "keys"));
+            json_t *w = json_object();
+            json_object_set(w, "weights", json_object_get(jh, "weights"));
+            json_object_set(w, "values", json_object_get(jh, "values"));
+            json_array_append_new(wit, w);
+            json_decref(jh);
         }
-        json_array_append_new(all, sup);
+        support_head_free(h);
     }
-    return all;
-}
-
-/* Witnesses as check --json prints heads: values flat when dv = 1. */
-static json_t *json_witnesses(const hf_supports_t *s)
-{
-    json_t *all = json_array();
-    for (long j = 0; j < s->n; j++) {
-        json_t *w = json_array(), *v = json_array();
-        for (long a = 0; a < s->m; a++) {
-            json_array_append_new(w, json_string(s->weights[j * s->m + a]));
-            char **val = s->values + (j * s->m + a) * s->dv;
-            if (s->dv == 1) {
-                json_array_append_new(v, json_string(val[0]));
-            } else {
-                json_t *vec = json_array();
-                for (int c = 0; c < s->dv; c++)
-                    json_array_append_new(vec, json_string(val[c]));
-                json_array_append_new(v, vec);
-            }
-        }
-        json_t *o = json_object();
-        json_object_set_new(o, "weights", w);
-        json_object_set_new(o, "values", v);
-        json_array_append_new(all, o);
-    }
-    return all;
+    json_object_set_new(o, "supports", all);
+    json_object_set_new(o, "witnesses", wit);
 }
 
 static void print_json(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
@@ -178,10 +188,8 @@ static void print_json(const hf_result_t *res, const char *const *paths, int nfi
         for (long i = 0; i < res[f].nrows; i++) {
             json_t *o = cli_row_json(&res[f].rows[i]);
             json_object_set_new(o, "file", json_string(paths[f]));
-            if (supports) {
-                json_object_set_new(o, "supports", json_supports(&res[f].supports[i]));
-                json_object_set_new(o, "witnesses", json_witnesses(&res[f].supports[i]));
-            }
+            if (supports)
+                json_supports(o, &res[f].supports[i]);
             json_array_append_new(rows, o);
         }
     char *s = cli_json_dumps(rows); /* m_star as an integer at any size */

@@ -732,3 +732,44 @@ uint32_t hf_store_checksum(const char *s, size_t n)
     }
     return h;
 }
+
+/* ---- the one atomic commit of a finished file ---- */
+
+/* fsync of the directory holding path (its new name survives a crash). Best effort: it comes
+ * after the rename, when the file is complete under its name, so a failure is not reported
+ * as the file's (the caller's old file is gone by then). */
+static void sync_dir(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+hf_err_t hf_store_commit(const char *tmp, const char *path)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0)
+        return hf_error(HF_ERR_IO, "%s: cannot reopen %s: %s", path, tmp, strerror(errno));
+    int rc = HF_SYSW(EIO, fsync(fd));
+    int e = errno;
+    if (HF_SYSW_CLOSE(close(fd)) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0)
+        return hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(e));
+    if (HF_SYSW(EIO, rename(tmp, path)) < 0)
+        return hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
+    sync_dir(path);
+    return HF_OK;
+}

@@ -18,153 +18,14 @@
 
 /* Format 2 added the rows' max_atoms, engine and lb_rule, the "infeasible" status and
  * the job_text root attribute; format 3 the rows' m_star_dec (m* in decimal, exact beyond
- * 64 bits). Files of formats 1 and 2 are still read (docs/hdf5-format.md). */
-#define RESULT_FORMAT "headfuse-result-3"
+ * 64 bits); format 4 the witnesses as integers (weights and weighted_values, keys of the
+ * narrowest type, supports.c). Files of formats 1 to 3 are still read
+ * (docs/hdf5-format.md). */
+#define RESULT_FORMAT "headfuse-result-4"
+#define RESULT_FORMAT_3 "headfuse-result-3"
 #define RESULT_FORMAT_2 "headfuse-result-2"
 #define RESULT_FORMAT_1 "headfuse-result-1"
 #define RESULT_FORMAT_PREFIX "headfuse-result-"
-/* Largest weight or value string, NUL included: a larger fixed-length size in a file
- * is damage (no witness of a real search comes near it). */
-#define RESULT_STR_MAX ((size_t)1 << 24)
-
-/* ---- supports ---- */
-
-void hf_supports_init(hf_supports_t *s, long m, int d, int dv)
-{
-    memset(s, 0, sizeof *s);
-    s->m = m;
-    s->d = d;
-    s->dv = dv;
-}
-
-void hf_supports_clear(hf_supports_t *s)
-{
-    long mm = s->m > 0 ? s->m : 0;
-    if (s->weights)
-        for (long i = 0; i < s->n * mm; i++)
-            free(s->weights[i]);
-    if (s->values)
-        for (long i = 0; i < s->n * mm * s->dv; i++)
-            free(s->values[i]);
-    free(s->values);
-    free(s->weights);
-    free(s->keys);
-    memset(s, 0, sizeof *s);
-}
-
-/* Copy n strings; on failure free the copies made and return HF_ERR_NOMEM. */
-static hf_err_t copy_strings(char **dst, char *const *src, long n)
-{
-    for (long i = 0; i < n; i++) {
-        if (!src[i] || !(dst[i] = hf_strdup(src[i]))) {
-            for (long j = 0; j < i; j++)
-                free(dst[j]);
-            return src[i] ? HF_ERR_NOMEM
-                          : hf_error(HF_ERR_INTERNAL, "supports: NULL weight or value string");
-        }
-    }
-    return HF_OK;
-}
-
-hf_err_t hf_supports_push(hf_supports_t *s, const int64_t *keys, char *const *weights,
-                          char *const *values)
-{
-    if (s->m < 0 || s->d < 1 || s->dv < 1)
-        return hf_error(HF_ERR_INTERNAL, "supports: cannot push with m=%ld, d=%d, dv=%d", s->m,
-                        s->d, s->dv);
-    size_t m = (size_t)s->m, d = (size_t)s->d, dv = (size_t)s->dv, n = (size_t)s->n + 1;
-    /* grow all three arrays first (a support is m*d keys, m weights and m*dv values); s->n
-     * only changes once everything is copied */
-    HF_TRY(hf_grow_arrays(
-        &s->cap, (long)n, 3,
-        (void **const[]){(void **)&s->keys, (void **)&s->weights, (void **)&s->values},
-        (const size_t[]){m * d * sizeof *s->keys, m * sizeof *s->weights,
-                         m * dv * sizeof *s->values}));
-    int64_t *nk = s->keys;
-    char **nw = s->weights, **nv = s->values;
-    size_t b = n - 1;
-    HF_TRY(copy_strings(nw + b * m, weights, (long)m));
-    hf_err_t err = copy_strings(nv + b * m * dv, values, (long)(m * dv));
-    if (err != HF_OK) {
-        for (size_t i = 0; i < m; i++)
-            free(nw[b * m + i]);
-        return err;
-    }
-    if (m * d > 0)
-        memcpy(nk + b * m * d, keys, m * d * sizeof *nk);
-    s->n++;
-    return HF_OK;
-}
-
-hf_err_t hf_supports_push_head(hf_supports_t *s, const hf_head_t *h)
-{
-    long m = h->natoms;
-    if (m != s->m || h->d != s->d || h->dv != s->dv)
-        return hf_error(HF_ERR_INTERNAL,
-                        "supports: a head of %ld atoms (d=%d, dv=%d) in rows of %ld", m, h->d,
-                        h->dv, s->m);
-    char **ws = hf_calloc((size_t)(m ? m : 1), sizeof *ws);
-    char **vs = hf_calloc((size_t)(m ? m : 1) * (size_t)h->dv, sizeof *vs);
-    hf_err_t e = ws && vs ? HF_OK : HF_ERR_NOMEM;
-    for (long i = 0; e == HF_OK && i < m; i++) {
-        if (!(ws[i] = hf_rational_str(h->weights + i)))
-            e = hf_error(HF_ERR_NOMEM, "out of memory");
-        for (int j = 0; e == HF_OK && j < h->dv; j++)
-            if (!(vs[i * h->dv + j] = hf_rational_str(h->values + i * h->dv + j)))
-                e = hf_error(HF_ERR_NOMEM, "out of memory");
-    }
-    if (e == HF_OK)
-        e = hf_supports_push(s, h->keys, ws, vs);
-    for (long i = 0; ws && i < m; i++)
-        free(ws[i]);
-    for (long i = 0; vs && i < m * h->dv; i++)
-        free(vs[i]);
-    free(ws);
-    free(vs);
-    return e;
-}
-
-hf_err_t hf_supports_head(const hf_supports_t *s, long j, hf_head_t *h, const char **why)
-{
-    *why = NULL;
-    HF_TRY(hf_head_resize(h, s->m));
-    for (long a = 0; a < s->m; a++) {
-        long i = j * s->m + a;
-        memcpy(h->keys + a * s->d, s->keys + i * s->d, (size_t)s->d * sizeof *h->keys);
-        hf_err_t e = hf_rational_parse(h->weights + a, s->weights[i]);
-        if (e == HF_ERR_NOMEM) /* out of memory is an error, not a bad file */
-            return e;
-        if (e != HF_OK) {
-            *why = "a weight is not a valid rational";
-            return HF_OK;
-        }
-        for (int c = 0; c < s->dv; c++) {
-            e = hf_rational_parse(h->values + a * s->dv + c, s->values[i * s->dv + c]);
-            if (e == HF_ERR_NOMEM)
-                return e;
-            if (e != HF_OK) {
-                *why = "a value is not a valid rational";
-                return HF_OK;
-            }
-        }
-    }
-    return HF_OK;
-}
-
-static hf_err_t supports_copy(hf_supports_t *dst, const hf_supports_t *src)
-{
-    hf_supports_init(dst, src->m, src->d, src->dv);
-    size_t m = src->m > 0 ? (size_t)src->m : 0, d = (size_t)src->d, dv = (size_t)src->dv;
-    for (long i = 0; i < src->n; i++) {
-        hf_err_t err = hf_supports_push(dst, src->keys + i * m * d, src->weights + i * m,
-                                        src->values + i * m * dv);
-        if (err != HF_OK) {
-            hf_supports_clear(dst);
-            return err;
-        }
-    }
-    return HF_OK;
-}
 
 /* ---- result in memory ---- */
 
@@ -211,13 +72,15 @@ hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_support
         return HF_ERR_NOMEM;
     hf_err_t err;
     if (sup) {
-        err = supports_copy(&sups[n - 1], sup);
+        hf_supports_init(&sups[n - 1], sup->m, sup->d, sup->dv);
+        err = hf_supports_copy(&sups[n - 1], sup);
     } else {
         /* no supports given: an empty set shaped like the row */
         hf_supports_init(&sups[n - 1], row->m_star, row->d, 1);
         err = HF_OK;
     }
     if (err != HF_OK) {
+        hf_supports_clear(&sups[n - 1]);
         free(json);
         return err;
     }
@@ -392,144 +255,39 @@ typedef struct {
     char what[96];
 } wctx_t;
 
-static hid_t simple_space(int rank, const hsize_t *dims)
-{
-    return H5Screate_simple(rank, dims, NULL);
-}
-
-/* Create dataset `name` under loc and write buf (skipped when empty). */
-/* Datasets of at least this many bytes are chunked (about CHUNK_BYTES a chunk, whole
- * rows of their last dimension) and compressed (shuffle + deflate 1): a witness of 10^7
- * keys is mostly small integers, ten times smaller compressed (docs/hdf5-format.md,
- * "Conventions"). Smaller ones stay contiguous, as before. */
-#define COMPRESS_MIN_BYTES ((hsize_t)64 << 10)
-#define CHUNK_BYTES ((hsize_t)1 << 20)
-
-static hid_t dataset_dcpl(hid_t ftype, int rank, const hsize_t *dims, hsize_t count)
-{
-    size_t el = H5Tget_size(ftype);
-    if (rank < 1 || rank > 3 || count * el < COMPRESS_MIN_BYTES)
-        return H5P_DEFAULT;
-    /* from the last dimension on, as much of each as keeps a chunk near CHUNK_BYTES */
-    hsize_t chunk[3], inner = el;
-    for (int i = rank - 1; i >= 0; i--) {
-        hsize_t k = CHUNK_BYTES / inner;
-        chunk[i] = k < 1 ? 1 : k < dims[i] ? k : dims[i];
-        inner *= chunk[i];
-    }
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-        H5Pset_deflate(dcpl, 1) < 0) {
-        if (dcpl >= 0)
-            H5Pclose(dcpl);
-        return H5I_INVALID_HID;
-    }
-    return dcpl;
-}
-
+/* Create dataset `name` under loc and write buf (chunked and compressed when large). */
 static herr_t write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
                             const hsize_t *dims, const void *buf)
 {
-    herr_t rc = -1;
-    hid_t space = simple_space(rank, dims), ds = H5I_INVALID_HID;
-    hsize_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
-    if (space < 0)
-        return -1;
-    hid_t dcpl = dataset_dcpl(ftype, rank, dims, count);
-    if (dcpl == H5I_INVALID_HID)
-        goto done;
-    ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    if (dcpl != H5P_DEFAULT)
-        H5Pclose(dcpl);
-    if (ds < 0)
-        goto done;
-    rc = count ? HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf)) : 0;
-done:
-    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
-        rc = -1;
-    H5Sclose(space);
-    return rc;
-}
-
-/* The count strings of strs as one block of fixed-length strings of *size bytes each,
- * the longest string plus its NUL (1 when there are none). NULL with HF_ERR_NOMEM
- * recorded when out of memory. */
-static char *pack_strings(char *const *strs, size_t count, size_t *size)
-{
-    size_t w = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t len = strlen(strs[i]);
-        if (len > w)
-            w = len;
-    }
-    *size = w + 1;
-    char *buf = hf_calloc(count, *size);
-    if (buf)
-        for (size_t i = 0; i < count; i++)
-            memcpy(buf + i * *size, strs[i], strlen(strs[i]));
-    return buf;
-}
-
-/* A dataset of rational strings, fixed-length (sized by its longest string) so that
- * the file has no global heap: HDF5 1.10.8 crashes on a damaged one (148 of the 177
- * libhdf5-internal findings of the second RESULT.h5 fuzz run, docs/reliability.md).
- * HF_ERR_NOMEM, HF_ERR_IO (c->what says where) or HF_OK. */
-static hf_err_t write_str_dataset(hid_t loc, const char *name, int rank, const hsize_t *dims,
-                                  char *const *strs)
-{
-    size_t count = 1, size;
-    for (int i = 0; i < rank; i++)
-        count *= (size_t)dims[i];
-    char *buf = pack_strings(strs, count, &size);
-    if (!buf)
-        return HF_ERR_NOMEM;
-    hid_t t = hf_h5_fixed_str_type(size);
-    herr_t rc = t < 0 ? -1 : write_dataset(loc, name, t, t, rank, dims, buf);
-    if (t >= 0)
-        H5Tclose(t);
-    free(buf);
-    return rc < 0 ? HF_ERR_IO : HF_OK;
+    return hf_supports_dataset_write(loc, name, ftype, mtype, rank, dims, buf);
 }
 
 static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
                                 const char *group_note, wctx_t *c)
 {
-    char name[32];
+    char name[32], step[160];
     snprintf(name, sizeof name, "%ld", i);
-    hsize_t m = s->m > 0 ? (hsize_t)s->m : 0, n = (hsize_t)s->n;
-    hsize_t kd[3] = {n, m, (hsize_t)s->d}, vd[3] = {n, m, (hsize_t)s->dv};
     snprintf(c->what, sizeof c->what, "writing /rows/%ld", i);
     hid_t g = HF_H5W(H5Gcreate2(rows, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (g < 0)
         return HF_ERR_IO;
-    herr_t rc = 0;
     hf_err_t err = HF_OK;
     if (hf_h5_attr_write_text(g, "target_json", json) < 0 ||
         hf_h5_attr_write_i64(g, "m", s->m) < 0 || hf_h5_attr_write_i32(g, "d", s->d) < 0 ||
         hf_h5_attr_write_i32(g, "dv", s->dv) < 0 || hf_h5_attr_write_i64(g, "n", s->n) < 0 ||
         (group_note[0] && hf_h5_attr_write_text(g, "group_note", group_note) < 0))
-        rc = -1;
-    if (rc >= 0) {
-        snprintf(c->what, sizeof c->what, "writing /rows/%ld/keys", i);
-        rc = write_dataset(g, "keys", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, kd, s->keys);
+        err = HF_ERR_IO;
+    if (err == HF_OK) {
+        step[0] = '\0';
+        err = hf_supports_write_group(g, s, step, sizeof step);
+        if (err != HF_OK)
+            snprintf(c->what, sizeof c->what, "/rows/%ld: %s", i, step);
     }
-    if (rc >= 0) {
-        snprintf(c->what, sizeof c->what, "writing /rows/%ld/weights", i);
-        err = write_str_dataset(g, "weights", 2, kd, s->weights);
-    }
-    if (rc >= 0 && err == HF_OK) {
-        snprintf(c->what, sizeof c->what, "writing /rows/%ld/values", i);
-        err = write_str_dataset(g, "values", 3, vd, s->values);
-    }
-    if (rc >= 0 && err == HF_OK)
+    if (err == HF_OK)
         snprintf(c->what, sizeof c->what, "closing /rows/%ld", i);
-    if (HF_H5W_CLOSE(H5Gclose(g)) < 0)
-        rc = -1;
-    if (err != HF_OK)
-        return err;
-    return rc < 0 ? HF_ERR_IO : HF_OK;
+    if (HF_H5W_CLOSE(H5Gclose(g)) < 0 && err == HF_OK)
+        err = HF_ERR_IO;
+    return err;
 }
 
 /* Everything after the file is created; returns HF_ERR_IO with c->what set, or
@@ -616,20 +374,9 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
         if ((bad = supports_bad(s, &r->rows[i])))
             return hf_error(HF_ERR_INTERNAL, "%s: row %ld: supports: %s", path, i, bad);
         long mm = s->m > 0 ? s->m : 0;
-        for (long j = 0; j < s->n * mm; j++)
-            if (strlen(s->weights[j]) >= RESULT_STR_MAX)
-                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a weight of %zu bytes", path, i,
-                                strlen(s->weights[j]));
-            else if (!hf_rational_syntax_ok(s->weights[j]))
-                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: weight '%s' is not a rational", path,
-                                i, s->weights[j]);
-        for (long j = 0; j < s->n * mm * s->dv; j++)
-            if (strlen(s->values[j]) >= RESULT_STR_MAX)
-                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a value of %zu bytes", path, i,
-                                strlen(s->values[j]));
-            else if (!hf_rational_syntax_ok(s->values[j]))
-                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: value '%s' is not a rational", path,
-                                i, s->values[j]);
+        for (long j = 0; !s->file && j < s->n * mm; j++)
+            if (fmpz_sgn(s->weights + j) <= 0)
+                return hf_error(HF_ERR_INTERNAL, "%s: row %ld: a weight is not positive", path, i);
     }
     for (long i = 0; i < r->nunits; i++) {
         const char *bad = unit_bad(&r->units[i], r->nrows);
@@ -637,53 +384,6 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
             return hf_error(HF_ERR_INTERNAL, "%s: unit record %ld: %s", path, i, bad);
     }
     return HF_OK;
-}
-
-/* Build the whole file in memory (HDF5's core driver, no backing store) and
- * return its image. HDF5 1.10 cannot close a file whose final flush fails (a full
- * disk) and then crashes at exit; in memory nothing can fail that way, and the
- * disk writes below are plain write(2)s with errno for the message. */
-static hf_err_t build_image(const char *path, const hf_result_t *r, void **image, size_t *size)
-{
-    hf_err_t err = HF_OK;
-    wctx_t c = {path, ""};
-    hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
-    *image = NULL;
-    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 ||
-        (file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
-        err = hf_h5_fail(HF_ERR_IO, path, "creating the HDF5 file in memory");
-        goto done;
-    }
-    if ((err = write_contents(file, r, &c)) != HF_OK) {
-        if (err != HF_ERR_NOMEM && err != HF_ERR_INTERRUPTED)
-            err = hf_h5_fail(HF_ERR_IO, path, c.what);
-        goto done;
-    }
-    ssize_t n;
-    if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0 ||
-        (n = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0) {
-        err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
-        goto done;
-    }
-    if (!(*image = hf_malloc((size_t)n))) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    if (HF_H5W(H5Fget_file_image(file, *image, (size_t)n)) != n) {
-        err = hf_h5_fail(HF_ERR_IO, path, "building the file image");
-        goto done;
-    }
-    *size = (size_t)n;
-done:
-    if (file >= 0 && HF_H5W_CLOSE(H5Fclose(file)) < 0 && err == HF_OK)
-        err = hf_h5_fail(HF_ERR_IO, path, "closing the in-memory file");
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    if (err != HF_OK) {
-        free(*image);
-        *image = NULL;
-    }
-    return err;
 }
 
 /* Write all n bytes to fd. */
@@ -701,13 +401,76 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* A file whose witnesses are all held in memory is built in memory (HDF5's core driver) and
+ * its image written with plain write(2)s: HDF5 1.10 cannot close a file whose final flush
+ * failed (a full disk) and then crashes at exit, which in memory cannot happen. */
+static hf_err_t write_image(const char *path, const char *tmp, hid_t file)
+{
+    hf_err_t err = HF_OK;
+    void *image = NULL;
+    ssize_t n;
+    if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0 ||
+        (n = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0)
+        return hf_h5_fail(HF_ERR_IO, path, "building the file image");
+    if (!(image = hf_malloc((size_t)n)))
+        return HF_ERR_NOMEM;
+    if (HF_H5W(H5Fget_file_image(file, image, (size_t)n)) != n) {
+        free(image);
+        return hf_h5_fail(HF_ERR_IO, path, "building the file image");
+    }
+    int fd = HF_SYSW(EIO, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    if (fd < 0)
+        err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+    else if (write_all(fd, image, (size_t)n) < 0)
+        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
+    if (fd >= 0 && HF_SYSW_CLOSE(close(fd)) < 0 && err == HF_OK)
+        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
+    free(image);
+    return err;
+}
+
+/* Write the file to tmp. A file with a large row's witness held in another file (supports.c)
+ * is written by HDF5 itself, the witness copied in chunk by chunk: no image of it is ever
+ * in memory. Its failed final flush (a full disk) leaves the library unable to close it:
+ * it is then abandoned (hf_h5_abandon), and the process ends with the error. */
+static hf_err_t write_file(const char *path, const char *tmp, const hf_result_t *r)
+{
+    hf_err_t err = HF_OK;
+    wctx_t c = {path, ""};
+    int in_memory = 1;
+    for (long i = 0; i < r->nrows; i++)
+        in_memory &= !r->supports[i].file;
+    hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
+    if (fapl < 0 || (in_memory && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0) ||
+        (file = HF_H5W(H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
+        err = hf_h5_fail(HF_ERR_IO, path, "creating the temporary file");
+        goto done;
+    }
+    if ((err = write_contents(file, r, &c)) != HF_OK) {
+        if (err != HF_ERR_NOMEM && err != HF_ERR_INTERRUPTED && err != HF_ERR_CORRUPT)
+            err = hf_h5_fail(HF_ERR_IO, path, c.what);
+        goto done;
+    }
+    if (in_memory)
+        err = write_image(path, tmp, file);
+    else if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0)
+        err = hf_h5_fail(HF_ERR_IO, path, "flushing the file");
+done:
+    if (file >= 0 && HF_H5W_CLOSE(H5Fclose(file)) < 0) {
+        if (err == HF_OK)
+            err = hf_h5_fail(HF_ERR_IO, path, "closing the file");
+        if (H5Iis_valid(file) > 0)
+            hf_h5_abandon(); /* the last HDF5 call of a failing process */
+    }
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return err;
+}
+
 hf_err_t hf_result_write(const char *path, const hf_result_t *r)
 {
     hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
-    void *image = NULL;
-    size_t size = 0;
-    int created = 0, fd = -1;
     /* the rows as written: m_star_dec from m_star where the caller left it empty */
     hf_result_t w = *r;
     hf_row_t *rows = hf_malloc((size_t)(r->nrows ? r->nrows : 1) * sizeof *rows);
@@ -735,35 +498,12 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
-    HF_CHECK(err, build_image(path, r, &image, &size), done);
-    fd = HF_SYSW(EIO, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-    if (fd < 0) {
-        err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-        goto done;
-    }
-    created = 1;
-    /* durable before it becomes visible under its final name */
-    if (write_all(fd, image, size) < 0 || HF_SYSW(EIO, fsync(fd)) < 0) {
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-        goto done;
-    }
-    int rc = HF_SYSW_CLOSE(close(fd));
-    fd = -1;
-    if (rc < 0) {
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-        goto done;
-    }
-    if (HF_SYSW(EIO, rename(tmp, path)) < 0) {
-        err = hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
-        goto done;
-    }
-    created = 0;
-done:
-    if (fd >= 0)
-        close(fd);
-    if (created)
+    err = write_file(path, tmp, r);
+    /* durable before it becomes visible under its final name, and the name durable too */
+    if (err == HF_OK)
+        err = hf_store_commit(tmp, path);
+    if (err != HF_OK)
         unlink(tmp);
-    free(image);
     free(tmp);
     free(rows);
     hf_h5_quiet_end(&q);
@@ -817,199 +557,6 @@ static hf_err_t check_fits(hid_t ds, size_t count, size_t elsize, const char *pa
     return HF_OK;
 }
 
-/* Element i of a string dataset as read: a pointer and its length. Fixed-length
- * strings (size bytes each) end at their first NUL or fill their size, whatever the
- * padding says (NULLTERM, NULLPAD); space-padded ones lose their trailing spaces. */
-static const char *str_element(char *const *raw, const char *fixed, size_t size, H5T_str_t pad,
-                               size_t i, size_t *len)
-{
-    if (!fixed) {
-        *len = raw[i] ? strlen(raw[i]) : 0;
-        return raw[i];
-    }
-    const char *p = fixed + i * size, *nul = memchr(p, '\0', size);
-    size_t n = nul ? (size_t)(nul - p) : size;
-    if (pad == H5T_STR_SPACEPAD)
-        while (n > 0 && p[n - 1] == ' ')
-            n--;
-    *len = n;
-    return p;
-}
-
-/* Read a dataset of rational strings with the given expected dims into copies. Written
- * as fixed-length strings; files written before have variable-length ones. */
-static hf_err_t read_str_dataset(hid_t g, const char *name, int rank, const hsize_t *expect,
-                                 const char *path, const char *where, char ***out)
-{
-    hf_err_t err = HF_OK;
-    hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
-    hsize_t dims[3];
-    char **raw = NULL, **copy = NULL, *fixed = NULL;
-    size_t count = 0, size = 0;
-    H5T_str_t pad = H5T_STR_NULLTERM;
-    htri_t var = -1;
-    int reclaim = 0;
-    *out = NULL;
-    if ((ds = H5Dopen2(g, name, H5P_DEFAULT)) < 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: missing or unreadable", path, where);
-        goto done;
-    }
-    if ((ft = H5Dget_type(ds)) < 0 || H5Tget_class(ft) != H5T_STRING ||
-        (var = H5Tis_variable_str(ft)) < 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: not strings", path, where);
-        goto done;
-    }
-    if (!var) {
-        /* never trust the size: it decides the allocation below */
-        size = H5Tget_size(ft);
-        pad = H5Tget_strpad(ft);
-        H5T_cset_t cset = H5Tget_cset(ft);
-        if (size == 0 || size > RESULT_STR_MAX) {
-            err = hf_error(HF_ERR_CORRUPT,
-                           "%s: %s: fixed-length strings of %zu bytes (1 to %zu accepted)", path,
-                           where, size, RESULT_STR_MAX);
-            goto done;
-        }
-        if ((pad != H5T_STR_NULLTERM && pad != H5T_STR_NULLPAD && pad != H5T_STR_SPACEPAD) ||
-            (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8)) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: %s: strings of an unknown padding or character set",
-                           path, where);
-            goto done;
-        }
-    }
-    HF_CHECK(err, hf_h5_dataset_dims(ds, rank, path, where, dims), done);
-    for (int i = 0; i < rank; i++)
-        if (dims[i] != expect[i]) {
-            err = hf_error(HF_ERR_CORRUPT,
-                           "%s: %s: dimension %d is %llu, expected %llu from the group's "
-                           "attributes",
-                           path, where, i, (unsigned long long)dims[i],
-                           (unsigned long long)expect[i]);
-            goto done;
-        }
-    if (!dims_count(dims, rank, &count)) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
-        goto done;
-    }
-    /* a variable-length element is a global heap ID in the file (16 bytes; 8 is a safe
-     * bound); a fixed-length one is its size: count * size bytes stay below the file's */
-    HF_CHECK(err, check_fits(ds, count, var ? 8 : size, path, where), done);
-    copy = hf_calloc(count, sizeof *copy);
-    if (!copy) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    if (var) {
-        raw = hf_calloc(count, sizeof *raw);
-        mt = raw ? hf_h5_str_mem_type(ft) : H5I_INVALID_HID;
-    } else {
-        fixed = hf_malloc(count * size);
-        mt = fixed ? H5Tcopy(ft) : H5I_INVALID_HID; /* the bytes as stored, no conversion */
-    }
-    if (mt < 0) {
-        err = raw || fixed ? hf_h5_fail(HF_ERR_INTERNAL, path, where) : HF_ERR_NOMEM;
-        goto done;
-    }
-    if (count) {
-        reclaim = var > 0;
-        if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, var ? (void *)raw : (void *)fixed) < 0) {
-            err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
-            goto done;
-        }
-    }
-    for (size_t i = 0; i < count; i++) {
-        size_t len;
-        const char *e = str_element(raw, fixed, size, pad, i, &len);
-        if (e && !(copy[i] = hf_malloc(len + 1))) {
-            err = HF_ERR_NOMEM;
-            goto done;
-        }
-        if (e) {
-            memcpy(copy[i], e, len);
-            copy[i][len] = '\0';
-        }
-        if (!e || !hf_rational_syntax_ok(copy[i])) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: %s: element %zu is not a rational '[-]p[/q]'", path,
-                           where, i);
-            goto done;
-        }
-    }
-    *out = copy;
-    copy = NULL;
-done:
-    if (reclaim) {
-        hid_t space = H5Dget_space(ds);
-        if (space >= 0) {
-            H5Dvlen_reclaim(mt, space, H5P_DEFAULT, raw);
-            H5Sclose(space);
-        }
-    }
-    if (copy)
-        for (size_t i = 0; i < count; i++)
-            free(copy[i]);
-    free(copy);
-    free(raw);
-    free(fixed);
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (ds >= 0)
-        H5Dclose(ds);
-    return err;
-}
-
-static hf_err_t read_keys(hid_t g, const hsize_t *expect, const char *path, const char *where,
-                          int64_t **out)
-{
-    hf_err_t err = HF_OK;
-    hid_t ds = H5I_INVALID_HID, ft = H5I_INVALID_HID;
-    hsize_t dims[3];
-    size_t count = 0;
-    *out = NULL;
-    if ((ds = H5Dopen2(g, "keys", H5P_DEFAULT)) < 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: missing or unreadable", path, where);
-        goto done;
-    }
-    if ((ft = H5Dget_type(ds)) < 0 || H5Tget_class(ft) != H5T_INTEGER ||
-        H5Tget_sign(ft) != H5T_SGN_2 || H5Tget_size(ft) > 8) {
-        err =
-            hf_error(HF_ERR_CORRUPT, "%s: %s: not signed integers of at most 64 bits", path, where);
-        goto done;
-    }
-    HF_CHECK(err, hf_h5_dataset_dims(ds, 3, path, where, dims), done);
-    if (dims[0] != expect[0] || dims[1] != expect[1] || dims[2] != expect[2]) {
-        err = hf_error(HF_ERR_CORRUPT,
-                       "%s: %s: dims (%llu, %llu, %llu) do not match n=%llu, m=%llu, d=%llu", path,
-                       where, (unsigned long long)dims[0], (unsigned long long)dims[1],
-                       (unsigned long long)dims[2], (unsigned long long)expect[0],
-                       (unsigned long long)expect[1], (unsigned long long)expect[2]);
-        goto done;
-    }
-    if (!dims_count(dims, 3, &count)) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: %s: implausible size", path, where);
-        goto done;
-    }
-    HF_CHECK(err, check_fits(ds, count, H5Tget_size(ft), path, where), done);
-    int64_t *keys = hf_malloc(count * sizeof *keys);
-    if (!keys) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    if (count && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, keys) < 0) {
-        free(keys);
-        err = hf_h5_fail(HF_ERR_CORRUPT, path, where);
-        goto done;
-    }
-    *out = keys;
-done:
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (ds >= 0)
-        H5Dclose(ds);
-    return err;
-}
-
 /* The optional attribute group_note of /rows/<i> into row->group_note (files written
  * before it existed have none: ""); printable text that fits, else corrupt. */
 static hf_err_t read_group_note(hid_t g, const char *path, const char *where, hf_row_t *row)
@@ -1028,7 +575,9 @@ static hf_err_t read_group_note(hid_t g, const char *path, const char *where, hf
     return ok ? HF_OK : hf_error(HF_ERR_CORRUPT, "%s: %s: invalid group_note", path, where);
 }
 
-/* Read /rows/<i> into r->supports[i] and r->target_json[i]. */
+/* Read /rows/<i> into r->supports[i] and r->target_json[i]. Its witnesses are integers
+ * (weights, weighted_values: format 4), or rational strings (weights, values: a file of
+ * formats 1 to 3). */
 static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t *r)
 {
     hf_err_t err = HF_OK;
@@ -1049,7 +598,7 @@ static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t
     HF_CHECK(err, hf_h5_attr_read_i64(g, "dv", path, where, &dv), done);
     HF_CHECK(err, hf_h5_attr_read_i64(g, "n", path, where, &n), done);
     HF_CHECK(err, read_group_note(g, path, where, &r->rows[i]), done);
-    if (d < 1 || d > HF_D_MAX || dv < 1 || dv > HF_DV_MAX || m < -1 || m > (1L << 30) || n < 0 ||
+    if (d < 1 || d > HF_D_MAX || dv < 1 || dv > HF_DV_MAX || m < -1 || m > (1L << 40) || n < 0 ||
         n > (1L << 40)) {
         err = hf_error(HF_ERR_CORRUPT,
                        "%s: %s: attributes out of range (m=%" PRId64 ", d=%" PRId64 ", dv=%" PRId64
@@ -1071,22 +620,9 @@ static hf_err_t read_row_group(hid_t rows, long i, const char *path, hf_result_t
                        path, where, bad, m, d, n, r->rows[i].m_star, (int)r->rows[i].d);
         goto done;
     }
-    hsize_t mm = m > 0 ? (hsize_t)m : 0;
-    hsize_t kd[3] = {(hsize_t)n, mm, (hsize_t)d}, vd[3] = {(hsize_t)n, mm, (hsize_t)dv};
-    char w2[96];
-    snprintf(w2, sizeof w2, "%s/keys", where);
-    HF_CHECK(err, read_keys(g, kd, path, w2, &s->keys), done);
-    snprintf(w2, sizeof w2, "%s/weights", where);
-    HF_CHECK(err, read_str_dataset(g, "weights", 2, kd, path, w2, &s->weights), done);
-    /* weights are owned by s from here: n must say how many to free */
-    s->n = s->cap = (long)n;
-    snprintf(w2, sizeof w2, "%s/values", where);
-    HF_CHECK(err, read_str_dataset(g, "values", 3, vd, path, w2, &s->values), done);
-    for (size_t j = 0; j < (size_t)n * mm * (size_t)d; j++)
-        if (s->keys[j] < -HF_KEY_MAX || s->keys[j] > HF_KEY_MAX) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: %s/keys: element %zu out of range", path, where, j);
-            goto done;
-        }
+    s->n = (long)n;
+    err = hf_supports_read_group(g, path, where, H5Lexists(g, "weighted_values", H5P_DEFAULT) <= 0,
+                                 s);
 done:
     H5Gclose(g);
     return err;
@@ -1177,7 +713,7 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
     hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
     hid_t rows = H5I_INVALID_HID, unitm1 = H5I_INVALID_HID;
     hid_t rowm_old[2] = {H5I_INVALID_HID, H5I_INVALID_HID}; /* formats 2 and 1 */
-    char *format = NULL;
+    char *format_name = NULL;
     void *buf = NULL;
     long n = 0;
 
@@ -1189,25 +725,34 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
             hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (no format attribute)", path);
         goto done;
     }
-    HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    int current = !strcmp(format, RESULT_FORMAT);
-    if (!current && strcmp(format, RESULT_FORMAT_2) != 0 && strcmp(format, RESULT_FORMAT_1) != 0) {
+    HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format_name), done);
+    /* 4: this format; 3: the same table, witnesses as rational strings; 2 and 1 older
+     * tables too */
+    int format = !strcmp(format_name, RESULT_FORMAT)     ? 4
+                 : !strcmp(format_name, RESULT_FORMAT_3) ? 3
+                 : !strcmp(format_name, RESULT_FORMAT_2) ? 2
+                 : !strcmp(format_name, RESULT_FORMAT_1) ? 1
+                                                         : 0;
+    int current = format >= 3; /* the table of format 3 */
+    if (!format) {
         /* "headfuse-result-N" of a later N: a newer headfuse wrote it */
-        const char *tail = format + strlen(RESULT_FORMAT_PREFIX);
+        const char *tail = format_name + strlen(RESULT_FORMAT_PREFIX);
         char *end = NULL;
-        long v = strncmp(format, RESULT_FORMAT_PREFIX, strlen(RESULT_FORMAT_PREFIX))
+        long v = strncmp(format_name, RESULT_FORMAT_PREFIX, strlen(RESULT_FORMAT_PREFIX))
                      ? 0
                      : strtol(tail, &end, 10);
-        if (v > 3 && end && !*end && isdigit((unsigned char)*tail))
+        if (v > 4 && end && !*end && isdigit((unsigned char)*tail))
             err = hf_error(HF_ERR_CORRUPT,
                            "%s: written by a newer headfuse (format '%s'); this headfuse reads "
-                           "'%s', '%s' and '%s': read it with the headfuse that wrote it",
-                           path, format, RESULT_FORMAT, RESULT_FORMAT_2, RESULT_FORMAT_1);
+                           "'%s', '%s', '%s' and '%s': read it with the headfuse that wrote it",
+                           path, format_name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
+                           RESULT_FORMAT_1);
         else
             err = hf_error(HF_ERR_CORRUPT,
-                           "%s: not a headfuse result file (format '%s', expected '%s', '%s' "
-                           "or '%s')",
-                           path, format, RESULT_FORMAT, RESULT_FORMAT_2, RESULT_FORMAT_1);
+                           "%s: not a headfuse result file (format '%s', expected '%s', '%s', "
+                           "'%s' or '%s')",
+                           path, format_name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
+                           RESULT_FORMAT_1);
         goto done;
     }
     HF_CHECK(err, read_provenance(file, path, r), done);
@@ -1310,7 +855,7 @@ done:
         H5Tclose(rowm);
     if (file >= 0)
         H5Fclose(file);
-    free(format);
+    free(format_name);
     if (err != HF_OK)
         hf_result_clear(r);
     hf_h5_quiet_end(&q);

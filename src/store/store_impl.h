@@ -214,6 +214,36 @@ hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *wh
  * (by name), each of the same class and a size no larger (no truncation). */
 hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path, const char *where);
 
+/* ---- supports' datasets (supports.c) ---- */
+
+/* The datasets keys, weights and weighted_values of s in row group g (copied from the file
+ * that holds them when s is held in one); `what` gets the step for messages. HF_ERR_IO (what
+ * says where), HF_ERR_NOMEM. */
+hf_err_t hf_supports_write_group(hid_t g, const hf_supports_t *s, char *what, size_t nwhat);
+/* Read the supports of row group g into s, initialised with their m, d, dv and n (from the
+ * group's attributes): held in memory, or left in the file (path, where) when they are more
+ * than HF_SUPPORTS_HOLD_MAX atoms (their datasets' shapes checked). old: formats 1 to 3
+ * (rational strings: weights and values). */
+hf_err_t hf_supports_read_group(hid_t g, const char *path, const char *where, int old,
+                                hf_supports_t *s);
+/* A dataset of `rank` dims written in one go, chunked and compressed when large. */
+herr_t hf_supports_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                                 const hsize_t *dims, const void *buf);
+/* Its creation properties: chunks of about 1 MiB and shuffle + deflate from 64 KiB on (elements
+ * of el bytes); H5P_DEFAULT when smaller; H5I_INVALID_HID on failure. */
+hid_t hf_supports_dcpl(size_t el, int rank, const hsize_t *dims);
+/* Whether n integers all fit int64; the fixed-length size (NUL included) of their decimal
+ * strings; the strings themselves into out (n * size bytes). */
+int hf_supports_fits_i64(const fmpz *x, long n);
+size_t hf_supports_decimal_size(const fmpz *x, long n);
+hf_err_t hf_supports_decimals(const fmpz *x, long n, size_t size, char *out);
+
+/* The one commit of a finished file written as tmp: fsync it, rename it to path, fsync the
+ * directory (best effort), so that path is either its old file or the whole new one, after a
+ * crash too. HF_ERR_IO naming path and the step; path is then unchanged. tmp is left for the
+ * caller to remove on failure. */
+hf_err_t hf_store_commit(const char *tmp, const char *path);
+
 /* 32-bit FNV-1a of n bytes: a found record's text is checked as a whole, beyond
  * the per-chunk Fletcher32 of the datasets holding it. */
 uint32_t hf_store_checksum(const char *s, size_t n);
