@@ -15,11 +15,9 @@ typedef struct {
     long found;
 } count_t;
 
-static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+static hf_err_t on_found(void *ctx, const hf_found_t *f)
 {
-    (void)m;
-    (void)keys;
-    (void)w;
+    (void)f;
     ((count_t *)ctx)->found++;
     return HF_OK;
 }

@@ -460,8 +460,10 @@ static hf_err_t r_run_cells(void *ctx, long m, long unit, int64_t lo, hf_search_
     const cost_t *c = size_of(r->w, m)->units + unit;
     HF_TRY(replay_range(r, c, lo, range, poll, poll_ctx));
     /* the unit's supports are counted with its first cell, its nodes spread evenly */
-    for (long i = 0; lo == 0 && i < c->found; i++)
-        HF_TRY(found(found_ctx, m, NULL, NULL));
+    for (long i = 0; lo == 0 && i < c->found; i++) {
+        hf_found_t fd = {.m = m};
+        HF_TRY(found(found_ctx, &fd));
+    }
     *nodes = (long)((double)c->nodes * (double)range->hi / (double)c->cells) -
              (long)((double)c->nodes * (double)lo / (double)c->cells);
     return HF_OK;

@@ -55,11 +55,9 @@
  * point itself holds CPU time). */
 #define HF_RECORD_SAMPLE 0.01
 
-static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+static hf_err_t on_found(void *ctx, const hf_found_t *f)
 {
-    (void)m;
-    (void)keys;
-    (void)w;
+    (void)f;
     (*(long *)ctx)++;
     return HF_OK;
 }

@@ -621,7 +621,8 @@ static void test_head_json(void)
     /* shard record: the same form, keys given apart from the witness */
     char *rec = NULL;
     int64_t keys[4] = {1, 1, 0, 0};
-    CU_ASSERT_EQUAL(hf_found_encode(2, keys, &h, &rec), HF_OK);
+    hf_found_t fd = {.m = 2, .keys = keys, .witness = &h};
+    CU_ASSERT_EQUAL(hf_found_encode(&fd, &rec), HF_OK);
     CU_ASSERT_EQUAL(hf_found_decode(rec, 2, &back), HF_OK);
     CU_ASSERT_EQUAL(back.keys[0], 1);
     CU_ASSERT_EQUAL(back.keys[3], 0);
@@ -629,6 +630,31 @@ static void test_head_json(void)
     CU_ASSERT_EQUAL(hf_found_decode("{\"keys\":[]}", 2, &back), HF_ERR_CORRUPT);
     CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), "found-support record"));
     hf_error_clear();
+    CU_ASSERT(!hf_found_is_implicit(rec));
+    free(rec);
+
+    /* an implicit support (a large row's): its multiplier, any size, read back exactly */
+    fmpz r[3], rb[3];
+    for (int i = 0; i < 3; i++) {
+        fmpz_init(r + i);
+        fmpz_init(rb + i);
+    }
+    fmpz_set_si(r + 0, -7);
+    fmpz_set_str(r + 2, "123456789012345678901234567890", 10);
+    hf_found_t fr = {.m = 5, .nr = 3, .r = r};
+    CU_ASSERT_EQUAL(hf_found_encode(&fr, &rec), HF_OK);
+    CU_ASSERT_STRING_EQUAL(rec, "{\"r\":[\"-7\",\"0\",\"123456789012345678901234567890\"]}");
+    CU_ASSERT(hf_found_is_implicit(rec));
+    CU_ASSERT_EQUAL(hf_found_decode_r(rec, 3, rb), HF_OK);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT(fmpz_equal(r + i, rb + i));
+    CU_ASSERT_EQUAL(hf_found_decode_r(rec, 2, rb), HF_ERR_CORRUPT); /* wrong length */
+    CU_ASSERT_EQUAL(hf_found_decode_r("{\"r\":[\"1x\"]}", 1, rb), HF_ERR_CORRUPT);
+    hf_error_clear();
+    for (int i = 0; i < 3; i++) {
+        fmpz_clear(r + i);
+        fmpz_clear(rb + i);
+    }
     free(rec);
 
     /* dv = 1: flat values in the command line's JSON, either form read back */

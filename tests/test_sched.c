@@ -69,8 +69,10 @@ static hf_err_t f_run_cells(void *ctx, long m, long unit, int64_t lo, hf_search_
         range->pos = c;
         f->ran[m][unit][c]++;
         *nodes += 100 * m + 10 * unit + c;
-        if (m == FOUND_M && unit == FOUND_UNIT && c == FOUND_CELL)
-            HF_TRY(found(found_ctx, m, NULL, NULL));
+        if (m == FOUND_M && unit == FOUND_UNIT && c == FOUND_CELL) {
+            hf_found_t fd = {.m = m};
+            HF_TRY(found(found_ctx, &fd));
+        }
         if (poll)
             poll(poll_ctx);
     }

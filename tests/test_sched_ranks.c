@@ -84,14 +84,11 @@ static int load(hf_target_t *t)
     return hf_target_from_family(t, SPEC) == HF_OK;
 }
 
-static hf_err_t count_found(void *ctx, long m, long unit, int64_t lo, const int64_t *keys,
-                            const hf_head_t *w)
+static hf_err_t count_found(void *ctx, long unit, int64_t lo, const hf_found_t *f)
 {
-    (void)m;
     (void)unit;
     (void)lo;
-    (void)keys;
-    (void)w;
+    (void)f;
     (*(long *)ctx)++;
     return HF_OK;
 }

@@ -76,9 +76,12 @@ static char *witness_text(const hf_head_t *w)
 }
 
 /* Record a support; check its order and its witness. */
-static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+static hf_err_t on_found(void *ctx, const hf_found_t *fd)
 {
     found_t *f = ctx;
+    long m = fd->m;
+    const int64_t *keys = fd->keys;
+    const hf_head_t *w = fd->witness;
     int d = f->d;
     if (m > STRIDE)
         return hf_error(HF_ERR_INTERNAL, "test: support too large");

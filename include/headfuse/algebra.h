@@ -62,6 +62,9 @@ hf_err_t hf_fraction_from_target(hf_fraction_t *f, const hf_target_t *t);
  * (a denominator of degree over 256) hold polynomials of the same sizes.
  * Errors: as hf_fraction_from_target for invalid targets, HF_ERR_NOMEM. */
 hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes);
+/* B above: the bound (an estimate when denominators share factors) on the terms of Q and of
+ * each P_j. Not collective; as cheap as hf_fraction_estimate. */
+hf_err_t hf_fraction_estimate_terms(const hf_target_t *t, double *terms);
 void hf_fraction_clear(hf_fraction_t *f);
 
 /* 1 if the two fractions are identical (same d, dv and polynomials). */

@@ -37,10 +37,9 @@ typedef struct {
 } hf_sched_done_t;
 
 typedef struct {
-    /* A feasible support found by this rank in the range of unit (m, unit) starting at cell
-     * lo. */
-    hf_err_t (*found)(void *ctx, long m, long unit, int64_t lo, const int64_t *keys,
-                      const hf_head_t *w);
+    /* A feasible support found by this rank in the range of unit (f->m, unit) starting at
+     * cell lo. */
+    hf_err_t (*found)(void *ctx, long unit, int64_t lo, const hf_found_t *f);
     /* This rank finished cells [lo, hi) of unit (m, unit): persist what it found. */
     hf_err_t (*unit_done)(void *ctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
                           long found, double seconds);

@@ -85,10 +85,24 @@ typedef struct {
  * (then hf_search_run_unit returns HF_ERR_INTERRUPTED and the unit counts as not done). */
 typedef int (*hf_search_poll_fn)(void *ctx);
 
-/* Called for each feasible support found: keys[m*d] in canonical position, sorted
- * lexicographically; witness holds the exact weights/values for those keys. */
-typedef hf_err_t (*hf_search_found_fn)(void *ctx, long m, const int64_t *keys,
-                                       const hf_head_t *witness);
+/* A feasible support as the search reports it. Explicit (every support of an ordinary
+ * search): keys[m*d] in canonical position, sorted lexicographically, and witness, the exact
+ * weights and values for those keys (NULL when the caller asked for none). Implicit (a
+ * large row of the cone engine, docs/search.md, "Large rows"): keys and witness are NULL
+ * and r holds the multiplier R, nr integers on the box B_R = prod_a [0, S - e_a] (index of
+ * (r_0, ..., r_{d-1}) in mixed radix, r_0 most significant): the support is supp(Q R) with
+ * Q shifted to per-coordinate minimum 0, each key k weighted (Q R)_k and valued
+ * (P_j R)_k / (Q R)_k (docs/math.md §7.7); hf_search_large_emit streams it. */
+typedef struct {
+    long m;
+    const int64_t *keys;
+    const hf_head_t *witness;
+    long nr;
+    const fmpz *r;
+} hf_found_t;
+
+/* Called for each feasible support found. */
+typedef hf_err_t (*hf_search_found_fn)(void *ctx, const hf_found_t *f);
 
 /* Opaque search state; one per rank. */
 typedef struct hf_search_s hf_search_t;
@@ -271,6 +285,31 @@ typedef struct {
 
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */
 hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out);
+
+/* ---- large rows (docs/search.md, "Large rows") ----
+ * A cone search whose Q has more than 2^18 terms holds P/Q in slices over the processes,
+ * decides each candidate from its classes of points and reports a support implicitly, by
+ * its multiplier R (hf_found_t). These calls are for writing such a support. */
+
+/* 1 when s is a large row. */
+int hf_search_is_large(const hf_search_t *s);
+/* Unknowns of R (nr of an implicit support). */
+long hf_search_large_unknowns(const hf_search_t *s);
+/* The order of two implicit supports of s (after preparation): *cmp < 0, 0 or > 0 as the
+ * first's sorted key list comes before, equals or comes after the second's. Not collective. */
+hf_err_t hf_search_large_cmp(const hf_search_t *s, const fmpz *ra, const fmpz *rb, int *cmp);
+/* The part of the implicit support R that this process's slices hold: emit is called for each
+ * key, in increasing box point within each slice, with its box point index, its coordinates
+ * x[d], its weight c = (Q R)_k > 0 and u[dv] = (P_j R)_k (its value times c). Not collective;
+ * every process streams its own part. HF_ERR_INTERNAL when R is not a witness (a negative
+ * (Q R)_k, or P R nonzero where Q R is zero). */
+typedef hf_err_t (*hf_search_emit_fn)(void *ctx, uint64_t point, const int64_t *x, const fmpz_t c,
+                                      const fmpz *u);
+hf_err_t hf_search_large_emit(const hf_search_t *s, const fmpz *R, hf_search_emit_fn emit,
+                              void *ctx);
+/* The keys one process emits come in runs of equal (point / D) for this D, and the runs of
+ * all processes, in increasing point / D, are the support's keys in order. */
+uint64_t hf_search_large_run_divisor(const hf_search_t *s);
 
 /* Counters for reports: exact tests run, by reason, face-rule rejections. */
 typedef struct {

@@ -8,9 +8,11 @@
 #ifndef HEADFUSE_STORE_H
 #define HEADFUSE_STORE_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "headfuse/error.h"
+#include "headfuse/search.h"
 #include "headfuse/target.h"
 
 #define HF_NAME_LEN 128
@@ -232,7 +234,8 @@ void hf_shard_data_clear(hf_shard_data_t *d);
  * hf_shards_list_free. */
 hf_err_t hf_shards_list(const char *dir, char ***paths, long *n);
 void hf_shards_list_free(char **paths, long n);
-/* Remove the shards and then the directory (best effort: the result holds everything). */
+/* Remove the shards, a large row's witness.h5 (and its .tmp) and then the directory (best
+ * effort: the result holds everything). */
 void hf_shards_remove(const char *dir);
 
 /* Everything the shards of a directory hold, merged: completed ranges of cells and their
@@ -266,8 +269,44 @@ void hf_shards_merged_clear(hf_shards_merged_t *g);
  * a missing witness would be saved as part of a finished unit and fail every later
  * merge. decode: w (initialised for d, dv) gets the record's m atoms; a record of
  * another shape or with a bad rational -> HF_ERR_CORRUPT. */
-hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out);
+hf_err_t hf_found_encode(const hf_found_t *f, char **out);
 hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w);
+/* An implicit support (f->keys NULL: a large row's, search.h) is recorded as its multiplier,
+ * {"r": ["r_0", ...]} in decimal; is_implicit tells the two kinds apart, decode_r reads the
+ * nr integers into r (initialised) or fails with HF_ERR_CORRUPT. */
+int hf_found_is_implicit(const char *text);
+hf_err_t hf_found_decode_r(const char *text, long nr, fmpz *r);
+
+/* ---- a large row's supports, written by every process (witness.c) ----
+ * The supports of a large row (search.h) are never held whole: every process writes the
+ * atoms of its slices into one file through MPI-IO (parallel HDF5), as a group "supports"
+ * with the attributes n, m, d, dv and the datasets of a row group (docs/hdf5-format.md);
+ * hf_supports_in_file then refers to it and RESULT.h5 copies it in. */
+typedef struct hf_witness_s hf_witness_t;
+
+/* How the integers are stored, the same on every process: keys as unsigned bytes (every key
+ * in 0..255) or int64; weights and weighted values as int64 (size 0) or as fixed-length
+ * decimal strings of that size (NUL included; some integer passes 64 bits). */
+typedef struct {
+    int keys_u8;
+    size_t wsize, usize;
+} hf_witness_types_t;
+
+/* Collective over comm: PATH.tmp created with n supports of m atoms. Errors (agreed: every
+ * process returns the same) name PATH. */
+hf_err_t hf_witness_create(MPI_Comm comm, const char *path, long n, long m, int d, int dv,
+                           const hf_witness_types_t *ty, hf_witness_t **out);
+/* Collective: one round of writes. Every process calls it the same number of times, with its
+ * own status (an error of its own, or HF_OK) and its block, possibly empty: nruns runs, run i
+ * atoms [run_a[i], run_a[i] + run_cnt[i]) of support run_j[i], their keys (d each), c and u
+ * (dv each) one after the other. Returns the agreed status: a failure anywhere stops every
+ * process, here. Polls the stop request (HF_ERR_INTERRUPTED). */
+hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const long *run_j,
+                          const long *run_a, const long *run_cnt, const int64_t *keys,
+                          const fmpz *c, const fmpz *u);
+/* Collective: close, and with status HF_OK on every process commit the file as PATH (fsync,
+ * rename: the one commit of the store); otherwise remove it. Returns the agreed status. */
+hf_err_t hf_witness_close(hf_witness_t **w, hf_err_t status);
 
 /* ---- write fault injection (for tests) ---- */
 

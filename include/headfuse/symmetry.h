@@ -28,6 +28,15 @@ typedef struct hf_group_s hf_group_t;
 hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_t **out);
 void hf_group_destroy(hf_group_t **g); /* accepts NULL */
 
+/* Whether hf_group_create can establish the group of a target in d variables whose P and Q
+ * have `terms` terms together: 0 when it would give the unknown group of
+ * hf_group_create_unknown without looking further (P/Q over 2^18 terms and d > 7). A large
+ * row, whose P/Q is never whole (search.h), builds it whole for the group only then. */
+int hf_group_needs_fraction(int d, long terms);
+/* The group hf_group_create gives when P/Q has too many terms: order unknown ("P/Q has more
+ * than 2^18 terms"), no generators. */
+hf_err_t hf_group_create_unknown(int d, hf_group_t **out);
+
 /* The group as machine words, to send it to ranks that did not make it (*words: the
  * caller frees), and back: unpack(pack(g)) acts as g. A malformed array is HF_ERR_INTERNAL. */
 hf_err_t hf_group_pack(const hf_group_t *g, int64_t **words, long *n);

@@ -238,7 +238,21 @@ static double term_bytes(const estimate_t *e)
     return coeff + 8 * words;
 }
 
+static hf_err_t estimate_ex(const hf_target_t *t, double *bytes, double *terms);
+
 hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes)
+{
+    double terms;
+    return estimate_ex(t, bytes, &terms);
+}
+
+hf_err_t hf_fraction_estimate_terms(const hf_target_t *t, double *terms)
+{
+    double bytes;
+    return estimate_ex(t, &bytes, terms);
+}
+
+static hf_err_t estimate_ex(const hf_target_t *t, double *bytes, double *terms)
 {
     hf_err_t err = HF_OK;
     const char *name;
@@ -248,7 +262,7 @@ hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes)
     fmpz_mpoly_t D;
     long *idx = NULL;
     double box = 1, grouped = 1;
-    *bytes = 0;
+    *bytes = *terms = 0;
     HF_TRY(hf_fraction_check_target(t, &name));
 
     fmpz_mpoly_ctx_init(ctx, t->d, ORD_LEX);
@@ -278,7 +292,8 @@ hf_err_t hf_fraction_estimate(const hf_target_t *t, double *bytes)
         idx[i] = i;
     HF_CHECK(err, hf_sort(idx, e.nden, cmp_den, &e), cleanup);
     HF_CHECK(err, grouped_terms(&e, idx, &grouped), cleanup);
-    *bytes = (box < grouped ? box : grouped) * (t->dv + ESTIMATE_WORK_POLYS) * term_bytes(&e);
+    *terms = box < grouped ? box : grouped;
+    *bytes = *terms * (t->dv + ESTIMATE_WORK_POLYS) * term_bytes(&e);
 
 cleanup:
     free(idx);

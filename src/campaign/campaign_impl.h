@@ -21,6 +21,13 @@
 hf_err_t hf_campaign_fingerprint(const hf_target_t *t, const hf_search_opts_t *o,
                                  hf_engine_t engine, char out[40]);
 
+/* Collective: a large row's n minimal supports (search.h, "large rows") from rank 0's
+ * found records of size m (records[nrec], their texts: multipliers) into the file path, which
+ * every rank writes from its slices (large.c); sup (initialised with m, d, dv) then refers
+ * to it on every rank. The agreed status. */
+hf_err_t hf_campaign_large_supports(MPI_Comm comm, const hf_search_t *s, char *const *records,
+                                    long nrec, long m, const char *path, hf_supports_t *sup);
+
 /* ------------------------------------------------------------------ job runs */
 
 /* The state directory of a job run. */

@@ -60,13 +60,12 @@ typedef struct {
 
 /* A found support goes to the shard as its record (hf_found_encode), with the range of
  * cells it was found in (the range's completion record follows). */
-static hf_err_t hook_found(void *vctx, long m, long unit, int64_t lo, const int64_t *keys,
-                           const hf_head_t *w)
+static hf_err_t hook_found(void *vctx, long unit, int64_t lo, const hf_found_t *f)
 {
     hook_ctx_t *c = vctx;
     char *s;
-    HF_TRY(hf_found_encode(m, keys, w, &s));
-    return hf_shard_take_found(c->shard, c->row, m, unit, lo, s);
+    HF_TRY(hf_found_encode(f, &s));
+    return hf_shard_take_found(c->shard, c->row, f->m, unit, lo, s);
 }
 
 static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_t hi, long nodes,
@@ -169,6 +168,45 @@ static hf_err_t reduce_supports(const hf_target_t *t, const hf_shards_merged_t *
     free(keys);
     free(w);
     return e;
+}
+
+/* A large row's minimal supports, written by every rank into the shard directory's
+ * witness.h5 from rank 0's merged records (large.c); rank 0 checks their number. */
+static hf_err_t large_supports(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
+                               const hf_target_t *t, const hf_search_t *s,
+                               const hf_shards_merged_t *g, long m_star, long nfound,
+                               hf_supports_t *sup, hf_row_t *row)
+{
+    char **recs = NULL, path[4200];
+    long nrec = 0;
+    hf_err_t e = HF_OK;
+    if (rank == 0) {
+        recs = hf_malloc((size_t)(g->nfound ? g->nfound : 1) * sizeof *recs);
+        e = recs ? HF_OK : HF_ERR_NOMEM;
+        for (long i = 0; e == HF_OK && i < g->nfound; i++) {
+            if (g->found_m[i] != m_star)
+                continue;
+            if (!hf_found_is_implicit(g->found_record[i]))
+                e = hf_error(HF_ERR_CORRUPT,
+                             "%s: a support of size %ld recorded with its keys, not by its "
+                             "multiplier (another search's shard?)",
+                             cfg->shard_dir, m_star);
+            recs[nrec++] = g->found_record[i];
+        }
+    }
+    e = hf_agree_root(comm, e);
+    snprintf(path, sizeof path, "%s/witness.h5", cfg->shard_dir);
+    hf_supports_clear(sup);
+    hf_supports_init(sup, m_star, t->d, t->dv);
+    if (e == HF_OK)
+        e = hf_campaign_large_supports(comm, s, recs, nrec, m_star, path, sup);
+    free(recs);
+    if (e == HF_OK && rank == 0 && sup->n != nfound)
+        e = hf_error(HF_ERR_CORRUPT,
+                     "%s: the shards hold %ld supports of size %ld but the search found %ld",
+                     cfg->shard_dir, sup->n, m_star, nfound);
+    row->n_min_raw = sup->n;
+    return hf_agree_root(comm, e);
 }
 
 /* Orbit representatives of more supports than this many key coordinates in all are
@@ -677,9 +715,10 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     row_settle(row, &ro);
     if (rank == owner && rank != 0) /* while rank 0 merges */
         hf_sched_idle_run(&idle);
+    int large = hf_search_is_large(s);
     if (rank == 0) {
         e = hf_shards_merge(cfg->shard_dir, fp, &g);
-        if (e == HF_OK && oc.m_star >= 0) {
+        if (e == HF_OK && oc.m_star >= 0 && !large) {
             hf_supports_clear(sup);
             hf_supports_init(sup, oc.m_star, t->d, t->dv);
             e = reduce_supports(t, &g, oc.m_star, sup);
@@ -706,6 +745,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         }
     }
     e = hf_agree_root(comm, e);
+    if (e == HF_OK && large && oc.m_star >= 0)
+        e = large_supports(comm, rank, cfg, t, s, &g, oc.m_star, oc.nfound, sup, row);
     if (rank == owner)
         hf_sched_idle_run(&idle);
     e = e != HF_OK ? e : share_group(comm, owner, s, idle.status, &grp, &grp_own);

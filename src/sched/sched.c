@@ -149,12 +149,12 @@ static void progress(level_t *L, int force)
             L->level_units - L->level_todo, rate, el, now - L->run_start, eta);
 }
 
-static hf_err_t on_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+static hf_err_t on_found(void *ctx, const hf_found_t *f)
 {
     level_t *L = ctx;
     L->cur_found++;
     if (L->hooks && L->hooks->found)
-        return L->hooks->found(L->hooks->ctx, m, L->cur.unit, L->cur.lo, keys, w);
+        return L->hooks->found(L->hooks->ctx, L->cur.unit, L->cur.lo, f);
     return HF_OK;
 }
 

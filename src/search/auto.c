@@ -47,7 +47,7 @@ static long layered_slack(const hf_search_t *s)
 
 static hf_engine_t auto_resolve(const hf_search_t *s)
 {
-    long n = hf_search_rbox_points(&s->frac, s->span);
+    long n = hf_search_rbox_size(s->qext, s->d, s->span);
     if (n <= HF_SEARCH_CONE_AUTO_MAX)
         return HF_ENGINE_CONE;
     if (n > AUTO_CONE_UNKNOWNS_MAX || s->d < 2)

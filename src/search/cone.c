@@ -267,6 +267,26 @@ done:
     return err;
 }
 
+/* A large row's rows: its slices dealt to the processes, then the hyperplanes and their
+ * classes from every process's slices (cone_classes.c). Collective with a split of several
+ * processes, whatever happens on one: every process reaches the classes' exchange. */
+static hf_err_t cone_large_rows(hf_search_t *s, hf_cone_t *c, const hf_search_split_t *sp,
+                                int *empty)
+{
+    *empty = 0;
+    for (int a = 0; a < s->d; a++) {
+        c->info.extent[a] = s->qext[a];
+        if (s->qext[a] > s->span)
+            *empty = 1;
+    }
+    if (*empty)
+        return HF_OK; /* the same on every process: no collective step follows */
+    hf_err_t err = hf_search_large_deal(s, sp);
+    if (err != HF_OK && (!sp || sp->nranks == 1))
+        return err;
+    return hf_cone_classes(s, c, sp, err);
+}
+
 /* ------------------------------------------------------------------ faces (Close-by-One) */
 
 /* One unit's walk: closed sets of rays as sorted index lists, their support unions. */
@@ -323,6 +343,8 @@ static void sort_points(uint32_t *a, long n, uint32_t *tmp)
 static hf_err_t cbo_emit(cbo_t *w, const uint64_t *U)
 {
     hf_cone_t *c = w->c;
+    if (c->pspan) /* a large row: decided by its classes, never listed */
+        return hf_cone_classes_test(w->s, c, w->m, U, w->run);
     uint32_t *cand = w->s->cand;
     long k = 0;
     for (long x = 0; x < c->words; x++) {
@@ -423,6 +445,7 @@ static void cone_free(hf_cone_t **cp)
     hf_cone_t *c = *cp;
     if (c->A)
         _fmpz_vec_clear(c->A, c->nh * c->n);
+    hf_cone_classes_free(c);
     free(c->weight);
     free(c->pstart);
     free(c->pts);
@@ -441,6 +464,14 @@ void hf_search_cone_rays(const hf_search_t *s, long *nrays, long *words, const u
     *words = ready ? c->words : 0;
     *supp = ready ? c->supp : NULL;
     *ssize = ready ? c->ssize : NULL;
+}
+
+hf_err_t hf_search_large_cmp(const hf_search_t *s, const fmpz *ra, const fmpz *rb, int *cmp)
+{
+    const hf_cone_t *c = s->large && s->ops == &hf_engine_cone ? cone_state(s)->cone : NULL;
+    if (!c || !c->pspan)
+        return hf_error(HF_ERR_INTERNAL, "search: supports compared before a large row's classes");
+    return hf_cone_classes_cmp(c, ra, rb, cmp);
 }
 
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s)
@@ -490,7 +521,12 @@ static hf_err_t cone_prepare_bound(hf_search_t *s, long bound, hf_search_poll_fn
     if (!c) {
         c = hf_calloc(1, sizeof *c);
         int empty = 0;
-        err = c ? cone_rows(s, c, &empty) : HF_ERR_NOMEM;
+        if (!c)
+            err = HF_ERR_NOMEM;
+        else if (s->large)
+            err = cone_large_rows(s, c, sp, &empty);
+        else
+            err = cone_rows(s, c, &empty);
         if (err == HF_OK) {
             c->info.empty = empty;
             c->bound = -1;

@@ -45,6 +45,12 @@ struct hf_cone_s {
     long *ssize;    /* support sizes (box points) */
     long bound;     /* the M the rays were computed for */
     hf_cone_info_t info;
+    /* a large row (docs/search.md, "Large rows"; cone_classes.c): no point lists (pstart and
+     * pts NULL) but, per hyperplane, its smallest box point, its zero mask (bit a: some point
+     * has x_a = 0) and the span of the numerators' rows at its points; pspan[nh]: the points
+     * P reaches and Q does not. NULL in an ordinary row. */
+    uint64_t *minpt, *zmask;
+    hf_rowspan_t *pspan;
 };
 
 /* Bitsets over hyperplanes (or over processed positions): 64 per word. */
@@ -114,6 +120,24 @@ extern long hf_cone_cell_negatives;
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx);
+
+/* ---- large rows (cone_classes.c; docs/search.md, "Large rows") ---- */
+
+/* The hyperplanes of a large row from this process's slices of P/Q (hf_search_large_slices),
+ * with their classes' figures, exchanged and merged across the processes of sp (collective
+ * when sp has several: every process calls it, with err its own status so far, and gets the
+ * agreed one), in the order of their smallest points: c->n, nh, words, A, weight, minpt,
+ * zmask, pspan and info.rows/hyperplanes. The same on every process and for every number of
+ * processes. */
+hf_err_t hf_cone_classes(hf_search_t *s, hf_cone_t *c, const hf_search_split_t *sp, hf_err_t err);
+void hf_cone_classes_free(hf_cone_t *c);
+/* The candidate face whose hyperplanes are U (m points): canonical check and exact test from
+ * its classes (hf_search_candidate_begin, hf_search_candidate_rows). */
+hf_err_t hf_cone_classes_test(hf_search_t *s, const hf_cone_t *c, long m, const uint64_t *U,
+                              hf_run_t *run);
+/* The order of two supports given by their multipliers (supp(Q R)): *cmp < 0, 0 or > 0 as
+ * the first's sorted key list is before, equal to or after the second's. */
+hf_err_t hf_cone_classes_cmp(const hf_cone_t *c, const fmpz *ra, const fmpz *rb, int *cmp);
 
 /* Figures of the cone engine (NULL before preparation or for another engine). */
 const hf_cone_info_t *hf_search_cone_info(const hf_search_t *s);

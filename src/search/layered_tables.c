@@ -158,10 +158,11 @@ typedef struct {
     long cap;
 } fs_collect_t;
 
-static hf_err_t fs_collect(void *vctx, long m, const int64_t *keys, const hf_head_t *witness)
+static hf_err_t fs_collect(void *vctx, const hf_found_t *f)
 {
-    (void)witness;
     fs_collect_t *c = vctx;
+    long m = f->m;
+    const int64_t *keys = f->keys;
     int dim = c->fs->dim;
     int64_t mx[HF_D_MAX], v[HF_D_MAX];
     long pw[HF_D_MAX];

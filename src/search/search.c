@@ -219,24 +219,38 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->dv = t->dv;
     s->span = span;
     HF_CHECK(err, search_box(s), fail);
-    HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
-    HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
+    /* a large row holds P/Q in slices and needs no tester (large.c) */
+    s->large = mk->top && hf_search_large_wanted(t, span, engine);
+    if (s->large) {
+        HF_CHECK(err, hf_search_large_create(s), fail);
+    } else {
+        HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
+        HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
+    }
     HF_CHECK(err, search_bounds(s, mk->bounds), fail);
     int prunes = hf_engine_prunes(engine);
     s->first = prunes ? s->lb : 1;
     if (mk->last > 0 && s->last > mk->last)
         s->last = mk->last;
-    hf_search_extents(&s->frac, s->qext);
+    if (!s->large)
+        hf_search_extents(&s->frac, s->qext);
     /* widths add under Minkowski sums (docs/math.md §5.6): a span below an extent of Newt(Q) holds
      * no support, whatever the engine */
-    if (prunes && hf_search_rbox_points(&s->frac, span) == 0)
+    if (prunes && hf_search_rbox_size(s->qext, s->d, span) == 0)
         s->last = s->first - 1;
     if (s->ops->resolve)
         s->ops = engine_ops[engine = s->ops->resolve(s)];
+    if (s->large && engine != HF_ENGINE_CONE) {
+        /* auto chose another engine: an ordinary row after all */
+        hf_search_large_destroy(s);
+        s->large = 0;
+        HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
+        HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
+    }
     s->engine = engine;
     if (s->ops->create)
         HF_CHECK(err, s->ops->create(s, mk), fail);
-    if (prunes && s->top)
+    if (prunes && s->top && !s->large)
         HF_CHECK(err, hf_search_span_bound(s), fail);
     hf_search_newton_drop(s);
     *out = s;
@@ -297,6 +311,7 @@ void hf_search_destroy(hf_search_t **sp)
     free(s->lb_str);
     hf_exact_destroy(&s->exact);
     hf_fraction_clear(&s->frac);
+    hf_search_large_destroy(s);
     free(s->zmask);
     free(s->digits);
     free(s->pw);
@@ -349,6 +364,8 @@ hf_err_t hf_search_make_group(hf_search_t *s)
 {
     if (s->group || !s->top)
         return HF_OK;
+    if (s->large)
+        return hf_search_large_group(s);
     return hf_group_create(&s->t, &s->frac, &s->group);
 }
 

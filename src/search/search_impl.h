@@ -173,6 +173,11 @@ struct hf_search_s {
     long scratch_cap;
 
     hf_search_stats_t stats;
+
+    /* a large row (large.c; docs/search.md, "Large rows"): P/Q in slices over the processes
+     * (frac and exact stay empty), candidates decided by classes of points */
+    int large;
+    struct hf_large_s *lg;
 };
 
 /* ---------------------------------------------------------------- search.c */
@@ -194,6 +199,15 @@ hf_err_t hf_search_scratch(hf_search_t *s, long m);
  * filter, if any, may reject it; the exact test decides the rest, and a feasible one is
  * reported (run->found) with its witness. idx may be s->cand. */
 hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run);
+/* A candidate given by its classes of points (a large row, docs/search.md, "Large rows"),
+ * in two steps, so that the engine builds the rows only for a candidate worth testing.
+ * begin: counted and polled as above; zero has bit a set when some key has x_a = 0:
+ * *go = 0 when it is not in canonical position (dropped). rows: the exact test on the
+ * equalities' span eq and the npos inequality rows pos (hf_exact_span_decide); a feasible
+ * one is reported implicitly, by its multiplier R (hf_found_t). */
+hf_err_t hf_search_candidate_begin(hf_search_t *s, long m, hf_run_t *run, uint64_t zero, int *go);
+hf_err_t hf_search_candidate_rows(hf_search_t *s, long m, hf_run_t *run, const hf_rowspan_t *eq,
+                                  const fmpz *pos, long npos);
 
 /* ---------------------------------------------------------------- shape.c */
 
@@ -202,6 +216,8 @@ void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 /* Points of the box B_R = prod_j [0, S - e_j] (the cone engine's unknowns) for this span: 0
  * if some extent e_j of Newt(Q) exceeds it (then no support fits the span at all). */
 long hf_search_rbox_points(const hf_fraction_t *f, int span);
+/* The same from the extents e[d] of Newt(Q). */
+long hf_search_rbox_size(const int64_t *e, int d, int span);
 /* Newt(Q) of s while s is being made (NULL when Q is too large for the shape rules, or
  * when no polytope was computed): computed once, with its faces for a top-level search. */
 hf_err_t hf_search_newton(hf_search_t *s, const hf_newton_t **N);

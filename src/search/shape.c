@@ -53,11 +53,9 @@ hf_err_t hf_search_limit_tester(const hf_target_t *t, const int64_t *w, hf_facet
     return err;
 }
 
-static hf_err_t count_found(void *ctx, long m, const int64_t *keys, const hf_head_t *w)
+static hf_err_t count_found(void *ctx, const hf_found_t *f)
 {
-    (void)m;
-    (void)keys;
-    (void)w;
+    (void)f;
     ++*(long *)ctx;
     return HF_OK;
 }
@@ -274,8 +272,12 @@ void hf_search_extents(const hf_fraction_t *f, int64_t *ext)
 long hf_search_rbox_points(const hf_fraction_t *f, int span)
 {
     int64_t e[HF_D_MAX];
-    int d = f->d;
     hf_search_extents(f, e);
+    return hf_search_rbox_size(e, f->d, span);
+}
+
+long hf_search_rbox_size(const int64_t *e, int d, int span)
+{
     long n = 1;
     for (int a = 0; a < d; a++) {
         int64_t ext = e[a];

@@ -5,6 +5,8 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include <flint/fmpz_vec.h>
+
 #include "search/search_impl.h"
 
 hf_err_t hf_search_scratch(hf_search_t *s, long m)
@@ -46,11 +48,48 @@ static int sink_canonical(hf_search_t *s, long m, const uint32_t *idx)
     return zero == full;
 }
 
-hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run)
+/* Count the candidate and poll. */
+static hf_err_t sink_count(long m, hf_run_t *run)
 {
     run->nodes++;
     if (run->poll && run->nodes % HF_SEARCH_POLL_EVERY == 0 && run->poll(run->poll_ctx))
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
+    return HF_OK;
+}
+
+hf_err_t hf_search_candidate_begin(hf_search_t *s, long m, hf_run_t *run, uint64_t zero, int *go)
+{
+    uint64_t full = s->d == 64 ? ~(uint64_t)0 : (((uint64_t)1 << s->d) - 1);
+    *go = 0;
+    HF_TRY(sink_count(m, run));
+    if (zero != full) {
+        s->stats.canonical_rejections++;
+        return HF_OK;
+    }
+    *go = 1;
+    return HF_OK;
+}
+
+hf_err_t hf_search_candidate_rows(hf_search_t *s, long m, hf_run_t *run, const hf_rowspan_t *eq,
+                                  const fmpz *pos, long npos)
+{
+    int feasible = 0;
+    hf_reason_t reason;
+    long n = eq->n;
+    fmpz *R = _fmpz_vec_init(n);
+    s->stats.exact_tests++;
+    hf_err_t err = hf_exact_span_decide(eq, pos, npos, &feasible, &reason, R);
+    if (err == HF_OK && feasible && run->found) {
+        hf_found_t f = {.m = m, .nr = n, .r = R};
+        err = run->found(run->found_ctx, &f);
+    }
+    _fmpz_vec_clear(R, n);
+    return err;
+}
+
+hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run_t *run)
+{
+    HF_TRY(sink_count(m, run));
 #ifndef NDEBUG
     /* every engine hands over m distinct box points in increasing order */
     for (long i = 0; i < m; i++)
@@ -72,7 +111,9 @@ hf_err_t hf_search_candidate(hf_search_t *s, long m, const uint32_t *idx, hf_run
     hf_reason_t reason;
     s->stats.exact_tests++;
     HF_TRY(hf_exact_check(s->exact, m, s->keys, &feasible, &reason, run->witness));
-    if (feasible && run->found)
-        HF_TRY(run->found(run->found_ctx, m, s->keys, run->witness));
+    if (feasible && run->found) {
+        hf_found_t f = {.m = m, .keys = s->keys, .witness = run->witness};
+        HF_TRY(run->found(run->found_ctx, &f));
+    }
     return HF_OK;
 }

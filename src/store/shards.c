@@ -291,7 +291,7 @@ void hf_shards_remove(const char *dir)
     struct dirent *de;
     char path[4096];
     while ((de = readdir(d)))
-        if (!strncmp(de->d_name, "run-", 4)) {
+        if (!strncmp(de->d_name, "run-", 4) || !strncmp(de->d_name, "witness.h5", 10)) {
             snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
             unlink(path);
         }
@@ -301,11 +301,56 @@ void hf_shards_remove(const char *dir)
 
 /* ------------------------------------------------------------------ witnesses */
 
-hf_err_t hf_found_encode(long m, const int64_t *keys, const hf_head_t *w, char **out)
+/* An implicit support's record: {"r":["r_0",...]}, its multiplier's integers in decimal. */
+static hf_err_t found_encode_r(const hf_found_t *f, char **out)
 {
+    json_t *o = json_object(), *a = json_array();
+    int bad = !o || !a || json_object_set_new(o, "r", a) < 0;
+    if (bad)
+        json_decref(a);
+    for (long i = 0; !bad && i < f->nr; i++) {
+        char *s = fmpz_get_str(NULL, 10, f->r + i);
+        bad = !s || json_array_append_new(a, json_string(s)) < 0;
+        flint_free(s);
+    }
+    char *text = bad ? NULL : json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    *out = text ? hf_strdup(text) : NULL;
+    free(text);
+    return *out ? HF_OK : hf_error(HF_ERR_NOMEM, "out of memory encoding a found support");
+}
+
+hf_err_t hf_found_encode(const hf_found_t *f, char **out)
+{
+    if (!f->keys)
+        return found_encode_r(f, out);
     /* the witness's first m atoms carry the support; the compact JSON of
      * hf_head_to_json, written directly (a witness of 10^7 atoms) */
-    return hf_head_to_json_text(w, keys, m, out);
+    return hf_head_to_json_text(f->witness, f->keys, f->m, out);
+}
+
+int hf_found_is_implicit(const char *text)
+{
+    return !strncmp(text, "{\"r\":", 5);
+}
+
+hf_err_t hf_found_decode_r(const char *text, long nr, fmpz *r)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je), *a = o ? json_object_get(o, "r") : NULL;
+    hf_err_t e = HF_OK;
+    if (!json_is_array(a) || (long)json_array_size(a) != nr)
+        e = hf_error(HF_ERR_CORRUPT,
+                     "a found-support record: not a multiplier of %ld integers {\"r\": [...]}",
+                     nr);
+    for (long i = 0; e == HF_OK && i < nr; i++) {
+        const char *s = json_string_value(json_array_get(a, i));
+        if (!s || !*s || strspn(s + (s[0] == '-'), "0123456789") != strlen(s + (s[0] == '-')) ||
+            fmpz_set_str(r + i, s, 10) != 0)
+            e = hf_error(HF_ERR_CORRUPT, "a found-support record: r[%ld] is not an integer", i);
+    }
+    json_decref(o);
+    return e;
 }
 
 hf_err_t hf_found_decode(const char *text, long m, hf_head_t *w)

@@ -543,6 +543,17 @@ static hf_err_t group_new(int d, long order, int unknown, long ngens, int8_t *gp
     return HF_OK;
 }
 
+int hf_group_needs_fraction(int d, long terms)
+{
+    return d <= HF_GROUP_DMAX || terms <= HF_GROUP_POINTS_MAX;
+}
+
+hf_err_t hf_group_create_unknown(int d, hf_group_t **out)
+{
+    *out = NULL;
+    return group_new(d, 1, GROUP_UNKNOWN_TERMS, 0, NULL, NULL, out);
+}
+
 hf_err_t hf_group_create(const hf_target_t *t, const hf_fraction_t *f, hf_group_t **out)
 {
     hf_err_t err = HF_OK;
