@@ -11,6 +11,10 @@
 fmpz_mpoly_struct *hf_fraction_polys_new(int n, const fmpz_mpoly_ctx_t ctx);
 void hf_fraction_polys_free(fmpz_mpoly_struct *p, int n, const fmpz_mpoly_ctx_t ctx);
 
+/* f (uninitialised) initialised as the zero fraction in d variables (lex) with dv
+ * numerators: P = 0, Q = 1. HF_ERR_NOMEM leaves it clearable (with dv = 0). */
+hf_err_t hf_fraction_alloc(hf_fraction_t *f, int d, int dv);
+
 /* Check the target's dimensions and every head (HF_ERR_INPUT naming the target and the
  * head). *name is the name to put in messages. */
 hf_err_t hf_fraction_check_target(const hf_target_t *t, const char **name);
@@ -94,6 +98,13 @@ void hf_fraction_groups_drop(hf_fraction_groups_t *b);
 
 /* Free everything; b is as after init. */
 void hf_fraction_groups_clear(hf_fraction_groups_t *b);
+
+/* hf_fraction_slices_build with every window's lower end raised by `narrow` (0: the
+ * real one): the tests' planted wrong answer, windows one too narrow that drop terms
+ * (fraction_slice.c, docs/exact-test.md §1b). */
+hf_err_t hf_fraction_slices_build_narrow(const hf_target_t *t, const hf_slice_plan_t *plan,
+                                         const long *idx, long n, int narrow, hf_fraction_t *out,
+                                         fmpz *contents);
 
 /* Degrees above this in one coordinate of one head's denominator are not factored:
  * FLINT's factoring of 1 + x^n costs 0.03 s at n = 256, 0.6 s at 1024 and 30 s at
