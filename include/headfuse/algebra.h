@@ -111,9 +111,10 @@ void hf_fraction_slice_values(const hf_slice_plan_t *plan, long index, int64_t *
 
 /* A rough relative size of each slice, w[0..nslices) (for dealing slices to ranks
  * evenly): the number of products of one term from each group's denominator M_g whose
- * Sigma-exponents sum to the slice's values (Q's terms before terms merge). Cheap: no
- * P/Q. Errors: HF_ERR_INPUT (t invalid, or plan not made for a target of t's dimension),
- * HF_ERR_NOMEM. */
+ * Sigma-exponents sum to the slice's values (Q's terms before terms merge; an upper
+ * bound on the slice's terms of Q when windowed). Cheap: no P/Q. Errors: HF_ERR_INPUT (t
+ * invalid, or a plan that is not valid or not made for t: another dimension or verdict,
+ * or, when windowed, other degrees of Q), HF_ERR_NOMEM. */
 hf_err_t hf_fraction_slice_weights(const hf_target_t *t, const hf_slice_plan_t *plan, double *w);
 
 /* An estimate, in bytes, of the peak memory of building the largest slice alone
@@ -140,8 +141,9 @@ hf_err_t hf_fraction_slices_estimate(const hf_target_t *t, const hf_slice_plan_t
  * the whole P/Q is built once for the call and cut (then g = 1, and a caller should ask
  * for all its slices in one call). Outputs are replaced only when the call succeeds. Not
  * collective. Polls hf_stop_check(HF_STOP_FRACTION) between steps. Errors: as
- * hf_fraction_from_target; HF_ERR_INPUT for a plan of another dimension or an index out
- * of range; HF_ERR_INTERRUPTED. */
+ * hf_fraction_from_target; HF_ERR_INPUT for a plan not made for t (as
+ * hf_fraction_slice_weights; when not windowed, the whole Q's degrees are compared with
+ * the plan's) or an index out of range; HF_ERR_INTERRUPTED. */
 hf_err_t hf_fraction_slices_build(const hf_target_t *t, const hf_slice_plan_t *plan,
                                   const long *idx, long n, hf_fraction_t *out, fmpz *contents);
 
