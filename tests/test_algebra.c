@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "headfuse/algebra.h"
+#include "headfuse/stop.h"
 #include "algebra/algebra_impl.h"
 #include "families.h"
 #include "unit.h"
@@ -939,6 +940,511 @@ static void test_estimate(void)
     hf_target_clear(&t);
 }
 
+/* ------------------------------------------------------------ slices (§1b) */
+
+/* The windowed verdict, found independently of fraction_slice.c: every denominator
+ * factored, the distinct primitive denominators pairwise coprime (by gcds), and nothing
+ * cancels: the primitive part of the whole Q is their product. */
+static int expect_windowed(const hf_target_t *t, const hf_fraction_t *F)
+{
+    int factored = 0, ok = 1;
+    hf_fraction_t f;
+    CU_ASSERT_FATAL(hf_fraction_from_factors(&f, t, 1, &factored) == HF_OK);
+    hf_fraction_clear(&f);
+    if (!factored)
+        return 0;
+    fmpz_mpoly_struct M[16], *N = hf_fraction_polys_new(t->dv, F->ctx);
+    fmpz_mpoly_t D, G, prod;
+    fmpz_t c;
+    long nm = 0;
+    fmpz_mpoly_init(D, F->ctx);
+    fmpz_mpoly_init(G, F->ctx);
+    fmpz_mpoly_init(prod, F->ctx);
+    fmpz_init(c);
+    fmpz_mpoly_one(prod, F->ctx);
+    for (int h = 0; h < t->nheads; h++) {
+        hf_fraction_head_nd(N, D, t->heads + h, F->ctx);
+        _fmpz_vec_content(c, D->coeffs, D->length);
+        fmpz_mpoly_scalar_divexact_fmpz(D, D, c, F->ctx);
+        long i = 0;
+        while (i < nm && !fmpz_mpoly_equal(M + i, D, F->ctx))
+            i++;
+        if (i < nm)
+            continue;
+        CU_ASSERT_FATAL(nm < 16);
+        for (long k = 0; k < nm; k++) {
+            fmpz_mpoly_gcd(G, M + k, D, F->ctx);
+            ok = ok && fmpz_mpoly_is_one(G, F->ctx);
+        }
+        fmpz_mpoly_init(M + nm, F->ctx);
+        fmpz_mpoly_set(M + nm++, D, F->ctx);
+        fmpz_mpoly_mul(prod, prod, D, F->ctx);
+    }
+    _fmpz_vec_content(c, F->Q->coeffs, F->Q->length);
+    fmpz_mpoly_scalar_divexact_fmpz(G, F->Q, c, F->ctx);
+    ok = ok && fmpz_mpoly_equal(G, prod, F->ctx);
+    for (long k = 0; k < nm; k++)
+        fmpz_mpoly_clear(M + k, F->ctx);
+    fmpz_clear(c);
+    fmpz_mpoly_clear(prod, F->ctx);
+    fmpz_mpoly_clear(G, F->ctx);
+    fmpz_mpoly_clear(D, F->ctx);
+    hf_fraction_polys_free(N, t->dv, F->ctx);
+    return ok;
+}
+
+/* The plan's coordinates as the contract states them, from the built Q's degrees. */
+static int plan_as_stated(const hf_slice_plan_t *pl, const hf_fraction_t *F, const int *allowed,
+                          long want)
+{
+    slong deg[HF_D_MAX];
+    int ns = 0, ok = pl->d == F->d;
+    long n = 1;
+    fmpz_mpoly_degrees_si(deg, F->Q, F->ctx);
+    for (int a = 0; a < F->d; a++) {
+        ok = ok && pl->qdeg[a] == (deg[a] > 0 ? deg[a] : 0);
+        if (n >= want || (allowed && !allowed[a]) || deg[a] <= 0)
+            continue;
+        ok = ok && ns < pl->ns && pl->coord[ns] == a && pl->ext[ns] == deg[a];
+        ns++;
+        n *= deg[a] + 1;
+    }
+    return ok && ns == pl->ns && n == pl->nslices;
+}
+
+/* n slices, initialised, and their contents. */
+typedef struct {
+    long n;
+    hf_fraction_t *f;
+    fmpz *c;
+} slices_t;
+
+static void slices_init(slices_t *s, long n)
+{
+    s->n = n;
+    s->f = malloc((size_t)(n ? n : 1) * sizeof *s->f);
+    s->c = _fmpz_vec_init(n ? n : 1);
+    for (long i = 0; i < n; i++)
+        hf_fraction_init(s->f + i);
+}
+
+static void slices_clear(slices_t *s)
+{
+    for (long i = 0; i < s->n; i++)
+        hf_fraction_clear(s->f + i);
+    free(s->f);
+    _fmpz_vec_clear(s->c, s->n ? s->n : 1);
+}
+
+/* The slices (all of the plan's, in index order), divided by the gcd g of their
+ * contents, are F's: each holds only its own Sigma-exponents and they add up to F. */
+static int slices_are(const hf_slice_plan_t *pl, slices_t *s, const hf_fraction_t *F, fmpz_t g)
+{
+    int ok = 1;
+    int64_t e[HF_D_MAX];
+    hf_fraction_t sum;
+    CU_ASSERT_FATAL(hf_fraction_alloc(&sum, F->d, F->dv) == HF_OK);
+    fmpz_mpoly_zero(sum.Q, sum.ctx);
+    fmpz_zero(g);
+    for (long i = 0; i < s->n; i++)
+        fmpz_gcd(g, g, s->c + i);
+    ok = fmpz_sgn(g) > 0;
+    for (long i = 0; i < s->n && ok; i++) {
+        hf_fraction_slice_divide(s->f + i, g);
+        hf_fraction_slice_values(pl, i, e);
+        ok = s->f[i].d == F->d && s->f[i].dv == F->dv;
+        for (int j = 0; j <= F->dv && ok; j++) {
+            const fmpz_mpoly_struct *A = j < F->dv ? s->f[i].P + j : s->f[i].Q;
+            for (slong k = 0; k < A->length; k++)
+                for (int c = 0; c < pl->ns; c++)
+                    ok = ok && (int64_t)fmpz_mpoly_get_term_var_exp_ui(A, k, pl->coord[c],
+                                                                       s->f[i].ctx) == e[c];
+            fmpz_mpoly_struct *B = j < F->dv ? sum.P + j : sum.Q;
+            fmpz_mpoly_add(B, B, A, sum.ctx);
+        }
+    }
+    ok = ok && hf_fraction_equal(&sum, F);
+    hf_fraction_clear(&sum);
+    return ok;
+}
+
+/* What every target of the slice tests gets, for one allowed set and want: the plan as
+ * stated, windowed exactly when the conditions hold, all slices built in one call equal
+ * to F's after the common content is divided, and the same slices again when built in
+ * reverse order, in a subset and one at a time. Returns the plan's windowed. */
+static int check_slices(const hf_target_t *t, const int *allowed, long want, const char *what)
+{
+    hf_fraction_t F;
+    hf_slice_plan_t pl;
+    slices_t all, rev;
+    fmpz_t g;
+    hf_fraction_init(&F);
+    fmpz_init(g);
+    CU_ASSERT_FATAL(hf_fraction_from_target(&F, t) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(t, allowed, want, &pl) == HF_OK);
+    int ok_plan = plan_as_stated(&pl, &F, allowed, want);
+    int ok_verdict = pl.windowed == expect_windowed(t, &F) && !pl.windowed == !!pl.why[0];
+    CU_ASSERT_FATAL(pl.nslices <= 4096);
+
+    long n = pl.nslices, *idx = malloc((size_t)n * sizeof *idx);
+    slices_init(&all, n);
+    slices_init(&rev, n);
+    for (long i = 0; i < n; i++)
+        idx[i] = n - 1 - i;
+    CU_ASSERT_FATAL(hf_fraction_slices_build(t, &pl, idx, n, rev.f, rev.c) == HF_OK);
+    /* all: the odd indices in one call, then the even ones one call each */
+    long nodd = 0;
+    for (long i = 1; i < n; i += 2)
+        idx[nodd++] = i;
+    slices_t odd;
+    slices_init(&odd, nodd);
+    CU_ASSERT_FATAL(hf_fraction_slices_build(t, &pl, idx, nodd, odd.f, odd.c) == HF_OK);
+    for (long k = 0; k < nodd; k++) {
+        hf_fraction_t tmp = all.f[idx[k]];
+        all.f[idx[k]] = odd.f[k];
+        odd.f[k] = tmp;
+        fmpz_swap(all.c + idx[k], odd.c + k);
+    }
+    slices_clear(&odd);
+    for (long i = 0; i < n; i += 2)
+        CU_ASSERT_FATAL(hf_fraction_slices_build(t, &pl, &i, 1, all.f + i, all.c + i) == HF_OK);
+    int ok_order = 1;
+    for (long i = 0; i < n; i++)
+        ok_order = ok_order && hf_fraction_equal(all.f + i, rev.f + n - 1 - i) &&
+                   fmpz_equal(all.c + i, rev.c + n - 1 - i);
+    int ok_slices = slices_are(&pl, &all, &F, g);
+    int ok_g = pl.windowed || fmpz_is_one(g);
+    CU_ASSERT(ok_plan && ok_verdict && ok_order && ok_slices && ok_g);
+    if (!(ok_plan && ok_verdict && ok_order && ok_slices && ok_g))
+        fprintf(stderr,
+                "\n  %s (want %ld): plan %d, verdict %d (windowed %d: %s), order %d, slices %d, "
+                "g %d\n",
+                what, want, ok_plan, ok_verdict, pl.windowed, pl.why, ok_order, ok_slices, ok_g);
+    slices_clear(&rev);
+    slices_clear(&all);
+    free(idx);
+    fmpz_clear(g);
+    hf_fraction_clear(&F);
+    return pl.windowed;
+}
+
+/* The allowed sets and wants every target is sliced with: all coordinates, every other
+ * one, only the last, none; one slice up to more than there are. Returns how many of
+ * the plans were windowed. */
+static int check_slices_all_ways(const hf_target_t *t, const char *what)
+{
+    static const long wants[] = {1, 2, 5, 16, 100000};
+    int every_other[HF_D_MAX] = {0}, last[HF_D_MAX] = {0}, none[HF_D_MAX] = {0}, windowed = 0;
+    for (int a = 0; a < t->d; a += 2)
+        every_other[a] = 1;
+    last[t->d - 1] = 1;
+    const int *sets[] = {NULL, every_other, last, none};
+    for (int s = 0; s < 4; s++)
+        for (int w = 0; w < 5; w++) {
+            if (s == 3 && w > 1)
+                break; /* no coordinate: always one slice */
+            if (w == 4 && t->d > 5)
+                continue; /* every coordinate sliced: too many slices */
+            windowed += check_slices(t, sets[s], wants[w], what);
+        }
+    return windowed;
+}
+
+static void check_slices_json(const hf_target_t *t, const char *path)
+{
+    check_slices_all_ways(t, path);
+}
+
+static void test_slices_families(void)
+{
+    hf_target_t t;
+    char what[64];
+    for (int d = 1; d <= 7; d++) {
+        snprintf(what, sizeof what, "chain:d=%d", d);
+        fam_chain(&t, d);
+        CU_ASSERT(check_slices_all_ways(&t, what) > 0);
+        hf_target_clear(&t);
+        if (d > 6)
+            continue;
+        snprintf(what, sizeof what, "wd:d=%d", d);
+        fam_wd(&t, d);
+        CU_ASSERT(check_slices_all_ways(&t, what) > 0);
+        hf_target_clear(&t);
+        snprintf(what, sizeof what, "wdw:d=%d", d);
+        fam_wdw(&t, d);
+        CU_ASSERT(check_slices_all_ways(&t, what) > 0);
+        hf_target_clear(&t);
+    }
+    for (int d = 1; d <= 4; d++)
+        for (int k = 2; k <= 4; k++) {
+            snprintf(what, sizeof what, "multi:d=%d,k=%d", d, k);
+            fam_multi(&t, d, k);
+            CU_ASSERT(check_slices_all_ways(&t, what) > 0);
+            hf_target_clear(&t);
+        }
+    CU_ASSERT(for_each_json(check_slices_json) >= 6);
+}
+
+/* 1 if the plan's degrees of Q are below the unreduced lcm's in some coordinate: a
+ * factor cancelled and the plan found it without building P/Q. */
+static int qdeg_below_lcm(const hf_target_t *t)
+{
+    hf_fraction_t f;
+    hf_slice_plan_t pl;
+    slong deg[HF_D_MAX];
+    int factored = 0, below = 0;
+    CU_ASSERT_FATAL(hf_fraction_from_factors(&f, t, 0, &factored) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(t, NULL, 1, &pl) == HF_OK);
+    fmpz_mpoly_degrees_si(deg, f.Q, f.ctx);
+    for (int a = 0; factored && a < t->d; a++)
+        below |= pl.qdeg[a] < (deg[a] > 0 ? deg[a] : 0);
+    hf_fraction_clear(&f);
+    return below;
+}
+
+/* Random targets (random_target: shared denominators and factors, heads whose N/D
+ * cancels, complements, dv up to 3, rational weights and values): both verdicts occur
+ * often, and every slice is right either way. */
+static void test_slices_random(void)
+{
+    int windowed = 0, plans = 0, lowered = 0; /* targets */
+    fam_rng_state = 4409;
+    for (int i = 0; i < 150; i++) {
+        hf_target_t t;
+        char what[64];
+        random_target(&t);
+        snprintf(what, sizeof what, "random target %d", i);
+        windowed += check_slices_all_ways(&t, what) > 0; /* one verdict per target */
+        plans++;
+        lowered += qdeg_below_lcm(&t);
+        hf_target_clear(&t);
+    }
+    CU_ASSERT(windowed >= plans / 5);
+    CU_ASSERT(plans - windowed >= plans / 5);
+    CU_ASSERT(lowered >= plans / 10);
+}
+
+/* Hand-made cases: a head with the irreducible 1 + x + x^2 beside sigmoids (windowed);
+ * two heads on one denominator (one group: windowed); two denominators sharing 1 + x, a
+ * head whose N/D cancels, a denominator of degree 257 (each not windowed, with why). */
+static void test_slices_cases(void)
+{
+    hf_target_t t;
+    hf_head_t h;
+    hf_slice_plan_t pl;
+    long v0 = 0, v1 = 1, v2 = 2, v3 = 3;
+    int64_t k00[2] = {0, 0}, k10[2] = {1, 0}, k20[2] = {2, 0}, k01[2] = {0, 1}, k11[2] = {1, 1};
+
+    CU_ASSERT_FATAL(hf_target_init(&t, "cyclotomic", 2, 1) == HF_OK);
+    hf_head_init(&h, 2, 1);
+    fam_atom_q(&h, k00, 1, 1, &v0, 1);
+    fam_atom_q(&h, k10, 1, 1, &v1, 1);
+    fam_atom_q(&h, k20, 1, 1, &v2, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    add_sigmoid(&t, 1);
+    fam_pair(&t, k11, 0, 1);
+    CU_ASSERT(check_slices_all_ways(&t, "1 + x + x^2"));
+    /* the same denominator again with other values and weights: one group */
+    hf_head_init(&h, 2, 1);
+    fam_atom_q(&h, k00, 2, 3, &v3, 1);
+    fam_atom_q(&h, k10, 2, 3, &v1, 2);
+    fam_atom_q(&h, k20, 2, 3, &v0, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    CU_ASSERT(check_slices_all_ways(&t, "one denominator twice"));
+    /* sigma(q0) over 1 + x, then a head over (1 + x)(1 + y): shares both factors */
+    add_sigmoid(&t, 0);
+    CU_ASSERT(check_slices_all_ways(&t, "1 + x beside 1 + x + x^2"));
+    hf_head_init(&h, 2, 1);
+    fam_atom_q(&h, k00, 1, 1, &v0, 1);
+    fam_atom_q(&h, k10, 1, 1, &v1, 1);
+    fam_atom_q(&h, k01, 1, 1, &v2, 1);
+    fam_atom_q(&h, k11, 1, 1, &v3, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    CU_ASSERT(!check_slices_all_ways(&t, "shared factors 1 + x, 1 + y"));
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 4, &pl) == HF_OK);
+    CU_ASSERT(strstr(pl.why, "share a factor") != NULL);
+    hf_target_clear(&t);
+
+    /* a head whose N/D is not in lowest terms: values 1 + x over (1 + x)(1 + y) */
+    CU_ASSERT_FATAL(hf_target_init(&t, "cancels", 2, 1) == HF_OK);
+    hf_head_init(&h, 2, 1);
+    fam_atom_q(&h, k00, 1, 1, &v1, 1);
+    fam_atom_q(&h, k10, 1, 1, &v1, 1);
+    fam_atom_q(&h, k01, 1, 1, &v0, 1);
+    fam_atom_q(&h, k11, 1, 1, &v0, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    add_sigmoid(&t, 0);
+    (void)k20;
+    CU_ASSERT(!check_slices_all_ways(&t, "N/D cancels"));
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 4, &pl) == HF_OK);
+    CU_ASSERT(!pl.windowed && pl.why[0]);
+    hf_target_clear(&t);
+
+    /* a degree-257 denominator: not factored; the plan builds P/Q for Q's degrees */
+    CU_ASSERT_FATAL(hf_target_init(&t, "highdeg", 1, 1) == HF_OK);
+    add_sigmoid(&t, 0);
+    hf_head_init(&h, 1, 1);
+    int64_t k = 0, kh = HF_FRACTION_FACTOR_DEGREE_MAX + 1;
+    fam_atom_q(&h, &k, 1, 1, &v1, 1);
+    fam_atom_q(&h, &kh, 1, 1, &v0, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    CU_ASSERT(!check_slices(&t, NULL, 16, "highdeg"));
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 16, &pl) == HF_OK);
+    CU_ASSERT(strstr(pl.why, "not factored") != NULL);
+    CU_ASSERT(pl.nslices == 258 && pl.qdeg[0] == 257); /* Q = 1 + x^257, the lcm */
+    hf_target_clear(&t);
+
+    /* no heads: one slice, P = 0, Q = 1 */
+    CU_ASSERT_FATAL(hf_target_init(&t, "empty", 2, 2) == HF_OK);
+    CU_ASSERT(check_slices_all_ways(&t, "no heads"));
+    hf_target_clear(&t);
+}
+
+/* The planted wrong answer: every window one too narrow at its lower end. The
+ * comparison with the whole P/Q must catch it on every family target that is sliced. */
+static void test_slices_planted_narrow(void)
+{
+    int caught = 0, tried = 0;
+    for (int d = 1; d <= 6; d++)
+        for (int fam = 0; fam < 3; fam++) {
+            hf_target_t t;
+            hf_fraction_t F;
+            hf_slice_plan_t pl;
+            slices_t s;
+            fmpz_t g;
+            if (fam == 0)
+                fam_chain(&t, d);
+            else if (fam == 1)
+                fam_wd(&t, d);
+            else
+                fam_multi(&t, d, 3);
+            hf_fraction_init(&F);
+            fmpz_init(g);
+            CU_ASSERT_FATAL(hf_fraction_from_target(&F, &t) == HF_OK);
+            CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 16, &pl) == HF_OK);
+            CU_ASSERT_FATAL(pl.windowed && pl.ns > 0);
+            long *idx = malloc((size_t)pl.nslices * sizeof *idx);
+            for (long i = 0; i < pl.nslices; i++)
+                idx[i] = i;
+            for (int narrow = 0; narrow <= 1; narrow++) {
+                slices_init(&s, pl.nslices);
+                CU_ASSERT_FATAL(hf_fraction_slices_build_narrow(&t, &pl, idx, pl.nslices, narrow,
+                                                                s.f, s.c) == HF_OK);
+                int same = slices_are(&pl, &s, &F, g);
+                CU_ASSERT(same == !narrow);
+                caught += narrow && !same;
+                slices_clear(&s);
+            }
+            tried++;
+            free(idx);
+            fmpz_clear(g);
+            hf_fraction_clear(&F);
+            hf_target_clear(&t);
+        }
+    CU_ASSERT(caught == tried);
+}
+
+/* The weights count the products of the groups' terms landing in each slice: they add
+ * up to the product of the denominators' term counts and, when windowed, bound each
+ * slice's terms of Q from above (terms merge, never split). The estimate of the largest
+ * slice is below the whole's when sliced and windowed, and the whole's when not. */
+static void test_slices_weights_estimate(void)
+{
+    hf_target_t t;
+    hf_fraction_t F;
+    hf_slice_plan_t pl;
+    slices_t s;
+    double whole, slice, *w;
+    hf_fraction_init(&F);
+    fam_chain(&t, 7);
+    CU_ASSERT_FATAL(hf_fraction_from_target(&F, &t) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 12, &pl) == HF_OK);
+    CU_ASSERT(pl.ns == 2 && pl.coord[0] == 0 && pl.coord[1] == 1 && pl.nslices == 3 * 4);
+    w = malloc((size_t)pl.nslices * sizeof *w);
+    CU_ASSERT_FATAL(hf_fraction_slice_weights(&t, &pl, w) == HF_OK);
+    slices_init(&s, pl.nslices);
+    long *idx = malloc((size_t)pl.nslices * sizeof *idx);
+    for (long i = 0; i < pl.nslices; i++)
+        idx[i] = i;
+    CU_ASSERT_FATAL(hf_fraction_slices_build(&t, &pl, idx, pl.nslices, s.f, s.c) == HF_OK);
+    double sum = 0;
+    for (long i = 0; i < pl.nslices; i++) {
+        sum += w[i];
+        CU_ASSERT(w[i] >= (double)s.f[i].Q->length);
+        CU_ASSERT((w[i] > 0) == (s.f[i].Q->length > 0));
+    }
+    CU_ASSERT(sum == 8192.0); /* 13 heads of 2 terms */
+    CU_ASSERT_FATAL(hf_fraction_estimate(&t, &whole) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_slices_estimate(&t, &pl, &slice) == HF_OK);
+    CU_ASSERT(slice > 0 && slice < whole / 2);
+    slices_clear(&s);
+    free(idx);
+    free(w);
+    hf_fraction_clear(&F);
+    hf_target_clear(&t);
+
+    /* not windowed (a head whose N/D = (1 + x)/(1 + x) cancels, beside sigma(q1)): the
+     * whole is built; x is gone from Q, so y is sliced */
+    CU_ASSERT_FATAL(hf_target_init(&t, "cancels", 2, 1) == HF_OK);
+    hf_head_t h;
+    long one = 1;
+    hf_head_init(&h, 2, 1);
+    fam_atom_q(&h, (int64_t[]){0, 0}, 1, 1, &one, 1);
+    fam_atom_q(&h, (int64_t[]){1, 0}, 1, 1, &one, 1);
+    CU_ASSERT_FATAL(hf_target_add_head(&t, &h) == HF_OK);
+    hf_head_clear(&h);
+    add_sigmoid(&t, 1);
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 2, &pl) == HF_OK);
+    CU_ASSERT(!pl.windowed && pl.nslices == 2 && pl.ns == 1 && pl.coord[0] == 1);
+    CU_ASSERT(pl.qdeg[0] == 0 && pl.qdeg[1] == 1);
+    CU_ASSERT_FATAL(hf_fraction_estimate(&t, &whole) == HF_OK);
+    CU_ASSERT_FATAL(hf_fraction_slices_estimate(&t, &pl, &slice) == HF_OK);
+    CU_ASSERT(slice >= whole);
+    hf_target_clear(&t);
+}
+
+/* Errors: a plan for another target, an index out of range, a stop request; the outputs
+ * keep their values on every failure. */
+static void test_slices_errors(void)
+{
+    hf_target_t t, u;
+    hf_slice_plan_t pl;
+    hf_fraction_t f;
+    fmpz_t c;
+    long bad = 12, zero = 0;
+    hf_fraction_init(&f);
+    fmpz_init_set_ui(c, 7);
+    fam_chain(&t, 4);
+    fam_wd(&u, 4);
+    CU_ASSERT_FATAL(hf_fraction_slice_plan(&t, NULL, 12, &pl) == HF_OK);
+    CU_ASSERT(pl.nslices == 12);
+    CU_ASSERT(hf_fraction_slices_build(&t, &pl, &bad, 1, &f, c) == HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "index 12 out of 0..11") != NULL);
+    CU_ASSERT(hf_fraction_slices_build(&u, &pl, &zero, 1, &f, c) == HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "another target") != NULL);
+    double w[12];
+    CU_ASSERT(hf_fraction_slice_weights(&u, &pl, w) == HF_ERR_INPUT);
+    hf_stop_at(HF_STOP_FRACTION, 3);
+    CU_ASSERT(hf_fraction_slices_build(&t, &pl, &zero, 1, &f, c) == HF_ERR_INTERRUPTED);
+    hf_stop_reset();
+    CU_ASSERT(f.dv == 0 && fmpz_equal_ui(c, 7)); /* untouched */
+    CU_ASSERT(hf_fraction_slices_build(&t, &pl, &zero, 1, &f, c) == HF_OK);
+    CU_ASSERT(f.dv == 1 && f.Q->length > 0);
+    hf_target_clear(&u);
+    make_bad_weight(&u);
+    CU_ASSERT(hf_fraction_slice_plan(&u, NULL, 4, &pl) == HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "bad.json: heads[0]") != NULL);
+    fmpz_clear(c);
+    hf_fraction_clear(&f);
+    hf_target_clear(&u);
+    hf_target_clear(&t);
+}
+
 /* Release FLINT's internal caches so that valgrind reports no "possibly lost" blocks. */
 static int suite_cleanup(void)
 {
@@ -966,6 +1472,12 @@ int hf_register_tests(void)
         {"dv = 2: a factor divides one sum only", test_dv2_factor_divides_one_component},
         {"high degree: the gcd construction", test_high_degree_falls_back},
         {"memory estimate", test_estimate},
+        {"slices: families and data files", test_slices_families},
+        {"slices: random targets", test_slices_random},
+        {"slices: hand-made cases", test_slices_cases},
+        {"slices: planted narrow window is caught", test_slices_planted_narrow},
+        {"slices: weights and estimate", test_slices_weights_estimate},
+        {"slices: errors and stop", test_slices_errors},
         {NULL, NULL},
     };
     return hf_unit_suite_with("algebra", suite_cleanup, cases);

@@ -73,4 +73,85 @@ int hf_fraction_equal(const hf_fraction_t *a, const hf_fraction_t *b);
 /* 1 if T is constant (every P_j is a rational multiple of Q). */
 int hf_fraction_is_constant(const hf_fraction_t *f);
 
+/* ------------------------------------------------------------ slices (docs/exact-test.md §1b)
+ *
+ * P/Q held in slices, each built on its own: fix the exponents of a few coordinates
+ * coord[0] < ... < coord[ns-1] (Sigma) to values e; slice e of a polynomial is the set of
+ * its terms whose exponents in Sigma are e. When the heads' primitive denominators are
+ * pairwise coprime and no factor of one divides its own group's numerators ("windowed"),
+ * each slice of P/Q (up to one constant common to all slices) is built alone by the
+ * construction of §1 with every partial product cut to the exponents that can still reach
+ * slice e, so that building a slice takes memory proportional to the slice, not to P/Q;
+ * otherwise the slices are cut from the whole P/Q. */
+
+/* How P/Q is cut into slices. A plain value (no allocation). */
+typedef struct {
+    int d;                  /* the target's dimension */
+    int ns;                 /* coordinates sliced; 0: one slice, the whole fraction */
+    int coord[HF_D_MAX];    /* the sliced coordinates, increasing */
+    int64_t ext[HF_D_MAX];  /* Q's degree in coord[i]: slice values 0..ext[i] */
+    int64_t qdeg[HF_D_MAX]; /* Q's degree in every coordinate 0..d-1 (Newt(Q)'s extents) */
+    long nslices;           /* prod (ext[i] + 1) */
+    int windowed;           /* 1: each slice is built alone; 0: cut from the whole P/Q */
+    char why[160];          /* when not windowed: why, in words ("" when windowed) */
+} hf_slice_plan_t;
+
+/* The plan for t into *plan (replaced; unchanged on failure). Sigma = the first
+ * coordinates a (increasing) with allowed[a] != 0 and deg_a(Q) > 0, as few as give at
+ * least `want` slices (all of them when they give fewer; none when want <= 1). allowed
+ * may be NULL (every coordinate). Not collective. Cheap: from the heads' factored
+ * denominators, without building P/Q (qdeg is exact: the factors that cancel and how
+ * often are found from the heads sharing each factor, §1b) -- except for a target with a
+ * denominator that is not factored (degree over 256 in a coordinate), whose P/Q the plan
+ * builds once to read qdeg. Errors: as hf_fraction_from_target; HF_ERR_LIMIT when the
+ * slices would not fit a long. */
+hf_err_t hf_fraction_slice_plan(const hf_target_t *t, const int *allowed, long want,
+                                hf_slice_plan_t *plan);
+
+/* The values e[0..ns) of slice `index` (0 <= index < nslices; mixed radix, coord[0] most
+ * significant: index = sum e[i] prod_{i' > i} (ext[i'] + 1)). */
+void hf_fraction_slice_values(const hf_slice_plan_t *plan, long index, int64_t *e);
+
+/* A rough relative size of each slice, w[0..nslices) (for dealing slices to ranks
+ * evenly): the number of products of one term from each group's denominator M_g whose
+ * Sigma-exponents sum to the slice's values (Q's terms before terms merge; an upper
+ * bound on the slice's terms of Q when windowed). Cheap: no P/Q. Errors: HF_ERR_INPUT (t
+ * invalid, or a plan that is not valid or not made for t: another dimension or verdict,
+ * or, when windowed, other degrees of Q), HF_ERR_NOMEM. */
+hf_err_t hf_fraction_slice_weights(const hf_target_t *t, const hf_slice_plan_t *plan, double *w);
+
+/* An estimate, in bytes, of the peak memory of building the largest slice alone
+ * (hf_fraction_slices_build with n = 1), besides what the process already holds:
+ * hf_fraction_estimate's figure times the largest share of hf_fraction_slice_weights
+ * (the build holds the same polynomials as the whole construction, each cut to the
+ * slice). Measured peaks are 0.48 to 0.68 of it on chain:d=12..14 with 16 and 64
+ * slices (docs/exact-test.md §1b); an estimate, not a bound, like hf_fraction_estimate's.
+ * When the plan is not windowed the whole P/Q is built and cut: then hf_fraction_estimate's
+ * figure times (1 + the largest share). A call building n slices also holds the n
+ * slices it returns. Errors: as hf_fraction_slice_weights. */
+hf_err_t hf_fraction_slices_estimate(const hf_target_t *t, const hf_slice_plan_t *plan,
+                                     double *bytes);
+
+/* Build slices idx[0..n) (any order; an index given twice is built twice) of the plan
+ * (made by hf_fraction_slice_plan for t). out[i] (initialised with hf_fraction_init) gets
+ * slice idx[i] of P'/Q' = g (P/Q), for ONE integer g > 0 common to every slice of the
+ * target (the content of the construction of §1b, unknown until all slices are seen),
+ * in t's d variables (the Sigma exponents stay in the exponent vectors); contents[i]
+ * (initialised fmpz) gets the gcd of out[i]'s coefficients (0 for an empty slice). The
+ * caller takes the gcd of the contents of ALL nslices slices (across ranks: this module
+ * has no MPI), which is g, and divides each slice by it (hf_fraction_slice_divide): the
+ * slices are then exactly those of hf_fraction_from_target's P/Q. When plan->windowed = 0
+ * the whole P/Q is built once for the call and cut (then g = 1, and a caller should ask
+ * for all its slices in one call). Outputs are replaced only when the call succeeds. Not
+ * collective. Polls hf_stop_check(HF_STOP_FRACTION) between steps. Errors: as
+ * hf_fraction_from_target; HF_ERR_INPUT for a plan not made for t (as
+ * hf_fraction_slice_weights; when not windowed, the whole Q's degrees are compared with
+ * the plan's) or an index out of range; HF_ERR_INTERRUPTED. */
+hf_err_t hf_fraction_slices_build(const hf_target_t *t, const hf_slice_plan_t *plan,
+                                  const long *idx, long n, hf_fraction_t *out, fmpz *contents);
+
+/* Divide every coefficient of the slice by g (> 0, dividing all of them: the gcd of all
+ * slices' contents). */
+void hf_fraction_slice_divide(hf_fraction_t *slice, const fmpz_t g);
+
 #endif

@@ -28,8 +28,7 @@ void hf_fraction_polys_free(fmpz_mpoly_struct *p, int n, const fmpz_mpoly_ctx_t 
     free(p);
 }
 
-/* Allocate the polynomials of a fraction: P = 0 (dv of them), Q = 1. */
-static hf_err_t fraction_init(hf_fraction_t *f, int d, int dv)
+hf_err_t hf_fraction_alloc(hf_fraction_t *f, int d, int dv)
 {
     f->d = d;
     f->dv = dv;
@@ -236,7 +235,7 @@ hf_err_t hf_fraction_begin(hf_fraction_t *f, const hf_target_t *t, const char **
 {
     int ok_dims = t->d >= 1 && t->d <= HF_D_MAX && t->dv >= 1 && t->dv <= HF_DV_MAX;
     /* always leave f initialised so that the caller can clear it */
-    hf_err_t err = fraction_init(f, ok_dims ? t->d : 1, ok_dims ? t->dv : 1);
+    hf_err_t err = hf_fraction_alloc(f, ok_dims ? t->d : 1, ok_dims ? t->dv : 1);
     if (err != HF_OK) {
         *name = t->name ? t->name : "target";
         return err;

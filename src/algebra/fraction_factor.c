@@ -16,6 +16,7 @@
  * of them (divide it out of every P_j and Q while it divides them all) leaves the
  * fraction in lowest terms without a gcd of large polynomials. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <flint/fmpz_mpoly_factor.h>
 #include <flint/fmpz_vec.h>
@@ -23,42 +24,17 @@
 #include "algebra/algebra_impl.h"
 #include "headfuse/stop.h"
 
-/* A distinct irreducible factor of L, primitive with a positive leading coefficient so
- * that equal factors are identical polynomials, and its power in L. */
-typedef struct {
-    fmpz_mpoly_t poly;
-    slong mult;     /* its power in L: the largest in any M */
-    slong cur;      /* its power in the lcm of the groups summed so far */
-    int may_cancel; /* 0 when it provably divides no P_j (mark_cancellable) */
-} factor_t;
+void hf_fraction_groups_init(hf_fraction_groups_t *b, const fmpz_mpoly_ctx_t ctx, int dv)
+{
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    b->dv = dv;
+}
 
-/* The heads sharing one primitive denominator M: N_j = sum (c / c_h) N_h,j over them,
- * c = lcm of their c_h, so that their sum is N / (c M). */
-typedef struct {
-    fmpz_mpoly_t M;
-    fmpz_mpoly_struct *N;
-    fmpz_t c;
-    long *fidx;  /* M = prod factors[fidx[i]]^fexp[i] */
-    slong *fexp; /* (the factor lists once factored) */
-    long nf, fcap;
-    int lo, hi; /* the first and last coordinate M uses (d and -1 when constant) */
-    long first; /* the first head in the group, for a deterministic order */
-} group_t;
-
-/* Everything the construction holds between its steps. */
-typedef struct {
-    const fmpz_mpoly_ctx_struct *ctx;
-    int dv;
-    group_t *groups;
-    long ngroups, groups_cap;
-    factor_t *factors;
-    long nfactors, factors_cap;
-} build_t;
-
-static void build_clear_groups(build_t *b)
+void hf_fraction_groups_drop(hf_fraction_groups_t *b)
 {
     for (long g = 0; g < b->ngroups; g++) {
-        group_t *gr = b->groups + g;
+        hf_fraction_group_t *gr = b->groups + g;
         hf_fraction_polys_free(gr->N, b->dv, b->ctx);
         fmpz_mpoly_clear(gr->M, b->ctx);
         fmpz_clear(gr->c);
@@ -70,17 +46,20 @@ static void build_clear_groups(build_t *b)
     b->ngroups = b->groups_cap = 0;
 }
 
-static void build_clear(build_t *b)
+void hf_fraction_groups_clear(hf_fraction_groups_t *b)
 {
-    build_clear_groups(b);
+    hf_fraction_groups_drop(b);
     for (long i = 0; i < b->nfactors; i++)
         fmpz_mpoly_clear(b->factors[i].poly, b->ctx);
     free(b->factors);
+    b->factors = NULL;
+    b->nfactors = b->factors_cap = 0;
 }
 
 /* The group of denominator M (a new one with N = 0, c = 1 if none has it yet, for head
  * number `head`). */
-static hf_err_t group_of(build_t *b, const fmpz_mpoly_t M, long head, group_t **out)
+static hf_err_t group_of(hf_fraction_groups_t *b, const fmpz_mpoly_t M, long head,
+                         hf_fraction_group_t **out)
 {
     for (long g = 0; g < b->ngroups; g++)
         if (fmpz_mpoly_equal(b->groups[g].M, M, b->ctx)) {
@@ -88,7 +67,7 @@ static hf_err_t group_of(build_t *b, const fmpz_mpoly_t M, long head, group_t **
             return HF_OK;
         }
     HF_TRY(HF_GROW(&b->groups, &b->groups_cap, b->ngroups + 1));
-    group_t *gr = b->groups + b->ngroups;
+    hf_fraction_group_t *gr = b->groups + b->ngroups;
     gr->N = hf_fraction_polys_new(b->dv, b->ctx);
     if (!gr->N)
         return HF_ERR_NOMEM;
@@ -115,10 +94,10 @@ static hf_err_t group_of(build_t *b, const fmpz_mpoly_t M, long head, group_t **
 }
 
 /* Add the head N/(c M) to its group: N_g = (c'/c_g) N_g + (c'/c) N, c' = lcm(c_g, c). */
-static hf_err_t group_add_head(build_t *b, long head, fmpz_mpoly_struct *N, fmpz_mpoly_t D,
-                               fmpz_t c, fmpz_mpoly_t T)
+static hf_err_t group_add_head(hf_fraction_groups_t *b, long head, fmpz_mpoly_struct *N,
+                               fmpz_mpoly_t D, fmpz_t c, fmpz_mpoly_t T)
 {
-    group_t *gr;
+    hf_fraction_group_t *gr;
     fmpz_t l, s;
     _fmpz_vec_content(c, D->coeffs, D->length); /* D's coefficients are positive */
     fmpz_mpoly_scalar_divexact_fmpz(D, D, c, b->ctx);
@@ -144,7 +123,7 @@ static hf_err_t group_add_head(build_t *b, long head, fmpz_mpoly_struct *N, fmpz
  * 0.8 s against 1.3 s in the family's order, singles first) and stay small longer. */
 static int cmp_group_coordinates(const void *pa, const void *pb)
 {
-    const group_t *a = pa, *b = pb;
+    const hf_fraction_group_t *a = pa, *b = pb;
     if (a->lo != b->lo)
         return a->lo < b->lo ? -1 : 1;
     if (a->hi != b->hi)
@@ -154,7 +133,8 @@ static int cmp_group_coordinates(const void *pa, const void *pb)
 
 /* Record the irreducible factor p (any sign and content) with power e in group gr's
  * denominator: L needs the largest such power. */
-static hf_err_t factor_note(build_t *b, group_t *gr, fmpz_mpoly_t p, slong e)
+static hf_err_t factor_note(hf_fraction_groups_t *b, hf_fraction_group_t *gr, fmpz_mpoly_t p,
+                            slong e)
 {
     fmpz_t content;
     fmpz_init(content);
@@ -168,7 +148,7 @@ static hf_err_t factor_note(build_t *b, group_t *gr, fmpz_mpoly_t p, slong e)
         i++;
     if (i == b->nfactors) {
         HF_TRY(HF_GROW(&b->factors, &b->factors_cap, b->nfactors + 1));
-        factor_t *fa = b->factors + b->nfactors++;
+        hf_fraction_factor_t *fa = b->factors + b->nfactors++;
         fmpz_mpoly_init(fa->poly, b->ctx);
         fmpz_mpoly_swap(fa->poly, p, b->ctx);
         fa->mult = fa->cur = 0;
@@ -186,7 +166,7 @@ static hf_err_t factor_note(build_t *b, group_t *gr, fmpz_mpoly_t p, slong e)
 
 /* Factor every group's M into the factor list. *factored = 0 (and nothing more done)
  * when a degree is over HF_FRACTION_FACTOR_DEGREE_MAX or FLINT's factoring fails. */
-static hf_err_t factor_groups(build_t *b, int d, int *factored)
+static hf_err_t factor_groups(hf_fraction_groups_t *b, int d, int *factored)
 {
     hf_err_t err = HF_OK;
     slong deg[HF_D_MAX];
@@ -194,7 +174,7 @@ static hf_err_t factor_groups(build_t *b, int d, int *factored)
     fmpz_mpoly_factor_init(fac, b->ctx);
     *factored = 0;
     for (long g = 0; g < b->ngroups; g++) {
-        group_t *gr = b->groups + g;
+        hf_fraction_group_t *gr = b->groups + g;
         const fmpz_mpoly_struct *M = gr->M;
         fmpz_mpoly_degrees_si(deg, M, b->ctx);
         for (int a = 0; a < d; a++)
@@ -221,13 +201,13 @@ cleanup:
  * N_g,j: a test on the head's own small numerators instead of the large P_j. Only when
  * f divides all of them (the head's own N/D was not in lowest terms), or when several
  * groups hold f^m, must the large P_j be tested. */
-static void mark_cancellable(build_t *b)
+static void mark_cancellable(hf_fraction_groups_t *b)
 {
     fmpz_mpoly_t T;
     fmpz_mpoly_init(T, b->ctx);
     for (long i = 0; i < b->nfactors; i++) {
-        factor_t *fa = b->factors + i;
-        const group_t *only = NULL;
+        hf_fraction_factor_t *fa = b->factors + i;
+        const hf_fraction_group_t *only = NULL;
         int holders = 0;
         for (long g = 0; g < b->ngroups; g++)
             for (long k = 0; k < b->groups[g].nf; k++)
@@ -243,6 +223,35 @@ static void mark_cancellable(build_t *b)
     fmpz_mpoly_clear(T, b->ctx);
 }
 
+hf_err_t hf_fraction_groups_make(hf_fraction_groups_t *b, const hf_target_t *t, int *factored)
+{
+    hf_err_t err = HF_OK;
+    fmpz_mpoly_struct *N = hf_fraction_polys_new(b->dv, b->ctx);
+    fmpz_mpoly_t D, T;
+    fmpz_t c;
+    *factored = 0;
+    if (!N)
+        return HF_ERR_NOMEM;
+    fmpz_mpoly_init(D, b->ctx);
+    fmpz_mpoly_init(T, b->ctx);
+    fmpz_init(c);
+    for (int h = 0; h < t->nheads; h++) {
+        hf_fraction_head_nd(N, D, t->heads + h, b->ctx);
+        HF_CHECK(err, group_add_head(b, h, N, D, c, T), cleanup);
+    }
+    if (b->ngroups > 1) /* qsort's base must not be NULL, even for no heads */
+        qsort(b->groups, (size_t)b->ngroups, sizeof *b->groups, cmp_group_coordinates);
+    HF_CHECK(err, factor_groups(b, t->d, factored), cleanup);
+    if (*factored)
+        mark_cancellable(b);
+cleanup:
+    fmpz_clear(c);
+    fmpz_mpoly_clear(T, b->ctx);
+    fmpz_mpoly_clear(D, b->ctx);
+    hf_fraction_polys_free(N, b->dv, b->ctx);
+    return err;
+}
+
 /* A *= f^e (e >= 1), with a temporary T. */
 static void mul_power(fmpz_mpoly_t A, const fmpz_mpoly_t f, slong e, fmpz_mpoly_t T,
                       const fmpz_mpoly_ctx_t ctx)
@@ -252,14 +261,14 @@ static void mul_power(fmpz_mpoly_t A, const fmpz_mpoly_t f, slong e, fmpz_mpoly_
 }
 
 /* Split group gr's M against the lcm so far: A = the powers of its factors beyond the
- * lcm's, G = the rest (M = A G), and raise the lcm's powers (factor_t.cur). */
-static void split_against_lcm(build_t *b, const group_t *gr, fmpz_mpoly_t A, fmpz_mpoly_t G,
-                              fmpz_mpoly_t T)
+ * lcm's, G = the rest (M = A G), and raise the lcm's powers (hf_fraction_factor_t.cur). */
+static void split_against_lcm(hf_fraction_groups_t *b, const hf_fraction_group_t *gr,
+                              fmpz_mpoly_t A, fmpz_mpoly_t G, fmpz_mpoly_t T)
 {
     fmpz_mpoly_one(A, b->ctx);
     fmpz_mpoly_one(G, b->ctx);
     for (long i = 0; i < gr->nf; i++) {
-        factor_t *fa = b->factors + gr->fidx[i];
+        hf_fraction_factor_t *fa = b->factors + gr->fidx[i];
         slong e = gr->fexp[i], in_lcm = e < fa->cur ? e : fa->cur;
         if (e > in_lcm)
             mul_power(A, fa->poly, e - in_lcm, T, b->ctx);
@@ -272,7 +281,7 @@ static void split_against_lcm(build_t *b, const group_t *gr, fmpz_mpoly_t A, fmp
 
 /* Q = C L and P_j = sum_g (C / c_g) N_g,j (L / M_g): the sum over the lcm, not reduced,
  * built group by group (the file's comment). */
-static hf_err_t sum_over_lcm(hf_fraction_t *f, build_t *b, const char *name)
+static hf_err_t sum_over_lcm(hf_fraction_t *f, hf_fraction_groups_t *b, const char *name)
 {
     hf_err_t err = HF_OK;
     fmpz_mpoly_t L, A, G, cof, T, S, W;
@@ -291,7 +300,7 @@ static hf_err_t sum_over_lcm(hf_fraction_t *f, build_t *b, const char *name)
         fmpz_lcm(C, C, b->groups[g].c);
     fmpz_mpoly_one(L, f->ctx);
     for (long g = 0; g < b->ngroups; g++) {
-        const group_t *gr = b->groups + g;
+        const hf_fraction_group_t *gr = b->groups + g;
         /* one step multiplies P by a factor: seconds at the largest targets */
         HF_CHECK(err, hf_stop_check(HF_STOP_FRACTION), cleanup);
         split_against_lcm(b, gr, A, G, T);
@@ -361,7 +370,7 @@ static hf_err_t divide_out(hf_fraction_t *f, const fmpz_mpoly_t p, fmpz_mpoly_t 
 }
 
 /* Divide out every factor of Q that divides all the P_j, as often as it does. */
-static hf_err_t reduce_by_factors(hf_fraction_t *f, const build_t *b, const char *name)
+static hf_err_t reduce_by_factors(hf_fraction_t *f, const hf_fraction_groups_t *b, const char *name)
 {
     hf_err_t err = HF_OK;
     fmpz_mpoly_t T;
@@ -381,43 +390,21 @@ hf_err_t hf_fraction_from_factors(hf_fraction_t *f, const hf_target_t *t, int re
 {
     hf_err_t err = HF_OK;
     const char *name;
-    build_t b = {0};
-    fmpz_mpoly_struct *N = NULL;
-    fmpz_mpoly_t D, T;
-    fmpz_t c;
+    hf_fraction_groups_t b;
     *factored = 0;
 
     HF_TRY(hf_fraction_begin(f, t, &name));
-    b.ctx = f->ctx;
-    b.dv = f->dv;
-    N = hf_fraction_polys_new(f->dv, f->ctx);
-    if (!N)
-        return HF_ERR_NOMEM;
-    fmpz_mpoly_init(D, f->ctx);
-    fmpz_mpoly_init(T, f->ctx);
-    fmpz_init(c);
-
-    for (int h = 0; h < t->nheads; h++) {
-        hf_fraction_head_nd(N, D, t->heads + h, f->ctx);
-        HF_CHECK(err, group_add_head(&b, h, N, D, c, T), cleanup);
-    }
-    if (b.ngroups > 1) /* qsort's base must not be NULL, even for no heads */
-        qsort(b.groups, (size_t)b.ngroups, sizeof *b.groups, cmp_group_coordinates);
-    HF_CHECK(err, factor_groups(&b, f->d, factored), cleanup);
+    hf_fraction_groups_init(&b, f->ctx, f->dv);
+    HF_CHECK(err, hf_fraction_groups_make(&b, t, factored), cleanup);
     if (!*factored)
         goto cleanup;
-    mark_cancellable(&b);
     HF_CHECK(err, sum_over_lcm(f, &b, name), cleanup);
-    build_clear_groups(&b); /* the groups' numerators are no longer needed */
+    hf_fraction_groups_drop(&b); /* the groups' numerators are no longer needed */
     if (reduce)
         HF_CHECK(err, reduce_by_factors(f, &b, name), cleanup);
     HF_CHECK(err, hf_fraction_normalise(f, name), cleanup);
 
 cleanup:
-    fmpz_clear(c);
-    fmpz_mpoly_clear(T, f->ctx);
-    fmpz_mpoly_clear(D, f->ctx);
-    hf_fraction_polys_free(N, f->dv, f->ctx);
-    build_clear(&b);
+    hf_fraction_groups_clear(&b);
     return err;
 }
