@@ -30,6 +30,7 @@ typedef struct {
     long cur_unit;
     long bad_witness, bad_order;
     char **wit; /* each support's witness as text (weights and values, exact) */
+    hf_search_t *s; /* the search running (to stream an implicit support) */
 } found_t;
 
 static void found_init(found_t *f, const hf_target_t *t)
@@ -75,13 +76,72 @@ static char *witness_text(const hf_head_t *w)
     return out;
 }
 
-/* Record a support; check its order and its witness. */
+/* An implicit support (a large row's) streamed into a head: weight c, value u / c. */
+static hf_err_t implicit_emit(void *ctx, uint64_t point, const int64_t *x, const fmpz_t c,
+                              const fmpz *u)
+{
+    hf_head_t *h = ctx;
+    (void)point;
+    fmpq_t w, v[HF_DV_MAX];
+    fmpq_init(w);
+    fmpq_set_fmpz_frac(w, c, (const fmpz[]){1});
+    for (int j = 0; j < h->dv; j++) {
+        fmpq_init(v[j]);
+        fmpq_set_fmpz_frac(v[j], u + j, c);
+    }
+    hf_err_t e = hf_head_push(h, x, w, (const fmpq *)v);
+    for (int j = 0; j < h->dv; j++)
+        fmpq_clear(v[j]);
+    fmpq_clear(w);
+    return e;
+}
+
+static hf_err_t on_found_explicit(found_t *f, long m, const int64_t *keys, const hf_head_t *w);
+
+/* The head's atoms in the order of their keys (the slices stream theirs slice by slice). */
+static void head_sort(hf_head_t *h)
+{
+    long m = h->natoms;
+    hf_rows_t rows = {h->keys, h->d};
+    long *ord = malloc((size_t)(m ? m : 1) * sizeof *ord);
+    for (long i = 0; i < m; i++)
+        ord[i] = i;
+    CU_ASSERT_EQUAL_FATAL(hf_sort(ord, m, hf_cmp_rows, &rows), HF_OK);
+    hf_head_t c;
+    hf_head_init(&c, h->d, h->dv);
+    CU_ASSERT_EQUAL_FATAL(hf_head_resize(&c, m), HF_OK);
+    for (long i = 0; i < m; i++) {
+        memcpy(c.keys + i * h->d, h->keys + ord[i] * h->d, (size_t)h->d * sizeof *h->keys);
+        fmpq_set(c.weights + i, h->weights + ord[i]);
+        for (int j = 0; j < h->dv; j++)
+            fmpq_set(c.values + i * h->dv + j, h->values + ord[i] * h->dv + j);
+    }
+    hf_head_clear(h);
+    *h = c;
+    free(ord);
+}
+
+/* Record a support; check its order and its witness. An implicit one is streamed from the
+ * search's slices first (its size must be what the search said). */
 static hf_err_t on_found(void *ctx, const hf_found_t *fd)
 {
     found_t *f = ctx;
-    long m = fd->m;
-    const int64_t *keys = fd->keys;
-    const hf_head_t *w = fd->witness;
+    if (fd->keys)
+        return on_found_explicit(f, fd->m, fd->keys, fd->witness);
+    hf_head_t h;
+    hf_head_init(&h, f->d, f->t->dv);
+    hf_err_t e = hf_search_large_emit(f->s, fd->r, implicit_emit, &h);
+    if (e == HF_OK && h.natoms != fd->m)
+        f->bad_witness++;
+    head_sort(&h);
+    if (e == HF_OK)
+        e = on_found_explicit(f, h.natoms, h.keys, &h);
+    hf_head_clear(&h);
+    return e;
+}
+
+static hf_err_t on_found_explicit(found_t *f, long m, const int64_t *keys, const hf_head_t *w)
+{
     int d = f->d;
     if (m > STRIDE)
         return hf_error(HF_ERR_INTERNAL, "test: support too large");
@@ -196,6 +256,7 @@ typedef struct {
     hf_engine_t engine; /* with prune: auto (0), layered or cone */
     uint64_t cells;     /* nonzero: run each unit as seeded random ranges of its cells, some
                          * cut short while they run as a steal would (the rest run after) */
+    int large;          /* the cone as a large row, however small (docs/search.md) */
 } loop_opts_t;
 
 typedef struct {
@@ -274,7 +335,13 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
     hf_search_opts_t so = {
         .span = o->span, .max_atoms = 0, .engine = o->prune ? o->engine : HF_ENGINE_PLAIN};
     hf_search_t *s = NULL;
+    if (o->large)
+        hf_search_set_large_min_terms(0);
     hf_err_t err = hf_search_create(t, &so, &s);
+    hf_search_set_large_min_terms(1L << 18);
+    f->s = s;
+    if (err == HF_OK && o->large && !hf_search_is_large(s))
+        err = hf_error(HF_ERR_INTERNAL, "test: the search is not a large row");
     memset(out, 0, sizeof *out);
     out->m_star = -1;
     if (err == HF_OK)
@@ -405,7 +472,7 @@ static long compare_engines(const hf_target_t *t, int span, int all_sizes, long 
     loop_out_t o[ENGINES_MAX];
     int bad = 0;
     for (int k = 0; k < nengines; k++) {
-        loop_opts_t lo = {hf_engine_prunes(engines[k]), span, all_sizes, max_m, 0, engines[k], 0};
+        loop_opts_t lo = {hf_engine_prunes(engines[k]), span, all_sizes, max_m, 0, engines[k], 0, 0};
         found_init(&f[k], t);
         hf_err_t e = search_loop(t, &lo, &f[k], &o[k]);
         CU_ASSERT_EQUAL(e, HF_OK);
@@ -414,6 +481,35 @@ static long compare_engines(const hf_target_t *t, int span, int all_sizes, long 
                     hf_error_msg());
         CU_ASSERT_EQUAL(f[k].bad_witness, 0);
         CU_ASSERT_EQUAL(f[k].bad_order, 0);
+    }
+    /* the cone as a large row: its supports decided by classes and streamed from slices;
+     * the same m*, supports and candidates, witnesses that the verifier accepts (a witness
+     * of its own: where the null space has several dimensions it may be another point) */
+    {
+        loop_opts_t lo = {1, span, all_sizes, max_m, 0, HF_ENGINE_CONE, 0, 1};
+        found_t fl;
+        loop_out_t ol;
+        found_init(&fl, t);
+        hf_err_t e = search_loop(t, &lo, &fl, &ol);
+        CU_ASSERT_EQUAL(e, HF_OK);
+        if (e != HF_OK)
+            fprintf(stderr, "\n%s span %d cone (large row): %s\n", t->name, span, hf_error_msg());
+        int same = found_same_ex(&f[0], &fl, 0);
+        CU_ASSERT_EQUAL(fl.bad_witness, 0);
+        CU_ASSERT_EQUAL(fl.bad_order, 0);
+        CU_ASSERT_EQUAL(o[0].m_star, ol.m_star);
+        CU_ASSERT_EQUAL(o[0].nodes, ol.nodes);
+        CU_ASSERT_EQUAL(o[0].group, ol.group);
+        CU_ASSERT(same);
+        if (o[0].m_star != ol.m_star || !same || o[0].nodes != ol.nodes || fl.bad_witness) {
+            bad = 1;
+            fprintf(stderr,
+                    "\n%s span %d%s: cone m*=%ld n=%ld nodes=%ld, large row m*=%ld n=%ld "
+                    "nodes=%ld bad witnesses %ld\n",
+                    t->name, span, all_sizes ? " (all sizes)" : "", o[0].m_star, f[0].n,
+                    o[0].nodes, ol.m_star, fl.n, ol.nodes, fl.bad_witness);
+        }
+        found_clear(&fl);
     }
     for (int k = 1; k < nengines; k++) {
         int same = found_same_ex(&f[0], &f[k], 1);
@@ -603,7 +699,7 @@ static void check_certificate_against_search(const hf_target_t *t, const hf_cert
 {
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0};
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, 0};
     found_init(&f, t);
     CU_ASSERT_EQUAL(search_loop(t, &lo, &f, &o), HF_OK);
     CU_ASSERT_EQUAL(o.m_star, c->m_star);
@@ -695,7 +791,7 @@ static long check_3d_against_search(const hf_target_t *t, const hf_certificate_t
 {
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0};
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, 0};
     found_init(&f, t);
     CU_ASSERT_EQUAL_FATAL(search_loop(t, &lo, &f, &o), HF_OK);
     if (o.m_star >= 0) {
@@ -951,7 +1047,7 @@ static void test_small_units(void)
         hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0, 0};
+        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0, 0, 0};
         long n = 0;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         found_init(&a, &t);
@@ -1053,7 +1149,7 @@ static void test_known_values(void)
     hf_target_init_empty(&t);
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, 1, 0, 0, 0, 0, 0};
+    loop_opts_t lo = {1, 1, 0, 0, 0, 0, 0, 0};
     /* W_2 in span 1: m* = 4, only {0,1}^2 */
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     found_init(&f, &t);
@@ -1102,7 +1198,7 @@ static void test_unit_determinism(void)
         hf_target_init_empty(&t);
         found_t a;
         loop_out_t oa;
-        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0, 0};
+        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0, 0, 0};
         loop_opts_t lb = la;
         lb.shuffle = 12345 + i;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
@@ -1139,7 +1235,7 @@ static void test_cells_partition(void)
         found_t a;
         loop_out_t oa;
         int plain = !strcmp(cases[i].spec, "wd:d=2");
-        loop_opts_t la = {!plain, cases[i].span, 0, 0, 0, cases[i].engine, 0};
+        loop_opts_t la = {!plain, cases[i].span, 0, 0, 0, cases[i].engine, 0, 0};
         loop_opts_t lb = la;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         /* the units run whole once: the search is deterministic */
@@ -1206,7 +1302,7 @@ static void test_planted_dropped_unit(void)
         hf_target_init_empty(&t);
         found_t a, b, q;
         loop_out_t oa, ob, oq;
-        loop_opts_t lp = {1, 2, 0, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0, 0};
+        loop_opts_t lp = {1, 2, 0, 0, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0, 0, 0};
         CU_ASSERT_FATAL(load(specs[i], &t));
         found_init(&a, &t);
         found_init(&b, &t);
@@ -1487,7 +1583,7 @@ static void test_allocation_failures(void)
     for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {
         found_t f;
         loop_out_t o;
-        loop_opts_t lo = {1, 2, 0, 0, 0, 0, 0};
+        loop_opts_t lo = {1, 2, 0, 0, 0, 0, 0, 0};
         found_init(&f, &t);
         hf_fail_after(n);
         hf_err_t err = search_loop(&t, &lo, &f, &o);

@@ -81,6 +81,15 @@ typedef struct {
 hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf_supports_t *sup,
                                   long *n_sym);
 
+/* Collective: support j of sup, held in a file (a large row's: every rank reads it, the same
+ * path), checked against t by the independent verifier across the ranks of comm, each rank
+ * a run of its slices (docs/exact-test.md §7b): *ok = 1 when it equals t, else *why says
+ * why (static text); a witness that is not a multiple of the target's denominator is checked
+ * whole on rank 0. *maxerr: the numeric cross-check's largest error at a few queries. The
+ * same on every rank; errors agreed (a damaged file: HF_ERR_CORRUPT naming it). */
+hf_err_t hf_campaign_verify_large(MPI_Comm comm, const hf_target_t *t, const hf_supports_t *sup,
+                                  long j, int *ok, const char **why, double *maxerr);
+
 /* Collective. On rank 0, fills row, supports (initialised by the call on every rank)
  * and appends the unit log to units/nunits (realloc'd). Returns HF_ERR_INTERRUPTED
  * after a stop signal (shards keep the finished units). */

@@ -293,6 +293,9 @@ hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out);
 
 /* 1 when s is a large row. */
 int hf_search_is_large(const hf_search_t *s);
+/* The estimated terms of Q above which a cone search is a large row (2^18; tests set it
+ * lower, HEADFUSE_LARGE_MIN_TERMS, to run small rows on the large rows' path). */
+void hf_search_set_large_min_terms(long terms);
 /* Unknowns of R (nr of an implicit support). */
 long hf_search_large_unknowns(const hf_search_t *s);
 /* The order of two implicit supports of s (after preparation): *cmp < 0, 0 or > 0 as the

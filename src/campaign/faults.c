@@ -78,7 +78,18 @@ static hf_err_t stop_at_from_env(void)
 hf_err_t hf_campaign_faults_from_env(void)
 {
     HF_TRY(stop_at_from_env());
-    long h5, alloc, count, only = -2;
+    long h5, alloc, count, only = -2, large = 0;
+    /* HEADFUSE_LARGE_MIN_TERMS=N: rows of more than N estimated terms of Q are large rows
+     * (docs/search.md, "Large rows"), so that small ones test the large rows' path */
+    HF_TRY(env_count("HEADFUSE_LARGE_MIN_TERMS", &large));
+    if (getenv("HEADFUSE_LARGE_MIN_TERMS"))
+        hf_search_set_large_min_terms(large);
+    /* HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of more than N atoms are read in pieces from
+     * their file (verify's slices, on small rows) */
+    long hold = 0;
+    HF_TRY(env_count("HEADFUSE_SUPPORTS_HOLD_MAX", &hold));
+    if (getenv("HEADFUSE_SUPPORTS_HOLD_MAX"))
+        hf_supports_set_hold_max(hold);
     const char *fr = getenv("HEADFUSE_FAULT_RANK"); /* unset: every rank */
     HF_TRY(env_count("HEADFUSE_FAIL_H5_WRITE", &h5));
     HF_TRY(env_count("HEADFUSE_FAIL_ALLOC", &alloc));

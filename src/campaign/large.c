@@ -165,7 +165,9 @@ static hf_err_t exchange_stats(MPI_Comm comm, stats_t *S, long m, hf_err_t e)
     }
     int mine = (int)len, *counts = hf_malloc((size_t)size * sizeof *counts),
         *displs = hf_malloc((size_t)size * sizeof *displs);
-    e = hf_agree_all(comm, e == HF_OK && counts && displs ? HF_OK : HF_ERR_NOMEM);
+    if (e == HF_OK && (!counts || !displs))
+        e = HF_ERR_NOMEM;
+    e = hf_agree_all(comm, e);
     char *all = NULL;
     if (e == HF_OK) {
         MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm);
@@ -180,10 +182,13 @@ static hf_err_t exchange_stats(MPI_Comm comm, stats_t *S, long m, hf_err_t e)
             MPI_Allgatherv(buf, mine, MPI_CHAR, all, counts, displs, MPI_CHAR, comm);
     }
     /* every rank's runs with their keys: each of this rank's runs is placed after the runs
-     * of smaller keys, whoever holds them */
+     * of smaller keys, whoever holds them (a rank's own runs come slice by slice, not in
+     * key order) */
     fmpz_t x;
     fmpz_init(x);
     long seen = 0;
+    for (long k = 0; k < S->nrun; k++)
+        S->run[k].offset = 0;
     for (int r = 0; e == HF_OK && r < size; r++) {
         const char *p = all + displs[r];
         fmpz_set_str(x, p, 10);
@@ -208,17 +213,10 @@ static hf_err_t exchange_stats(MPI_Comm comm, stats_t *S, long m, hf_err_t e)
             sscanf(p, "%llu %ld", &key, &count);
             p += strlen(p) + 1;
             seen += count;
-            if (r == rank)
-                continue;
             for (long k = 0; k < S->nrun; k++)
                 if (S->run[k].key > key)
                     S->run[k].offset += count;
         }
-    }
-    /* and after this rank's own runs of smaller keys (its runs come in increasing key) */
-    for (long k = 0, before = 0; e == HF_OK && k < S->nrun; k++) {
-        S->run[k].offset += before;
-        before += S->run[k].count;
     }
     if (e == HF_OK && seen != m)
         e = hf_error(HF_ERR_INTERNAL, "large row: the slices hold %ld keys of a support of %ld",

@@ -14,12 +14,19 @@
  * P/Q whole and stops at 2^18 terms of P and Q together: a large row never had one). */
 long hf_search_large_min_terms = 1L << 18;
 
+/* Slices wanted per process: enough that dealing them by size evens the processes out
+ * (docs/search.md, "Large rows"). */
+#define LARGE_SLICES_PER_RANK 16
+
 /* This process's slices. */
 struct hf_large_s {
+    hf_slice_plan_t plan; /* the plan of the slices (made when they are dealt) */
     long nparts;
-    hf_fraction_t *part;
-    int dealt;  /* the slices were dealt to the processes (prepare) */
-    long terms; /* of P and Q together, over every slice (LONG_MAX: not known yet) */
+    long *idx;            /* the indices of this process's slices, increasing */
+    hf_fraction_t *part;  /* and the slices themselves */
+    int dealt;            /* the slices were dealt to the processes (prepare) */
+    long terms;           /* of P and Q together, over every slice (LONG_MAX: not known yet) */
+    uint64_t div;         /* hf_search_large_run_divisor */
 };
 
 int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine)
@@ -41,18 +48,23 @@ hf_err_t hf_search_large_create(hf_search_t *s)
     if (!lg)
         return HF_ERR_NOMEM;
     s->lg = lg;
-    lg->part = hf_malloc(sizeof *lg->part);
-    if (!lg->part)
-        return HF_ERR_NOMEM;
-    hf_fraction_init(lg->part);
-    lg->nparts = 1;
-    /* the whole P/Q as the one slice, on every process until they are dealt */
-    HF_TRY(hf_fraction_from_target(lg->part, &s->t));
-    hf_search_extents(lg->part, s->qext);
-    lg->terms = lg->part->Q->length;
-    for (int j = 0; j < lg->part->dv; j++)
-        lg->terms += lg->part->P[j].length;
+    lg->terms = LONG_MAX;
+    /* Newt(Q)'s extents from the heads' factors, without P/Q (docs/exact-test.md §1b) */
+    HF_TRY(hf_fraction_slice_plan(&s->t, NULL, 1, &lg->plan));
+    for (int a = 0; a < s->d; a++)
+        s->qext[a] = lg->plan.qdeg[a];
     return HF_OK;
+}
+
+static void large_drop_parts(struct hf_large_s *lg)
+{
+    for (long i = 0; i < lg->nparts; i++)
+        hf_fraction_clear(lg->part + i);
+    free(lg->part);
+    free(lg->idx);
+    lg->part = NULL;
+    lg->idx = NULL;
+    lg->nparts = 0;
 }
 
 void hf_search_large_destroy(hf_search_t *s)
@@ -60,11 +72,93 @@ void hf_search_large_destroy(hf_search_t *s)
     struct hf_large_s *lg = s->lg;
     if (!lg)
         return;
-    for (long i = 0; i < lg->nparts; i++)
-        hf_fraction_clear(lg->part + i);
-    free(lg->part);
+    large_drop_parts(lg);
     free(lg);
     s->lg = NULL;
+}
+
+typedef struct {
+    const double *w;
+} by_weight_t;
+
+/* Heavier slices first; equal ones by index (the deal is the same on every process). */
+static int cmp_weight(const void *ctx, long a, long b)
+{
+    const double *w = ((const by_weight_t *)ctx)->w;
+    if (w[a] != w[b])
+        return w[a] > w[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* The slices of process `rank` of nranks: each slice, heaviest first, to the process that
+ * holds the least weight so far (the lowest among equals). */
+static hf_err_t deal_slices(const hf_slice_plan_t *plan, const double *w, int rank, int nranks,
+                            long **idx, long *n)
+{
+    long ns = plan->nslices;
+    long *ord = hf_malloc((size_t)ns * sizeof *ord);
+    double *load = hf_calloc((size_t)nranks, sizeof *load);
+    *idx = hf_malloc((size_t)ns * sizeof **idx);
+    *n = 0;
+    hf_err_t e = ord && load && *idx ? HF_OK : HF_ERR_NOMEM;
+    for (long i = 0; e == HF_OK && i < ns; i++)
+        ord[i] = i;
+    by_weight_t bw = {w};
+    if (e == HF_OK)
+        e = hf_sort(ord, ns, cmp_weight, &bw);
+    for (long i = 0; e == HF_OK && i < ns; i++) {
+        int best = 0;
+        for (int r = 1; r < nranks; r++)
+            if (load[r] < load[best])
+                best = r;
+        load[best] += w[ord[i]] > 0 ? w[ord[i]] : 1e-300; /* an empty slice still counts */
+        if (best == rank)
+            (*idx)[(*n)++] = ord[i];
+    }
+    /* in increasing index: box order for the classes, and the runs of the witness */
+    for (long i = 1; e == HF_OK && i < *n; i++)
+        for (long k = i; k > 0 && (*idx)[k - 1] > (*idx)[k]; k--) {
+            long t = (*idx)[k];
+            (*idx)[k] = (*idx)[k - 1];
+            (*idx)[k - 1] = t;
+        }
+    free(load);
+    free(ord);
+    return e;
+}
+
+/* The gcd of every process's contents and the terms they hold, through the split's
+ * exchange (its agreement first: a process that failed makes every one fail here). */
+static hf_err_t agree_content(const hf_search_split_t *sp, hf_err_t err, fmpz_t g, long *terms)
+{
+    char buf[4096];
+    char *t = err == HF_OK ? fmpz_get_str(NULL, 10, g) : NULL;
+    int len = err == HF_OK ? snprintf(buf, sizeof buf, "%ld %s", *terms, t) + 1 : 0;
+    flint_free(t);
+    if (err == HF_OK && len > (int)sizeof buf)
+        err = hf_error(HF_ERR_LIMIT, "large row: a content of %d digits", len);
+    if (!sp || sp->nranks == 1)
+        return err;
+    void *all = NULL;
+    size_t alllen = 0;
+    err = sp->allgather(sp->ctx, err, buf, err == HF_OK ? (size_t)len : 0, &all, &alllen);
+    *terms = 0;
+    fmpz_zero(g);
+    fmpz_t x;
+    fmpz_init(x);
+    for (const char *p = all; err == HF_OK && p < (const char *)all + alllen; p += strlen(p) + 1) {
+        long n = 0;
+        const char *sp2 = strchr(p, ' ');
+        if (!sp2 || sscanf(p, "%ld", &n) != 1 || fmpz_set_str(x, sp2 + 1, 10) != 0) {
+            err = hf_error(HF_ERR_INTERNAL, "large row: a damaged content from another process");
+            break;
+        }
+        *terms = *terms > LONG_MAX - n ? LONG_MAX : *terms + n;
+        fmpz_gcd(g, g, x);
+    }
+    fmpz_clear(x);
+    free(all);
+    return err;
 }
 
 hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp)
@@ -72,13 +166,58 @@ hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp)
     struct hf_large_s *lg = s->lg;
     if (lg->dealt)
         return HF_OK;
-    lg->dealt = 1;
-    if (sp && sp->rank != 0) {
-        for (long i = 0; i < lg->nparts; i++)
-            hf_fraction_clear(lg->part + i);
-        lg->nparts = 0;
+    int rank = sp ? sp->rank : 0, nranks = sp ? sp->nranks : 1;
+    /* slices along the coordinates where R does not move (B_R one wide: Newt(Q) fills the
+     * span), so that a process needs no other's terms for its points' rows */
+    int allowed[HF_D_MAX];
+    for (int a = 0; a < s->d; a++)
+        allowed[a] = s->qext[a] == s->span;
+    hf_err_t err = hf_fraction_slice_plan(&s->t, allowed, (long)LARGE_SLICES_PER_RANK * nranks,
+                                          &lg->plan);
+    double *w = NULL;
+    fmpz *contents = NULL;
+    fmpz_t g;
+    fmpz_init(g);
+    long terms = 0;
+    if (err == HF_OK) {
+        w = hf_malloc((size_t)lg->plan.nslices * sizeof *w);
+        err = w ? hf_fraction_slice_weights(&s->t, &lg->plan, w) : HF_ERR_NOMEM;
     }
-    return HF_OK;
+    if (err == HF_OK)
+        err = deal_slices(&lg->plan, w, rank, nranks, &lg->idx, &lg->nparts);
+    if (err == HF_OK) {
+        lg->part = hf_malloc((size_t)(lg->nparts ? lg->nparts : 1) * sizeof *lg->part);
+        contents = _fmpz_vec_init(lg->nparts ? lg->nparts : 1);
+        err = lg->part ? HF_OK : HF_ERR_NOMEM;
+        for (long i = 0; err == HF_OK && i < lg->nparts; i++)
+            hf_fraction_init(lg->part + i);
+    }
+    if (err == HF_OK && lg->nparts)
+        err = hf_fraction_slices_build(&s->t, &lg->plan, lg->idx, lg->nparts, lg->part, contents);
+    for (long i = 0; err == HF_OK && i < lg->nparts; i++) {
+        fmpz_gcd(g, g, contents + i);
+        terms += lg->part[i].Q->length;
+        for (int j = 0; j < s->dv; j++)
+            terms += lg->part[i].P[j].length;
+    }
+    err = agree_content(sp, err, g, &terms);
+    if (err == HF_OK && fmpz_is_zero(g))
+        err = hf_error(HF_ERR_INTERNAL, "large row: every slice of P/Q is empty");
+    for (long i = 0; err == HF_OK && i < lg->nparts; i++)
+        hf_fraction_slice_divide(lg->part + i, g);
+    if (err == HF_OK) {
+        lg->terms = terms;
+        lg->dealt = 1;
+        int last = lg->plan.ns ? lg->plan.coord[lg->plan.ns - 1] : -1;
+        lg->div = last >= 0 ? (uint64_t)s->pw[last] : (uint64_t)s->npts;
+    } else if (lg->part) {
+        large_drop_parts(lg);
+    }
+    if (contents)
+        _fmpz_vec_clear(contents, lg->nparts ? lg->nparts : 1);
+    fmpz_clear(g);
+    free(w);
+    return err;
 }
 
 hf_err_t hf_search_large_group(hf_search_t *s)
@@ -100,6 +239,11 @@ long hf_search_large_slices(const hf_search_t *s, const hf_fraction_t **part)
     return s->lg ? s->lg->nparts : 0;
 }
 
+void hf_search_set_large_min_terms(long terms)
+{
+    hf_search_large_min_terms = terms;
+}
+
 int hf_search_is_large(const hf_search_t *s)
 {
     return s->large;
@@ -107,7 +251,7 @@ int hf_search_is_large(const hf_search_t *s)
 
 uint64_t hf_search_large_run_divisor(const hf_search_t *s)
 {
-    return (uint64_t)s->npts; /* one slice: one run */
+    return s->lg ? s->lg->div : (uint64_t)s->npts;
 }
 
 /* ------------------------------------------------------------------ the support of R */

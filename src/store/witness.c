@@ -129,36 +129,78 @@ hf_err_t hf_witness_create(MPI_Comm comm, const char *path, long n, long m, int 
     return HF_OK;
 }
 
-/* This process's atoms of the block in memory, in the datasets' element types. */
-static hf_err_t pack_block(const hf_witness_t *w, long atoms, const int64_t *keys, const fmpz *c,
-                           const fmpz *u, void *buf[3])
+typedef struct {
+    const long *j, *a;
+} runs_t;
+
+static int cmp_run(const void *ctx, long x, long y)
 {
-    long d = w->d, dv = w->dv, cnt[3] = {atoms * d, atoms, atoms * dv};
+    const runs_t *r = ctx;
+    if (r->j[x] != r->j[y])
+        return r->j[x] < r->j[y] ? -1 : 1;
+    return (r->a[x] > r->a[y]) - (r->a[x] < r->a[y]);
+}
+
+/* One element of dataset k (keys: a coordinate; else an integer) from the caller's arrays
+ * into the block, in the dataset's element type. */
+static hf_err_t pack_one(const hf_witness_t *w, int k, const int64_t *keys, const fmpz *x,
+                         long from, char *to, size_t size)
+{
+    if (k == 0) {
+        if (w->ty.keys_u8)
+            *(uint8_t *)to = (uint8_t)keys[from];
+        else
+            memcpy(to, keys + from, 8);
+        return HF_OK;
+    }
+    if (!(k == 1 ? w->ty.wsize : w->ty.usize)) {
+        if (!fmpz_fits_si(x + from))
+            return hf_error(HF_ERR_INTERNAL, "%s: an integer of %s does not fit int64", w->path,
+                            names[k]);
+        int64_t v = fmpz_get_si(x + from);
+        memcpy(to, &v, 8);
+        return HF_OK;
+    }
+    return hf_supports_decimals(x + from, 1, size, to);
+}
+
+/* This process's atoms of the block in memory, in the datasets' element types, and in the
+ * order of their places in the file: HDF5 fills a union of hyperslabs in the file's order,
+ * whatever the order the runs were added in (a process's runs come slice by slice). */
+static hf_err_t pack_block(const hf_witness_t *w, long nruns, const long *run_j,
+                           const long *run_a, const long *run_cnt, long atoms,
+                           const int64_t *keys, const fmpz *c, const fmpz *u, void *buf[3])
+{
+    long d = w->d, dv = w->dv, cnt[3] = {atoms * d, atoms, atoms * dv}, per[3] = {d, 1, dv};
     size_t size[3] = {w->ty.keys_u8 ? 1 : 8, w->ty.wsize ? w->ty.wsize : 8,
                       w->ty.usize ? w->ty.usize : 8};
-    for (int k = 0; k < 3; k++)
+    long *ord = hf_malloc((size_t)(nruns ? nruns : 1) * sizeof *ord);
+    long *start = hf_malloc((size_t)(nruns ? nruns : 1) * sizeof *start);
+    hf_err_t e = ord && start ? HF_OK : HF_ERR_NOMEM;
+    for (int k = 0; e == HF_OK && k < 3; k++)
         if (!(buf[k] = hf_malloc((size_t)(cnt[k] ? cnt[k] : 1) * size[k])))
-            return HF_ERR_NOMEM;
-    for (long i = 0; i < cnt[0]; i++) {
-        if (w->ty.keys_u8)
-            ((uint8_t *)buf[0])[i] = (uint8_t)keys[i];
-        else
-            ((int64_t *)buf[0])[i] = keys[i];
+            e = HF_ERR_NOMEM;
+    for (long i = 0, at = 0; e == HF_OK && i < nruns; i++) {
+        ord[i] = i;
+        start[i] = at;
+        at += run_cnt[i];
     }
+    runs_t rs = {run_j, run_a};
+    if (e == HF_OK)
+        e = hf_sort(ord, nruns, cmp_run, &rs);
     const fmpz *x[3] = {NULL, c, u};
-    for (int k = 1; k < 3; k++) {
-        if (size[k] == 8 && !(k == 1 ? w->ty.wsize : w->ty.usize)) {
-            for (long i = 0; i < cnt[k]; i++) {
-                if (!fmpz_fits_si(x[k] + i))
-                    return hf_error(HF_ERR_INTERNAL, "%s: an integer of %s does not fit int64",
-                                    w->path, names[k]);
-                ((int64_t *)buf[k])[i] = fmpz_get_si(x[k] + i);
-            }
-        } else {
-            HF_TRY(hf_supports_decimals(x[k], cnt[k], size[k], buf[k]));
+    for (int k = 0; e == HF_OK && k < 3; k++) {
+        char *to = buf[k];
+        for (long i = 0; e == HF_OK && i < nruns; i++) {
+            long r = ord[i];
+            for (long q = start[r] * per[k]; e == HF_OK && q < (start[r] + run_cnt[r]) * per[k];
+                 q++, to += size[k])
+                e = pack_one(w, k, keys, x[k], q, to, size[k]);
         }
     }
-    return HF_OK;
+    free(start);
+    free(ord);
+    return e;
 }
 
 hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const long *run_j,
@@ -174,7 +216,7 @@ hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const lo
     if (st == HF_OK)
         st = hf_stop_check(HF_STOP_WRITE);
     if (st == HF_OK)
-        st = pack_block(w, atoms, keys, c, u, buf);
+        st = pack_block(w, nruns, run_j, run_a, run_cnt, atoms, keys, c, u, buf);
     hf_h5_quiet_begin(&q);
     for (int k = 0; k < 3; k++) {
         st = hf_agree_all(w->comm, fault_status(w, "H5Dwrite", st));

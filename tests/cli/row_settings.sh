@@ -51,12 +51,12 @@ grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text t
 head -1 out.txt | grep -Eq "LB +rule +UB +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
 grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none +none ' out.txt || fail "text table: $(cat out.txt)"
 
-# RESULT.h5 itself: format 3, the fields, the job file's text
+# RESULT.h5 itself: format 4, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
 import sys, h5py
 want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0"
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["format"].decode() == "headfuse-result-3", f.attrs["format"]
+    assert f.attrs["format"].decode() == "headfuse-result-4", f.attrs["format"]
     t = f["table"][()]
     got = " ".join("%s,%s,%d" % (r["status"].decode(), r["engine"].decode(), r["max_atoms"]) for r in t)
     assert got == want, got

@@ -45,8 +45,8 @@ grep -q "^| wd:d=63 | 63 | 1 | $P63 | $P63 | newton_vertices | $P63 | certified 
   fail "--markdown: $(cat out.txt)"
 echo "ok: table text, --json, --csv, --markdown"
 
-# the file: format 3, m_star_dec exact beside m_star -1 (h5dump and h5py)
-h5dump -a format big.h5 | grep -q '"headfuse-result-3"' || fail "format: $(h5dump -a format big.h5)"
+# the file: format 4, m_star_dec exact beside m_star -1 (h5dump and h5py)
+h5dump -a format big.h5 | grep -q '"headfuse-result-4"' || fail "format: $(h5dump -a format big.h5)"
 h5dump -d table big.h5 >dump.txt
 grep -q "\"$P64\"" dump.txt || fail "h5dump: no m_star_dec $P64: $(cat dump.txt)"
 [ "$($PY - big.h5 <<'PY'

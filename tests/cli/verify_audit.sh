@@ -13,11 +13,10 @@ for spec in "${specs[@]}"; do
   i=$((i + 1))
 done
 
-# plant a wrong weight (and separately a wrong value) in copies: verify must fail, on
-# the witness (exit 1), not on a damaged file. The strings are fixed-length (sized by
-# the longest one + NUL; variable-length in files of earlier versions): the planted
-# rational must fit, or h5py would silently cut it. It is read back to be sure.
-for field in weights values; do
+# plant a wrong weight (and separately a wrong weighted value) in copies: verify must fail,
+# on the witness (exit 1), not on a damaged file. The witnesses are integers (int64 where
+# they fit, docs/hdf5-format.md): the planted one is read back to be sure.
+for field in weights weighted_values; do
   cp r1.h5 bad.h5
   $PY - "$field" <<'PY' || fail "planting a bad $field failed"
 import sys, h5py
@@ -25,15 +24,11 @@ field = sys.argv[1]
 with h5py.File("bad.h5", "r+") as f:
     ds = f["rows/0/" + field]
     idx = (0, 0) if ds.ndim == 2 else (0, 0, 0)
-    info = h5py.check_string_dtype(ds.dtype)
-    assert info is not None, ds.dtype
-    old = ds[idx]
-    old = old.decode() if isinstance(old, bytes) else old
-    room = info.length - 1 if info.length else 64  # None: variable-length
-    new = next(q for q in ("7/3", "5/3", "7", "5") if q != old and len(q) <= room)
-    ds[idx] = new.encode() if info.length else new
-    back = ds[idx]
-    back = back.decode() if isinstance(back, bytes) else back
+    assert ds.dtype.kind == "i", ds.dtype
+    old = int(ds[idx])
+    new = old + 7
+    ds[idx] = new
+    back = int(ds[idx])
     assert back == new, (back, new)
     print(f"planted {field}{list(idx)}: {old} -> {new}")
 PY
