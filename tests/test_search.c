@@ -1341,7 +1341,7 @@ static void test_memory_estimate(void)
     hf_search_opts_t so = {.span = 3};
     double pq;
     CU_ASSERT_FATAL(load("chain:d=10", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_fraction_estimate(&t, &pq), HF_OK);
     CU_ASSERT_EQUAL(m.fraction, pq);
     CU_ASSERT_EQUAL(m.keys, 129904);
@@ -1354,13 +1354,13 @@ static void test_memory_estimate(void)
     /* max_atoms does not lower it: supp Q's tables are built whatever the sizes */
     so.max_atoms = 10;
     hf_search_memory_t capped;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &capped), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &capped), HF_OK);
     CU_ASSERT_EQUAL(capped.total, m.total);
     so.max_atoms = 0;
     /* chain:d=11: no box tables (4^11 x 11 bytes > HF_SEARCH_TABLE_MAX) */
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("chain:d=11", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 443520);
     CU_ASSERT_EQUAL(m.box, 0);
     /* multi:d=2,k=4: UB 16, the product head's extent 3 a coordinate. The bounds given
@@ -1370,21 +1370,21 @@ static void test_memory_estimate(void)
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("multi:d=2,k=4", &t));
     so.span = 2;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 16);
     hf_bounds_t b;
     hf_bounds_init(&b);
     CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
     fmpz_set_si(b.ub, 5);
     so.bounds = &b;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 9);
     so.max_atoms = 7;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 7);
     so.max_atoms = 0;
     so.span = 3;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 5);
     hf_bounds_clear(&b);
     so.bounds = NULL;
@@ -1392,11 +1392,11 @@ static void test_memory_estimate(void)
     so.span = 1;
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("wd:d=64", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT(m.keys >= 18446744073709551616.0 && m.total > 1e22);
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("chain:d=64", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
     CU_ASSERT(m.total > 1e20);
     hf_target_clear(&t);
 }

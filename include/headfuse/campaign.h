@@ -33,6 +33,8 @@ typedef struct hf_group_s hf_group_t;
 typedef struct {
     double bytes;
     char source[256]; /* "--max-memory 4G", "HEADFUSE_MAX_MEMORY=4G", ... */
+    int ranks;        /* the ranks of the run the estimates are for (1 unless the caller sets
+                       * it: a large row's share of P/Q depends on it) */
 } hf_campaign_memory_t;
 
 /* The limit, the first of: option (the text of --max-memory, or NULL), the job's

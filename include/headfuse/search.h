@@ -133,11 +133,20 @@ typedef struct {
     double keys;     /* K above */
     double search_per_key, witness_per_key; /* bytes a key */
     double total;
+    /* A large row (below, "large rows") holds no key lists: per rank,
+     *     total = base + fraction + buffers,  fraction = held + build,
+     * held its share of the slices of P/Q (the deal's, for `ranks` ranks), build the peak of
+     * building its largest slice (hf_fraction_slices_estimate), buffers the witness's rounds
+     * and the class tables; keys and the per-key figures are then 0. */
+    int ranks, large;
+    double held, build, buffers;
+    double share; /* the largest share of the slices one rank holds (large rows) */
 } hf_search_memory_t;
 
 /* Fill m for a search of t with opts (opts->bounds, or UB computed; opts->span checked
- * by hf_search_check first). Builds nothing: milliseconds for every built-in family. */
-hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts,
+ * by hf_search_check first) on `ranks` ranks (>= 1: a large row's share depends on it).
+ * Builds nothing: milliseconds for every built-in family. */
+hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
                           hf_search_memory_t *m);
 
 /* The engine in use (auto resolved at creation). */

@@ -631,6 +631,36 @@ static hf_err_t check_degrees(const hf_fraction_t *F, const hf_slice_plan_t *pla
 
 /* Build the n slices into tmp (n fractions, uninitialised; each initialised by the
  * call: clear the first *made of them) and their contents. */
+/* A with no room beyond its terms and exponents as narrow as they allow: a slice is held for
+ * a whole search, and a product leaves up to twice its terms allocated and its exponents as
+ * wide as the factors' degrees could need (the freed room serves the next slice's build). */
+static void poly_compact(fmpz_mpoly_t A, const fmpz_mpoly_ctx_t ctx)
+{
+    slong deg[HF_D_MAX], top = 0;
+    int d = (int)fmpz_mpoly_ctx_nvars(ctx);
+    if (A->length == 0) {
+        fmpz_mpoly_clear(A, ctx);
+        fmpz_mpoly_init(A, ctx);
+        return;
+    }
+    fmpz_mpoly_degrees_si(deg, A, ctx);
+    for (int a = 0; a < d; a++)
+        top = deg[a] > top ? deg[a] : top;
+    flint_bitcnt_t bits = mpoly_fix_bits(FLINT_BIT_COUNT((ulong)top) + 1, ctx->minfo);
+    fmpz_mpoly_t B;
+    fmpz_mpoly_init3(B, A->length, bits, ctx);
+    if (fmpz_mpoly_repack_bits(B, A, bits, ctx))
+        fmpz_mpoly_swap(A, B, ctx);
+    fmpz_mpoly_clear(B, ctx);
+}
+
+static void slice_compact(hf_fraction_t *f)
+{
+    poly_compact(f->Q, f->ctx);
+    for (int j = 0; j < f->dv; j++)
+        poly_compact(f->P + j, f->ctx);
+}
+
 static hf_err_t build_all(const prep_t *p, const hf_target_t *t, const hf_slice_plan_t *plan,
                           const long *idx, long n, int narrow, hf_fraction_t *tmp, fmpz *cont,
                           long *made)
@@ -643,6 +673,8 @@ static hf_err_t build_all(const prep_t *p, const hf_target_t *t, const hf_slice_
         for (long i = 0; err == HF_OK && i < n; i++) {
             err = slice_windowed(tmp + i, p, &st, plan, idx[i], narrow, cont + i);
             (*made)++; /* initialised even on error */
+            if (err == HF_OK)
+                slice_compact(tmp + i);
         }
         steps_clear(&st);
         return err;
@@ -655,6 +687,8 @@ static hf_err_t build_all(const prep_t *p, const hf_target_t *t, const hf_slice_
     for (long i = 0; err == HF_OK && i < n; i++) {
         err = slice_cut(tmp + i, &whole, plan, idx[i], cont + i);
         (*made)++;
+        if (err == HF_OK)
+            slice_compact(tmp + i);
     }
     hf_fraction_clear(&whole);
     return err;

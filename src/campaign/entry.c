@@ -591,6 +591,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     hf_err_t fe = cfg->memory
                       ? HF_OK
                       : hf_campaign_memory_limit(NULL, NULL, hf_campaign_node_ranks(comm), &lim);
+    lim.ranks = size;
     if (fe == HF_OK && !cfg->bounds)
         fe = hf_bounds_compute(t, &own);
     if (fe == HF_OK)
@@ -948,6 +949,7 @@ hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search
     hf_campaign_memory_t lim;
     e = hf_agree_all(
         comm, hf_campaign_memory_limit(o->max_memory, NULL, hf_campaign_node_ranks(comm), &lim));
+    lim.ranks = size;
     if (e != HF_OK)
         goto out;
     hf_campaign_cfg_t cfg = {.shard_dir = shard_dir,

@@ -117,6 +117,7 @@ hf_err_t hf_campaign_job_run(MPI_Comm comm, const hf_job_t *job, const hf_campai
     /* the memory limit per rank (docs/targets.md, "Limits"): each rank its own node's */
     hf_campaign_memory_t lim;
     e = hf_campaign_memory_limit(o->max_memory, job, hf_campaign_node_ranks(comm), &lim);
+    lim.ranks = size;
     if ((e = hf_agree_all(comm, e)) != HF_OK)
         goto out;
     if (!o->collect && (e = hf_campaign_preflight(comm, job, first, last, &lim, bounds)) != HF_OK)

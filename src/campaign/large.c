@@ -270,9 +270,11 @@ static hf_err_t write_emit(void *ctx, uint64_t point, const int64_t *x, const fm
     if (W->run == S->nrun)
         return hf_error(HF_ERR_INTERNAL, "large row: a key outside the runs counted");
     long place = S->run[W->run].offset + W->inrun++;
-    /* a new run of the block where the last one does not continue */
-    if (!W->nruns || W->rj[W->nruns - 1] != W->j ||
-        W->ra[W->nruns - 1] + W->rc[W->nruns - 1] != place) {
+    /* one run per block (a regular hyperslab, the file's fast case): a key that does not
+     * continue the block's run starts the next round */
+    if (W->nruns && (W->rj[0] != W->j || W->ra[0] + W->rc[0] != place))
+        HF_TRY(writer_flush(W, HF_OK));
+    if (!W->nruns) {
         W->rj[W->nruns] = W->j;
         W->ra[W->nruns] = place;
         W->rc[W->nruns] = 0;
@@ -342,8 +344,9 @@ hf_err_t hf_campaign_large_supports(MPI_Comm comm, const hf_search_t *s, char *c
             fmpz_set(umax, t);
         fmpz_clear(t);
         uneg |= S[j].uneg;
+        /* the rounds of this rank: one run a round, at most LARGE_BLOCK keys each */
         for (long i = 0; i < S[j].nrun; i++)
-            mine += S[j].run[i].count;
+            mine += (S[j].run[i].count + LARGE_BLOCK - 1) / LARGE_BLOCK;
     }
     fmpz_one(gone);
     hf_witness_types_t ty = {.keys_u8 = 1,
@@ -355,7 +358,7 @@ hf_err_t hf_campaign_large_supports(MPI_Comm comm, const hf_search_t *s, char *c
     /* pass 2: the writes, in as many rounds on every rank */
     writer_t W = {.w = w, .s = s, .d = d, .dv = dv};
     fmpz_init(W.g);
-    long rounds = (mine + LARGE_BLOCK - 1) / LARGE_BLOCK;
+    long rounds = mine;
     if (e == HF_OK) {
         MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG, MPI_MAX, comm);
         W.rj = hf_malloc(LARGE_BLOCK * sizeof *W.rj);

@@ -31,6 +31,7 @@ hf_err_t hf_campaign_memory_limit(const char *option, const hf_job_t *job, int n
     char a[32];
     const char *env = getenv("HEADFUSE_MAX_MEMORY");
     memset(out, 0, sizeof *out);
+    out->ranks = 1;
     if (node_ranks < 1)
         node_ranks = 1;
     if (option) {
@@ -120,28 +121,40 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
     hf_search_opts_t o = *so;
     o.bounds = b;
     HF_TRY(hf_search_check(t, &o));
-    HF_TRY(hf_search_memory(t, &o, &m));
+    HF_TRY(hf_search_memory(t, &o, lim ? lim->ranks : 1, &m));
     if (est)
         *est = m;
     if (!lim || m.total <= lim->bytes)
         return HF_OK;
-    char tot[32], limit[32], pq[32], base[32], box[32], cmd[HF_NAME_LEN + 32];
+    char tot[32], limit[32], pq[32], base[32], box[32], cmd[HF_NAME_LEN + 32], parts[256];
     hf_bytes_text(m.total, tot, sizeof tot);
     hf_bytes_text(lim->bytes, limit, sizeof limit);
     hf_bytes_text(m.fraction, pq, sizeof pq);
     hf_bytes_text(m.base, base, sizeof base);
     hf_bytes_text(m.box, box, sizeof box);
+    if (m.large) {
+        char held[32], build[32], buf[32];
+        hf_bytes_text(m.held, held, sizeof held);
+        hf_bytes_text(m.build, build, sizeof build);
+        hf_bytes_text(m.buffers, buf, sizeof buf);
+        snprintf(parts, sizeof parts,
+                 "%s process + %s of P/Q held (a share of %.2f of its slices) + %s building a "
+                 "slice + %s buffers",
+                 base, held, m.share, build, buf);
+    } else {
+        snprintf(parts, sizeof parts, "%s process + %s P/Q + %s box + %.0f keys x %.0f B", base,
+                 pq, box, m.keys, m.search_per_key + m.witness_per_key);
+    }
     if (strchr(t->name, ':'))
         snprintf(cmd, sizeof cmd, "headfuse target --family %s", t->name);
     else
         snprintf(cmd, sizeof cmd, "headfuse target FILE.json");
     return hf_error(HF_ERR_LIMIT,
-                    "%s span %d: the search needs about %s per rank (%s process + %s P/Q + %s "
-                    "box + %.0f keys x %.0f B; docs/targets.md, \"Limits\"), more than the limit "
-                    "of %s (%s); raise it with --max-memory SIZE (job key max_memory, or "
-                    "HEADFUSE_MAX_MEMORY), or see the target's bounds without a search: %s",
-                    t->name, so->span, tot, base, pq, box, m.keys,
-                    m.search_per_key + m.witness_per_key, limit, lim->source, cmd);
+                    "%s span %d: the search needs about %s per rank on %d rank(s) (%s; "
+                    "docs/targets.md, \"Limits\"), more than the limit of %s (%s); raise it with "
+                    "--max-memory SIZE (job key max_memory, or HEADFUSE_MAX_MEMORY), or see the "
+                    "target's bounds without a search: %s",
+                    t->name, so->span, tot, m.ranks, parts, limit, lim->source, cmd);
 }
 
 hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,

@@ -14,7 +14,8 @@
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
-    "                [--json] [--list] [--entry I] [--collect] [--max-memory SIZE]\n"
+    "                [--json] [--list [--ranks N]] [--entry I] [--collect]\n"
+    "                [--max-memory SIZE]\n"
     "  Runs every entry of the job file (a target at a span; docs/jobs.md) and writes one\n"
     "  RESULT.h5 with one table row per entry. State goes to RESULT.h5.shards/; after\n"
     "  a stop (kill -USR1 on mpirun: exit status 75) or a kill, rerun the same command with\n"
@@ -24,6 +25,8 @@ static const char *usage_text =
     "              existing one is kept: --resume keeps its rows, --force overwrites it\n"
     "  --list      check the job and print its entries and output (no MPI needed): every\n"
     "              entry as the run's preflight checks it, its memory estimate included\n"
+    "  --ranks N   with --list: the memory estimates per rank for a run on N ranks (a\n"
+    "              large row's P/Q is shared among them; default 1)\n"
     "  --max-memory SIZE  the memory a rank may take (4G, 512M; default the job's\n"
     "              max_memory, HEADFUSE_MAX_MEMORY, else this machine's memory per rank):\n"
     "              an entry whose estimate exceeds it is refused before any work\n"
@@ -39,7 +42,8 @@ static const char *usage_text =
  * entry checked as the preflight checks it, its memory estimate against the limit of one
  * rank on this machine. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
  * per entry, then "memory: ..." (the largest estimate and the limit). */
-static int list_job(const char *path, const char *out, const char *max_memory, int json)
+static int list_job(const char *path, const char *out, const char *max_memory, long ranks,
+                    int json)
 {
     hf_job_t job;
     hf_job_init(&job);
@@ -48,6 +52,7 @@ static int list_job(const char *path, const char *out, const char *max_memory, i
     hf_err_t e = hf_job_load(&job, path, out);
     if (e == HF_OK)
         e = hf_campaign_memory_limit(max_memory, &job, 1, &lim);
+    lim.ranks = (int)ranks;
     if (e == HF_OK && !(est = hf_calloc((size_t)(job.nentries ? job.nentries : 1), sizeof *est)))
         e = HF_ERR_NOMEM;
     if (e == HF_OK)
@@ -96,12 +101,13 @@ static int list_job(const char *path, const char *out, const char *max_memory, i
         json_object_set_new(o, "output", json_string(job.output));
         json_object_set_new(o, "max_memory_bytes", json_integer((json_int_t)lim.bytes));
         json_object_set_new(o, "max_memory_source", json_string(lim.source));
+        json_object_set_new(o, "ranks", json_integer(lim.ranks));
         json_object_set_new(o, "entries", arr);
         cli_json_print(o);
     } else if (big >= 0) {
         char *d = hf_job_entry_describe(&job, big);
-        printf("memory: at most %s per rank (entry %ld, %s), limit %s (%s)\n", a, big,
-               d ? d : job.entries[big].label, b, lim.source);
+        printf("memory: at most %s per rank on %d rank(s) (entry %ld, %s), limit %s (%s)\n", a,
+               lim.ranks, big, d ? d : job.entries[big].label, b, lim.source);
         free(d);
     } else {
         printf("memory: every entry is certified by its bounds (no search), limit %s (%s)\n", b,
@@ -124,10 +130,11 @@ static void print_row(void *ctx, long i, long n, const hf_row_t *row)
 int cli_cmd_run(int argc, char **argv)
 {
     const char *out_opt = NULL, *max_memory = NULL, *pos[1];
-    long entry = -1;
+    long entry = -1, ranks = 0;
     int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_PATH("--out", &out_opt, NULL),
                         CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
+                        CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
                         CLI_OPT_FLAG("--resume", &resume),
                         CLI_OPT_FLAG("--force", &force),
                         CLI_OPT_FLAG("--collect", &collect),
@@ -153,8 +160,13 @@ int cli_cmd_run(int argc, char **argv)
         fprintf(stderr, "headfuse run: --entry and --collect exclude each other\n");
         return 2;
     }
+    if (ranks && !list) {
+        fprintf(stderr, "headfuse run: --ranks goes with --list (a run has the ranks mpirun gives "
+                        "it)\n");
+        return 2;
+    }
     if (list)
-        return list_job(pos[0], out_opt, max_memory, json);
+        return list_job(pos[0], out_opt, max_memory, ranks ? ranks : 1, json);
 
     int rank, size;
     char start[32];

@@ -1,6 +1,7 @@
 /* headfuse target: what a target is, its lower bound (with the rule that gives it) and
  * product-construction upper bound; builds and verifies the product head when it is
  * small enough; exports the target as JSON. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 
 static const char *usage_text =
     "usage: headfuse target (FILE.json | --family NAME:d=N[,k=K]) [--export OUT.json] [--json]\n"
-    "                [--span S [--max-memory SIZE]]\n"
+    "                [--span S [--ranks N] [--max-memory SIZE]]\n"
     "  Prints d, dv, heads, head-atom terms, the lower bound LB with the rule that gives\n"
     "  it (face rule, vertices of the Newton polytope of the reduced denominator, or\n"
     "  disjoint faces of it), the number of those vertices, the product-construction\n"
@@ -42,7 +43,8 @@ static const char *usage_text =
     "  --span S adds the memory estimate per rank of a search at span S (docs/targets.md,\n"
     "  \"Limits\") against the limit (--max-memory SIZE, else HEADFUSE_MAX_MEMORY, else this\n"
     "  machine's memory): what headfuse search and run check before they start (--json:\n"
-    "  memory).\n";
+    "  memory). --ranks N: for a search on N ranks (a large row's P/Q is shared among them;\n"
+    "  default 1).\n";
 
 /* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
@@ -87,7 +89,8 @@ static void print_faces3d(const hf_certificate_t *c)
 
 /* The memory a search at span would take (span > 0), as JSON (*j) or printed: the
  * estimate and the limit, what search and run check (hf_campaign_check_row). */
-static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_memory, json_t **j)
+static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_memory, int ranks,
+                              json_t **j)
 {
     hf_bounds_t b;
     hf_bounds_init(&b);
@@ -96,11 +99,14 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
     hf_search_opts_t so = {.span = span};
     int shortcut = 0;
     hf_err_t e = hf_campaign_memory_limit(max_memory, NULL, 1, &lim);
+    /* the estimate for `ranks` ranks, not refused here: printed against the limit */
+    hf_campaign_memory_t all = {.bytes = HUGE_VAL, .ranks = ranks};
+    lim.ranks = ranks;
     if (e == HF_OK)
         e = hf_bounds_compute(t, &b);
     if (e == HF_OK)
         e = hf_campaign_certified(t, &so, &b, "max_atoms", &shortcut);
-    hf_err_t c = e == HF_OK ? hf_campaign_check_row(t, &so, &b, shortcut, NULL, &m) : e;
+    hf_err_t c = e == HF_OK ? hf_campaign_check_row(t, &so, &b, shortcut, &all, &m) : e;
     hf_bounds_clear(&b);
     if (e != HF_OK || c == HF_ERR_NOMEM)
         return e != HF_OK ? e : c;
@@ -119,6 +125,8 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
             json_object_set_new(o, "refused", json_string(hf_error_msg()));
         if (!shortcut && c == HF_OK) {
             json_object_set_new(o, "bytes", json_real(m.total));
+            json_object_set_new(o, "ranks", json_integer(m.ranks));
+            json_object_set_new(o, "large_row", json_boolean(m.large));
             json_object_set_new(o, "process", json_real(m.base));
             json_object_set_new(o, "fraction", json_real(m.fraction));
             json_object_set_new(o, "box", json_real(m.box));
@@ -134,6 +142,17 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
         printf("memory      span %d: no search can be built: %s\n", span, hf_error_msg());
     } else if (shortcut) {
         printf("memory      span %d: certified by its bounds, no search is built\n", span);
+    } else if (m.large) {
+        char held[32], build[32], buf[32];
+        hf_bytes_text(m.held, held, sizeof held);
+        hf_bytes_text(m.build, build, sizeof build);
+        hf_bytes_text(m.buffers, buf, sizeof buf);
+        printf("memory      about %s per rank for a search at span %d on %d rank(s), a large row "
+               "(%s process + %s of P/Q held, a share of %.2f of its slices, + %s building a "
+               "slice + %s buffers), %s the limit %s (%s)%s\n",
+               tot, span, m.ranks, base, held, m.share, build, buf, fits ? "within" : "more than",
+               lm, lim.source,
+               fits ? "" : ": search and run refuse it; --max-memory SIZE raises the limit");
     } else {
         printf("memory      about %s per rank for a search at span %d (%s process + %s P/Q + %s "
                "box + %.0f keys x %.0f B), %s the limit %s (%s)%s\n",
@@ -160,12 +179,13 @@ static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, doubl
 int cli_cmd_target(int argc, char **argv)
 {
     const char *family = NULL, *export_path = NULL, *max_memory = NULL, *pos[1];
-    long span = 0;
+    long span = 0, ranks = 0;
     int json = 0, help = 0, npos, status = 0;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
                         CLI_OPT_PATH("--export", &export_path, NULL),
                         CLI_OPT_FLAG("--json", &json),
                         CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, NULL),
+                        CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
                         CLI_OPT_STR("--max-memory", &max_memory),
                         CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
@@ -177,9 +197,10 @@ int cli_cmd_target(int argc, char **argv)
     }
     if ((status = cli_check_size("target", "--max-memory", max_memory)))
         return status;
-    if (max_memory && !span) {
-        fprintf(stderr, "headfuse target: --max-memory goes with --span S (the estimate of a "
-                        "search at span S)\n");
+    if ((max_memory || ranks) && !span) {
+        fprintf(stderr, "headfuse target: %s goes with --span S (the estimate of a search at "
+                        "span S)\n",
+                max_memory ? "--max-memory" : "--ranks");
         return 2;
     }
     hf_target_t t;
@@ -246,7 +267,7 @@ int cli_cmd_target(int argc, char **argv)
             json_object_set_new(o, "exported", json_string(export_path));
         if (span) {
             json_t *mj = NULL;
-            if ((e = memory_report(&t, (int)span, max_memory, &mj)) != HF_OK) {
+            if ((e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, &mj)) != HF_OK) {
                 json_decref(o);
                 goto fail;
             }
@@ -298,7 +319,7 @@ int cli_cmd_target(int argc, char **argv)
             printf("exported    %s\n", export_path);
         flint_free(ls);
         flint_free(us);
-        if (span && (e = memory_report(&t, (int)span, max_memory, NULL)) != HF_OK)
+        if (span && (e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, NULL)) != HF_OK)
             goto fail;
     }
     goto done;

@@ -119,139 +119,30 @@ static hf_err_t cls_find(cls_t *T, const fmpz *row, long *out)
 
 /* ------------------------------------------------------------------ one slice */
 
-/* The terms of one polynomial of a slice: box offsets (increasing as the term index falls:
- * FLINT keeps terms in decreasing lex order, x_0 most significant, which is box order) and
- * the coordinates where each is zero. */
-typedef struct {
-    const fmpz *coef;
-    long len;
-    uint64_t *off, *zb;
-} terms_t;
-
-static hf_err_t terms_of(const hf_search_t *s, const fmpz_mpoly_struct *p,
-                         const fmpz_mpoly_ctx_t ctx, terms_t *T, const char *which)
-{
-    int d = s->d;
-    slong exp[HF_D_MAX];
-    T->coef = p->coeffs;
-    T->len = p->length;
-    T->off = hf_malloc((size_t)(T->len ? T->len : 1) * sizeof *T->off);
-    T->zb = hf_malloc((size_t)(T->len ? T->len : 1) * sizeof *T->zb);
-    if (!T->off || !T->zb)
-        return HF_ERR_NOMEM;
-    for (long t = 0; t < T->len; t++) {
-        fmpz_mpoly_get_term_exp_si(exp, p, t, ctx);
-        uint64_t off = 0, zb = 0;
-        for (int a = 0; a < d; a++) {
-            /* Newt(P) lies in Newt(Q)'s box (docs/search.md, "Large rows"): with a shift r of
-             * B_R every term stays in the span's box */
-            if (exp[a] < 0 || exp[a] > s->qext[a])
-                return hf_error(HF_ERR_INTERNAL,
-                                "large row: a term of %s has exponent %ld in x_%d, outside Newt(Q)'s "
-                                "extent %ld",
-                                which, (long)exp[a], a, (long)s->qext[a]);
-            off += (uint64_t)exp[a] * (uint64_t)s->pw[a];
-            zb |= exp[a] == 0 ? (uint64_t)1 << a : 0;
-        }
-        T->off[t] = off;
-        T->zb[t] = zb;
-    }
-    return HF_OK;
-}
-
-static void terms_clear(terms_t *T)
-{
-    free(T->off);
-    free(T->zb);
-}
-
-/* The merge of the lists {off[t] + rbase[r]} of every polynomial p (Q, P_1..P_dv) and
- * unknown r, each increasing, by a heap of their heads. */
-typedef struct {
-    long n;
-    const terms_t *poly; /* dv + 1 */
-    const uint64_t *rbase;
-    long *pos; /* per list p n + r: its next term, counting down */
-    long *heap;
-    long nheap;
-} merge_t;
-
-static inline uint64_t merge_head(const merge_t *w, long L)
-{
-    return w->rbase[L % w->n] + w->poly[L / w->n].off[w->pos[L]];
-}
-
-static void merge_sift(merge_t *w, long i)
-{
-    for (;;) {
-        long l = 2 * i + 1, m = i;
-        if (l < w->nheap && merge_head(w, w->heap[l]) < merge_head(w, w->heap[m]))
-            m = l;
-        if (l + 1 < w->nheap && merge_head(w, w->heap[l + 1]) < merge_head(w, w->heap[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        long t = w->heap[i];
-        w->heap[i] = w->heap[m];
-        w->heap[m] = t;
-        i = m;
-    }
-}
-
 /* The classes of one slice's points (Q and P of the slice, in t's d variables), added to T.
  * Every process runs it on its own slices. */
 static hf_err_t cls_scan(cls_t *T, const hf_search_t *s, const hf_fraction_t *f,
                          const int64_t *brad)
 {
-    int d = s->d, dv = s->dv;
-    long n = T->n, nl = (dv + 1) * n;
+    int dv = s->dv;
+    long n = T->n;
     hf_err_t err = HF_OK;
-    terms_t *poly = hf_calloc((size_t)dv + 1, sizeof *poly);
-    uint64_t *rbase = hf_malloc((size_t)n * sizeof *rbase), *zr = hf_malloc((size_t)n * sizeof *zr);
-    long *pos = hf_malloc((size_t)nl * sizeof *pos), *heap = hf_malloc((size_t)nl * sizeof *heap);
+    hf_shifted_t w;
     fmpz *row = _fmpz_vec_init((dv + 1) * n);
     char *touched = hf_calloc((size_t)dv + 1, 1);
     fmpz_t g;
     fmpz_init(g);
-    if (!poly || !rbase || !zr || !pos || !heap || !touched) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    HF_CHECK(err, terms_of(s, f->Q, f->ctx, poly, "Q"), done);
-    for (int j = 0; j < dv; j++)
-        HF_CHECK(err, terms_of(s, f->P + j, f->ctx, poly + 1 + j, "P"), done);
-    for (long r = 0; r < n; r++) {
-        long rest = r;
-        rbase[r] = 0;
-        zr[r] = 0;
-        for (int a = d - 1; a >= 0; a--) {
-            long ra = rest % brad[a];
-            rest /= brad[a];
-            rbase[r] += (uint64_t)ra * (uint64_t)s->pw[a];
-            zr[r] |= ra == 0 ? (uint64_t)1 << a : 0;
-        }
-    }
-    merge_t w = {n, poly, rbase, pos, heap, 0};
-    for (long L = 0; L < nl; L++) {
-        pos[L] = poly[L / n].len - 1;
-        if (pos[L] >= 0)
-            heap[w.nheap++] = L;
-    }
-    for (long i = w.nheap / 2 - 1; i >= 0; i--)
-        merge_sift(&w, i);
+    err = touched ? hf_shifted_init(&w, s, f, NULL, n, brad) : HF_ERR_NOMEM;
     unsigned long polls = 0;
-    while (w.nheap > 0) {
+    uint64_t k, zb;
+    long nh;
+    while (err == HF_OK && (nh = hf_shifted_next(&w, &k, &zb)) > 0) {
         HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_ROWS), done);
-        uint64_t k = merge_head(&w, heap[0]), zb = 0;
-        /* every list whose head is k: unknown r meets term pos[L] of polynomial p there */
-        while (w.nheap > 0 && merge_head(&w, heap[0]) == k) {
-            long L = heap[0], p = L / n, r = L % n;
-            fmpz_set(row + p * n + r, poly[p].coef + pos[L]);
-            touched[p] = 1;
-            zb = poly[p].zb[pos[L]] & zr[r]; /* the same point whichever list says it */
-            if (pos[L]-- == 0)
-                heap[0] = heap[--w.nheap];
-            merge_sift(&w, 0);
+        /* every unknown r meets term t of polynomial p at k */
+        for (long i = 0; i < nh; i++) {
+            const hf_shifted_hit_t *h = w.hits + i;
+            fmpz_set(row + h->p * n + h->r, w.coef[h->p] + h->t);
+            touched[h->p] = 1;
         }
         hf_rowspan_t *span = &T->pfree;
         if (touched[0]) {
@@ -273,16 +164,11 @@ static hf_err_t cls_scan(cls_t *T, const hf_search_t *s, const hf_fraction_t *f,
         memset(touched, 0, (size_t)dv + 1);
     }
 done:
-    for (int j = 0; poly && j <= dv; j++)
-        terms_clear(poly + j);
+    if (touched)
+        hf_shifted_clear(&w);
     fmpz_clear(g);
     free(touched);
     _fmpz_vec_clear(row, (dv + 1) * n);
-    free(heap);
-    free(pos);
-    free(zr);
-    free(rbase);
-    free(poly);
     return err;
 }
 

@@ -29,6 +29,22 @@ struct hf_large_s {
     uint64_t div;         /* hf_search_large_run_divisor */
 };
 
+int hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine)
+{
+    if (!hf_search_large_wanted(t, span, engine))
+        return 0;
+    if (engine == HF_ENGINE_CONE)
+        return 1;
+    /* auto takes the cone when its unknowns are few (auto.c): from Newt(Q)'s extents */
+    hf_slice_plan_t plan;
+    if (hf_fraction_slice_plan(t, NULL, 1, &plan) != HF_OK) {
+        hf_error_clear();
+        return 0;
+    }
+    long n = hf_search_rbox_size(plan.qdeg, t->d, span);
+    return n > 0 && n <= HF_SEARCH_CONE_AUTO_MAX;
+}
+
 int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine)
 {
     (void)span;
@@ -161,19 +177,49 @@ static hf_err_t agree_content(const hf_search_split_t *sp, hf_err_t err, fmpz_t 
     return err;
 }
 
+/* The plan of the slices for nranks processes: along the coordinates where R does not move
+ * (B_R one wide: Newt(Q) fills the span), so that a process needs no other's terms for its
+ * points' rows; qdeg: Newt(Q)'s extents. */
+static hf_err_t large_plan(const hf_target_t *t, int span, const int64_t *qdeg, int nranks,
+                           hf_slice_plan_t *plan)
+{
+    int allowed[HF_D_MAX];
+    for (int a = 0; a < t->d; a++)
+        allowed[a] = qdeg[a] == span;
+    return hf_fraction_slice_plan(t, allowed, (long)LARGE_SLICES_PER_RANK * nranks, plan);
+}
+
+hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks,
+                               hf_slice_plan_t *plan, double *share)
+{
+    hf_slice_plan_t p0;
+    HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &p0));
+    HF_TRY(large_plan(t, span, p0.qdeg, nranks, plan));
+    double *w = hf_malloc((size_t)plan->nslices * sizeof *w), total = 0, most = 0;
+    hf_err_t err = w ? hf_fraction_slice_weights(t, plan, w) : HF_ERR_NOMEM;
+    for (int r = 0; err == HF_OK && r < nranks; r++) {
+        long *idx = NULL, n = 0;
+        double load = 0;
+        err = deal_slices(plan, w, r, nranks, &idx, &n);
+        for (long i = 0; err == HF_OK && i < n; i++)
+            load += w[idx[i]];
+        free(idx);
+        most = load > most ? load : most;
+    }
+    for (long i = 0; err == HF_OK && i < plan->nslices; i++)
+        total += w[i];
+    *share = err == HF_OK && total > 0 ? most / total : 1;
+    free(w);
+    return err;
+}
+
 hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp)
 {
     struct hf_large_s *lg = s->lg;
     if (lg->dealt)
         return HF_OK;
     int rank = sp ? sp->rank : 0, nranks = sp ? sp->nranks : 1;
-    /* slices along the coordinates where R does not move (B_R one wide: Newt(Q) fills the
-     * span), so that a process needs no other's terms for its points' rows */
-    int allowed[HF_D_MAX];
-    for (int a = 0; a < s->d; a++)
-        allowed[a] = s->qext[a] == s->span;
-    hf_err_t err = hf_fraction_slice_plan(&s->t, allowed, (long)LARGE_SLICES_PER_RANK * nranks,
-                                          &lg->plan);
+    hf_err_t err = large_plan(&s->t, s->span, s->qext, nranks, &lg->plan);
     double *w = NULL;
     fmpz *contents = NULL;
     fmpz_t g;
@@ -203,8 +249,14 @@ hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp)
     err = agree_content(sp, err, g, &terms);
     if (err == HF_OK && fmpz_is_zero(g))
         err = hf_error(HF_ERR_INTERNAL, "large row: every slice of P/Q is empty");
-    for (long i = 0; err == HF_OK && i < lg->nparts; i++)
+    for (long i = 0; err == HF_OK && i < lg->nparts; i++) {
         hf_fraction_slice_divide(lg->part + i, g);
+        /* held for the whole row: no room beyond their terms (a product leaves up to twice) */
+        hf_fraction_t *f = lg->part + i;
+        fmpz_mpoly_realloc(f->Q, f->Q->length ? f->Q->length : 1, f->ctx);
+        for (int j = 0; j < f->dv; j++)
+            fmpz_mpoly_realloc(f->P + j, f->P[j].length ? f->P[j].length : 1, f->ctx);
+    }
     if (err == HF_OK) {
         lg->terms = terms;
         lg->dealt = 1;
@@ -256,111 +308,31 @@ uint64_t hf_search_large_run_divisor(const hf_search_t *s)
 
 /* ------------------------------------------------------------------ the support of R */
 
-/* One polynomial's terms shifted by the unknowns r where R_r != 0, merged in box order. */
-typedef struct {
-    long nl;         /* lists: (polynomial, nonzero r) */
-    long *poly, *rr; /* per list */
-    long *pos;
-    uint64_t *rbase;
-    const fmpz_mpoly_struct **pp;
-    uint64_t **off;
-    long *heap, nheap;
-} emit_merge_t;
-
-static inline uint64_t em_head(const emit_merge_t *w, long L)
-{
-    return w->rbase[L] + w->off[w->poly[L]][w->pos[L]];
-}
-
-static void em_sift(emit_merge_t *w, long i)
-{
-    for (;;) {
-        long l = 2 * i + 1, m = i;
-        if (l < w->nheap && em_head(w, w->heap[l]) < em_head(w, w->heap[m]))
-            m = l;
-        if (l + 1 < w->nheap && em_head(w, w->heap[l + 1]) < em_head(w, w->heap[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        long t = w->heap[i];
-        w->heap[i] = w->heap[m];
-        w->heap[m] = t;
-        i = m;
-    }
-}
-
-/* The keys of supp(Q R) in one slice, with c = (Q R)_k and u_j = (P_j R)_k, in box order. */
+/* The keys of supp(Q R) in one slice, with c = (Q R)_k and u_j = (P_j R)_k, in box order:
+ * the slice's terms shifted by the unknowns where R is not zero. */
 static hf_err_t emit_slice(const hf_search_t *s, const hf_fraction_t *f, const fmpz *R, long n,
                            const int64_t *brad, hf_search_emit_fn emit, void *ctx)
 {
     int d = s->d, dv = s->dv;
-    hf_err_t err = HF_OK;
-    long nz = 0;
-    for (long r = 0; r < n; r++)
-        nz += !fmpz_is_zero(R + r);
-    emit_merge_t w = {0};
-    long nl = nz * (dv + 1);
-    w.poly = hf_malloc((size_t)(nl ? nl : 1) * sizeof *w.poly);
-    w.rr = hf_malloc((size_t)(nl ? nl : 1) * sizeof *w.rr);
-    w.pos = hf_malloc((size_t)(nl ? nl : 1) * sizeof *w.pos);
-    w.rbase = hf_malloc((size_t)(nl ? nl : 1) * sizeof *w.rbase);
-    w.heap = hf_malloc((size_t)(nl ? nl : 1) * sizeof *w.heap);
-    w.pp = hf_calloc((size_t)dv + 1, sizeof *w.pp);
-    w.off = hf_calloc((size_t)dv + 1, sizeof *w.off);
+    uint8_t *use = hf_malloc((size_t)(n ? n : 1));
     fmpz *acc = _fmpz_vec_init(dv + 1);
     int64_t x[HF_D_MAX];
-    slong exp[HF_D_MAX];
-    if (!w.poly || !w.rr || !w.pos || !w.rbase || !w.heap || !w.pp || !w.off) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (int p = 0; p <= dv; p++) {
-        const fmpz_mpoly_struct *poly = p == 0 ? f->Q : f->P + p - 1;
-        w.pp[p] = poly;
-        if (!(w.off[p] = hf_malloc((size_t)(poly->length ? poly->length : 1) * sizeof **w.off))) {
-            err = HF_ERR_NOMEM;
-            goto done;
-        }
-        for (slong t = 0; t < poly->length; t++) {
-            fmpz_mpoly_get_term_exp_si(exp, poly, t, f->ctx);
-            uint64_t off = 0;
-            for (int a = 0; a < d; a++)
-                off += (uint64_t)exp[a] * (uint64_t)s->pw[a];
-            w.off[p][t] = off;
-        }
-    }
-    for (long r = 0; r < n; r++) {
-        if (fmpz_is_zero(R + r))
-            continue;
-        long rest = r;
-        uint64_t base = 0;
-        for (int a = d - 1; a >= 0; a--) {
-            base += (uint64_t)(rest % brad[a]) * (uint64_t)s->pw[a];
-            rest /= brad[a];
-        }
-        for (int p = 0; p <= dv; p++) {
-            long L = w.nl++;
-            w.poly[L] = p;
-            w.rr[L] = r;
-            w.rbase[L] = base;
-            w.pos[L] = w.pp[p]->length - 1;
-            if (w.pos[L] >= 0)
-                w.heap[w.nheap++] = L;
-        }
-    }
-    for (long i = w.nheap / 2 - 1; i >= 0; i--)
-        em_sift(&w, i);
+    hf_shifted_t w;
+    memset(&w, 0, sizeof w);
+    hf_err_t err = use ? HF_OK : HF_ERR_NOMEM;
+    for (long r = 0; use && r < n; r++)
+        use[r] = !fmpz_is_zero(R + r);
+    if (err == HF_OK)
+        err = hf_shifted_init(&w, s, f, use, n, brad);
     unsigned long polls = 0;
-    while (w.nheap > 0 && err == HF_OK) {
+    uint64_t k, zb;
+    long nh;
+    while (err == HF_OK && (nh = hf_shifted_next(&w, &k, &zb)) > 0) {
         HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_WRITE), done);
-        uint64_t k = em_head(&w, w.heap[0]);
         _fmpz_vec_zero(acc, dv + 1);
-        while (w.nheap > 0 && em_head(&w, w.heap[0]) == k) {
-            long L = w.heap[0], p = w.poly[L];
-            fmpz_addmul(acc + p, w.pp[p]->coeffs + w.pos[L], R + w.rr[L]);
-            if (w.pos[L]-- == 0)
-                w.heap[0] = w.heap[--w.nheap];
-            em_sift(&w, 0);
+        for (long i = 0; i < nh; i++) {
+            const hf_shifted_hit_t *h = w.hits + i;
+            fmpz_addmul(acc + h->p, w.coef[h->p] + h->t, R + h->r);
         }
         int sg = fmpz_sgn(acc);
         if (sg < 0 || (sg == 0 && !_fmpz_vec_is_zero(acc + 1, dv))) {
@@ -380,16 +352,9 @@ static hf_err_t emit_slice(const hf_search_t *s, const hf_fraction_t *f, const f
         err = emit(ctx, k, x, acc, acc + 1);
     }
 done:
-    for (int p = 0; w.off && p <= dv; p++)
-        free(w.off[p]);
-    free(w.off);
-    free(w.pp);
+    hf_shifted_clear(&w);
     _fmpz_vec_clear(acc, dv + 1);
-    free(w.heap);
-    free(w.rbase);
-    free(w.pos);
-    free(w.rr);
-    free(w.poly);
+    free(use);
     return err;
 }
 

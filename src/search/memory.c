@@ -40,11 +40,41 @@
  * copy (rank 0 minus rank 1: 110 to 520 B a key). */
 #define HF_MEMORY_WITNESS_BYTES_PER_KEY 512.0
 
-hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_memory_t *m)
+/* A large row's buffers besides P/Q (large.c, campaign/large.c): the witness's rounds of 2^17
+ * atoms (its block, the packed copy and HDF5's chunks: three of them), the class tables and
+ * the double description's rays (tens of MB at chain:d=14). */
+#define HF_MEMORY_LARGE_ROUND_ATOMS (3.0 * 131072)
+#define HF_MEMORY_LARGE_TABLES (32.0 * 1048576)
+
+/* A large row's estimate (docs/cluster.md, "Memory per rank"): its share of the slices of P/Q
+ * held (the whole's polynomials, (dv + 1) of the (dv + 4) hf_fraction_estimate counts), the
+ * peak of building its largest slice, the buffers. */
+static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
+                             hf_search_memory_t *m)
+{
+    hf_slice_plan_t plan;
+    double whole = 0;
+    HF_TRY(hf_search_large_share(t, opts->span, ranks, &plan, &m->share));
+    HF_TRY(hf_fraction_estimate(t, &whole));
+    HF_TRY(hf_fraction_slices_estimate(t, &plan, &m->build));
+    m->large = 1;
+    m->held = whole * (t->dv + 1.0) / (t->dv + 4.0) * m->share;
+    m->buffers = HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 8.0 + 8.0 * t->dv) +
+                 HF_MEMORY_LARGE_TABLES;
+    m->fraction = m->held + m->build;
+    m->total = m->base + m->fraction + m->buffers;
+    return HF_OK;
+}
+
+hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
+                          hf_search_memory_t *m)
 {
     hf_err_t err = HF_OK;
     memset(m, 0, sizeof *m);
+    m->ranks = ranks < 1 ? 1 : ranks;
     m->base = HF_MEMORY_BASE_BYTES;
+    if (hf_search_large_estimated(t, opts->span, opts->engine))
+        return large_memory(t, opts, m->ranks, m);
     m->search_per_key = HF_MEMORY_SEARCH_BYTES_PER_KEY;
     m->witness_per_key = HF_MEMORY_WITNESS_BYTES_PER_KEY;
     HF_TRY(hf_fraction_estimate(t, &m->fraction));

@@ -235,6 +235,46 @@ hf_err_t hf_search_limit_tester(const hf_target_t *t, const int64_t *w, hf_facet
  * initialised; replaced on success, kept on failure. */
 hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out);
 
+/* ---------------------------------------------------------------- shifted.c */
+
+/* The terms of one slice of P/Q (polynomial p = 0: Q, p = 1..dv: P_p) shifted by the unknowns
+ * r of R, merged in box order: each call of next gives one point k of the span box and every
+ * (p, r, t) with k = (term t of p) + r. */
+typedef struct {
+    int p;
+    long r, t;
+} hf_shifted_hit_t;
+
+typedef struct {
+    uint64_t key; /* the list's head point */
+    long list;
+} hf_shifted_head_t;
+
+typedef struct {
+    int npoly;
+    long *len;              /* per polynomial: its terms */
+    const fmpz **coef;      /* and their coefficients */
+    uint64_t **off, **zb;   /* per term: box offset, zero coordinates */
+    long nr;                /* unknowns used */
+    uint64_t *rbase, *zr;   /* per unknown used: box offset, zero coordinates */
+    long *rr;               /* and its index in B_R */
+    int *lp;                /* per list: its polynomial */
+    long *pos;              /* per list: its next term, counting down */
+    hf_shifted_head_t *heap;
+    long nheap;
+    hf_shifted_hit_t *hits; /* the current point's */
+} hf_shifted_t;
+
+/* The merge of slice f (in s's d variables, exponents within Newt(Q)'s extents: else
+ * HF_ERR_INTERNAL) shifted by the unknowns r of B_R (radices brad, n of them) with use[r] != 0
+ * (use NULL: all). w is filled (clear it even on error). */
+hf_err_t hf_shifted_init(hf_shifted_t *w, const hf_search_t *s, const hf_fraction_t *f,
+                         const uint8_t *use, long n, const int64_t *brad);
+/* The next point (*point, its zero coordinates *zero) and the number of its hits (in
+ * w->hits); 0 when every point was given. */
+long hf_shifted_next(hf_shifted_t *w, uint64_t *point, uint64_t *zero);
+void hf_shifted_clear(hf_shifted_t *w);
+
 /* ---------------------------------------------------------------- bytes.c */
 
 /* Bytes exchanged between processes: a growable buffer, unsigned integers in 7-bit groups
@@ -264,9 +304,16 @@ extern long hf_search_large_min_terms;
 /* Whether a search of t with this engine is a large row: cone (or auto) and more than
  * hf_search_large_min_terms estimated terms of Q. */
 int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine);
+/* hf_search_large_wanted, and auto would take the cone (as a search made of it resolves):
+ * whether a search of t at span is a large row, before it is made (the memory estimate). */
+int hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine);
 /* The large row's state at creation: this process's slices and Newt(Q)'s extents (qext). */
 hf_err_t hf_search_large_create(hf_search_t *s);
 void hf_search_large_destroy(hf_search_t *s);
+/* The plan of a large row's slices for nranks processes and the largest share of the slices'
+ * weight one of them holds (the memory estimate's). Not collective; builds no P/Q. */
+hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks,
+                               hf_slice_plan_t *plan, double *share);
 /* The slices dealt to the processes of sp (NULL: one process holds them all); once. */
 hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp);
 /* The symmetry group of a large row, as hf_group_create would give it from the whole P/Q:

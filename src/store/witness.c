@@ -223,22 +223,28 @@ hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const lo
         if (st != HF_OK)
             break;
         long inner = k == 0 ? w->d : k == 1 ? 1 : w->dv;
-        hsize_t total = (hsize_t)(atoms * inner);
-        hid_t fs = H5Dget_space(w->ds[k]), ms = H5Screate_simple(1, total ? &total : (hsize_t[]){1},
-                                                                  NULL);
+        int rank = k == 1 ? 2 : 3;
+        /* the memory space shaped as the file's rows, (1, atoms, inner): with one run in the
+         * block HDF5 then copies rows whole, not element by element (ten times faster) */
+        hsize_t mdims[3] = {1, (hsize_t)(atoms ? atoms : 1), (hsize_t)inner};
+        hid_t fs = H5Dget_space(w->ds[k]), ms = H5Screate_simple(rank, mdims, NULL);
         hid_t mt = k == 0 ? (w->ty.keys_u8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_INT64)
                           : H5I_INVALID_HID;
         hid_t owned = k ? witness_dtype(&w->ty, k) : H5I_INVALID_HID;
         if (k)
             mt = (k == 1 ? w->ty.wsize : w->ty.usize) ? owned : H5T_NATIVE_INT64;
         int ok = fs >= 0 && ms >= 0 && H5Sselect_none(fs) >= 0;
-        if (!total && ok)
+        if (!atoms && ok)
             ok = H5Sselect_none(ms) >= 0;
-        for (long i = 0; ok && i < nruns; i++) {
+        /* the first run SET (a regular hyperslab: the fast case), any further OR'd */
+        for (long i = 0, first = 1; ok && i < nruns; i++) {
             hsize_t off[3] = {(hsize_t)run_j[i], (hsize_t)run_a[i], 0};
             hsize_t cnt[3] = {1, (hsize_t)run_cnt[i], (hsize_t)inner};
-            ok = run_cnt[i] == 0 ||
-                 H5Sselect_hyperslab(fs, H5S_SELECT_OR, off, NULL, cnt, NULL) >= 0;
+            if (run_cnt[i] == 0)
+                continue;
+            ok = H5Sselect_hyperslab(fs, first ? H5S_SELECT_SET : H5S_SELECT_OR, off, NULL, cnt,
+                                     NULL) >= 0;
+            first = 0;
         }
         /* collective: every process calls it, with an empty selection if it has nothing */
         if (!ok || H5Dwrite(w->ds[k], mt, ms, fs, w->dxpl, buf[k]) < 0)
