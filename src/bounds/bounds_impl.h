@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <flint/fmpq_poly.h>
 #include <flint/fmpz.h>
+#include <flint/fmpz_poly.h>
 
 #include "headfuse/core.h"
 #include "headfuse/target.h"
@@ -87,6 +89,35 @@ hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t
 /* The same for the heads heads[nh] of t only. */
 hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
                                int64_t **gens, long **lens, long *m);
+
+/* The reduced denominator q(y) (y = x^u, lowest exponent 0) of the heads heads[nh] of t when
+ * all their non-constant ones lie on lines of one direction u (docs/math.md §5.7): the sum
+ * of those heads as univariate fractions in y, reduced over Q. *ok = 0 (q unchanged) when
+ * some head is not on a line or the directions differ. q initialised by the caller. */
+hf_err_t hf_bounds_line_denominator(const hf_target_t *t, const int *heads, int nh, fmpq_poly_t q,
+                                    int *ok);
+
+/* Negative real roots, with multiplicity, of q (q(0) != 0): a squarefree factorisation,
+ * then Sturm sequences on each factor (exact, FLINT; faces3d.c). */
+long hf_bounds_negative_roots(const fmpz_poly_t q);
+
+/* M(q) of one variable (docs/math.md §12.4): the fewest terms of a nonzero multiple of q
+ * with positive coefficients, decided exactly or bounded. *lb: M(q) >= lb (1; 2; 3 when
+ * no binomial multiple has positive coefficients; r + 1 when q has r negative real roots);
+ * *ub: M(q) <= ub when ub > 0 (a positive multiple with ub terms is known: q itself when its
+ * coefficients have one sign, or the binomial found), 0 when none is known; M(q) = lb
+ * exactly when lb == ub. *why: static words saying what decided it. q nonzero. Not
+ * collective. */
+hf_err_t hf_bounds_m1(const fmpq_poly_t q, long *lb, long *ub, const char **why);
+
+/* The block bound of docs/math.md §12.3 (Corollary 12.3): the product over the blocks of
+ * t (heads on disjoint coordinates) of a proven lower bound on M of each block's reduced
+ * denominator: the exact one-variable M (hf_bounds_m1) for a block on one coordinate, the
+ * vertex count of its Newton polytope for any other. count/known: t's vertex count as
+ * hf_bounds_newton_count gives it; when unknown, the blocks on several coordinates count
+ * 1. *nm1 (may be NULL) gets the number of one-coordinate blocks whose M is at least 3. */
+hf_err_t hf_bounds_slices(const hf_target_t *t, const fmpz_t count, int known, fmpz_t slices,
+                          int *nm1);
 
 /* Blocks of the non-constant heads of t: used[h] has bit j set when head h is not
  * constant and its keys differ in coordinate j; heads sharing a used coordinate are in

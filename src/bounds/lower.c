@@ -1,12 +1,17 @@
-/* Lower bound on m*(T): the face rule (docs/math.md §4.3) and the Newton polytope of the
- * reduced denominator (docs/math.md §5.2, §5.3), memoised on a canonical form.
+/* Lower bound on m*(T): the face rule (docs/math.md §4.3), the Newton polytope of the
+ * reduced denominator (docs/math.md §5.2, §5.3) and the slices (docs/math.md §12.3),
+ * memoised on a canonical form.
  *
  * Rules, each proven (docs/bounds.md):
  *   (a) face rule: LB(T_w) + LB(T_-w) for a direction w along which T is proven not
  *       invariant;
  *   (b) Newton vertices: |vert Newt(Q)| (Theorem 5.2), counted by hf_bounds_newton_count;
  *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q)
- *       (Theorem 5.3).
+ *       (Theorem 5.3);
+ *   (d) slices: every support is the support of a positive multiple of Q, so
+ *       |K| >= M(Q) >= the product over blocks of the exact one-variable M or the vertex
+ *       count (Corollary 12.3, hf_bounds_slices); above (b) only through a block on one
+ *       coordinate whose M is at least 3 (multi:d,k=3: 3^d).
  * By induction over the recursion every value of (a) and (c) is at most (b) (a limit
  * target's reduced denominator divides the initial form of Q, whose polytope is the
  * face; a Minkowski summand has no more vertices than the sum). So where (b) is known
@@ -860,7 +865,9 @@ void hf_lower_init(hf_lower_t *L)
 {
     fmpz_init(L->lb);
     fmpz_init(L->newton_vertices);
+    fmpz_init(L->slices);
     fmpz_one(L->lb);
+    fmpz_one(L->slices);
     L->rule = hf_rule_name(HF_RULE_TRIVIAL);
     L->newton_known = 0;
     L->complete = 0;
@@ -868,6 +875,7 @@ void hf_lower_init(hf_lower_t *L)
 
 void hf_lower_clear(hf_lower_t *L)
 {
+    fmpz_clear(L->slices);
     fmpz_clear(L->newton_vertices);
     fmpz_clear(L->lb);
 }
@@ -880,9 +888,10 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
     lb_ctx_t cx;
     const char *rule = hf_rule_name(HF_RULE_TRIVIAL);
     int known = 0, done = 0;
-    fmpz_t v, c;
+    fmpz_t v, c, s;
     fmpz_init(v);
     fmpz_init(c);
+    fmpz_init(s);
     fmpz_one(lb);
     *complete = 0;
     HF_CHECK(err, hf_bounds_check_target(t, "lower bound"), cleanup0);
@@ -912,7 +921,15 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
         rule = hf_rule_name(fmpz_cmp_si(lb, 1) > 0 ? HF_RULE_FACE : HF_RULE_TRIVIAL);
         *complete = !cx.truncated;
     }
+    /* slices (Corollary 12.3): at least the vertex count when that is known, larger when a
+     * block on one coordinate has M >= 3; sound alongside the face rule otherwise */
+    HF_CHECK(err, hf_bounds_slices(t, v, known, s, NULL), cleanup);
+    if (fmpz_cmp(s, lb) > 0) {
+        fmpz_set(lb, s);
+        rule = hf_rule_name(HF_RULE_SLICES);
+    }
     if (info) {
+        fmpz_set(info->slices, s);
         fmpz_set(info->lb, lb);
         info->rule = rule;
         info->newton_known = known;
@@ -925,6 +942,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
 cleanup:
     lb_ctx_clear(&cx);
 cleanup0:
+    fmpz_clear(s);
     fmpz_clear(c);
     fmpz_clear(v);
     return err;

@@ -511,3 +511,65 @@ hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t
     free(heads);
     return err;
 }
+
+hf_err_t hf_bounds_line_denominator(const hf_target_t *t, const int *heads, int nh, fmpq_poly_t q,
+                                    int *ok)
+{
+    hf_err_t err = HF_OK;
+    int d = t->d, dv = t->dv, have = 0;
+    long maxatoms = 1;
+    int64_t u[HF_D_MAX], u0[HF_D_MAX];
+    int64_t *pos = NULL;
+    fmpq_poly_struct *N = NULL, *P = NULL;
+    fmpq_poly_t D;
+    line_group_t g;
+    fmpq_poly_init(D);
+    fmpq_poly_init(g.Q);
+    fmpq_poly_one(g.Q);
+    g.P = NULL;
+    *ok = 1;
+    for (int k = 0; k < nh; k++)
+        if (t->heads[heads[k]].natoms > maxatoms)
+            maxatoms = t->heads[heads[k]].natoms;
+    pos = hf_malloc((size_t)maxatoms * sizeof *pos);
+    N = hf_malloc((size_t)dv * sizeof *N);
+    P = hf_malloc((size_t)dv * sizeof *P);
+    if (!pos || !N || !P) {
+        free(P);
+        P = NULL;
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (int j = 0; j < dv; j++) {
+        fmpq_poly_init(N + j);
+        fmpq_poly_init(P + j);
+    }
+    g.P = P;
+    for (int k = 0; k < nh && *ok; k++) {
+        const hf_head_t *h = t->heads + heads[k];
+        if (hf_bounds_head_is_constant(h))
+            continue;
+        if (!line_of_head(h, u, pos) || (have && memcmp(u, u0, (size_t)d * sizeof *u))) {
+            *ok = 0;
+            break;
+        }
+        memcpy(u0, u, (size_t)d * sizeof *u);
+        have = 1;
+        line_head_fraction(h, pos, N, D);
+        line_group_add(&g, N, D, dv);
+    }
+    if (*ok)
+        fmpq_poly_set(q, g.Q);
+cleanup:
+    if (g.P)
+        for (int j = 0; j < dv; j++) {
+            fmpq_poly_clear(N + j);
+            fmpq_poly_clear(g.P + j);
+        }
+    free(g.P);
+    free(N);
+    free(pos);
+    fmpq_poly_clear(g.Q);
+    fmpq_poly_clear(D);
+    return err;
+}

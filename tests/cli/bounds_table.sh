@@ -10,7 +10,7 @@ run 0 "${tool[@]}" --dmin 2 --dmax 5 -o bounds.png --max-seconds 5
 cp out.txt table.md
 for row in "| chain | 2 | 6 | newton_vertices | 7 |" "| chain | 3 | 18 | newton_vertices | 24 |" \
   "| chain | 4 | 54 | newton_vertices | 82 |" "| chain | 5 | 162 | newton_vertices | 280 |" \
-  "| multi | 2 | 4 | newton_vertices | 9 |" "| multi | 5 | 32 | newton_vertices | 243 |" \
+  "| multi | 2 | 9 | slices | 9 |" "| multi | 5 | 243 | slices | 243 |" \
   "| wdw | 2 | 4 | newton_vertices | 4 |" "| wdw | 5 | 32 | newton_vertices | 32 |"; do
   grep -qF "$row" table.md || fail "missing row $row in: $(cat table.md)"
 done

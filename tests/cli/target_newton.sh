@@ -23,6 +23,8 @@ out=$("$HEADFUSE" target --family wd:d=64 --json)
 out=$("$HEADFUSE" target --family multi:d=20,k=3 --json)
 [ "$(json_get "$out" 'o["newton_vertices"]')" = 1048576 ] || fail "multi:d=20,k=3: $out"
 [ "$(json_get "$out" 'type(o["newton_vertices"]).__name__')" = int ] || fail "small count must be a number: $out"
+[ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["ub"], o["certified"]')" = "(3486784401, 'slices', 3486784401, True)" ] ||
+  fail "multi:d=20,k=3 slices: $out"
 
 # a constant target: sigma(q) + (1 - sigma(q)) = 1
 cat >const.json <<'EOF'

@@ -1,7 +1,8 @@
 # The span-free arguments in the command line (docs/search.md, "Certified over all keys"):
 # headfuse target prints the 3-D face types and what the accounting proves (chain:d=3:
 # certified, m* = 24 with one minimal support, every other support at least 25 keys, the
-# fewest on a polygon; multi:d=3,k=3: not certified, the vertex bound 8), the 3-D
+# fewest on a polygon; multi:d=3,k=3: the face accounting proves only the vertex bound 8,
+# the slices certify 27), the 3-D
 # certificate where it holds (the zonotope of e1, e2, e3, e1+e2+e3: m* = 15, unique),
 # --json's span_free object, and a search row whose span holds a 3-D certified minimum
 # gets status certified with lb_rule newton_3d; the 2-D argument is still named as before.
@@ -22,7 +23,7 @@ out=$("$HEADFUSE" target --family chain:d=3 --json)
 [ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"]')" = "(24, 'newton_3d', 18)" ] || fail "chain:d=3: $out"
 
 run 0 "$HEADFUSE" target --family multi:d=3,k=3
-grep -q '^certified' out.txt && fail "multi:d=3,k=3 is not certified: $(cat out.txt)"
+grep -q '^certified   m\* = 27  (LB = UB)$' out.txt || fail "multi:d=3,k=3 certified by the slices: $(cat out.txt)"
 grep -q '^span-free   m\* >= 8 over all integer keys ' out.txt || fail "multi:d=3,k=3: $(cat out.txt)"
 
 cat >diagonal.json <<'EOF'
