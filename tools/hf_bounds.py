@@ -7,8 +7,9 @@
 Runs `headfuse target --family F:d=N --json` (multi with k = 3) for every family and d,
 prints a Markdown table (family, d, LB, the rule that gives LB, UB, seconds of the whole
 command) and the slowest row, and draws LB and UB against d on a log2 axis, one panel per
-family (matplotlib's Agg backend: no display needed). LB comes from the face rule, the
-Newton polytope of the reduced denominator or the slices, and UB from the product
+family (matplotlib's Agg backend: no display needed). LB is the best span-free bound that
+`headfuse target` reports (the face rule, the Newton polytope of the reduced denominator,
+the slices, or the two- and three-dimensional arguments) and UB comes from the product
 construction (docs/bounds.md); an inexact UB (the product of head sizes) is marked "<=".
 
 Exit status: 0; 1 when a command failed or a row took longer than --max-seconds; 2 for

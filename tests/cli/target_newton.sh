@@ -1,12 +1,17 @@
 # headfuse target: the lower bound's rule and the Newton vertex count (--json fields
 # lb_rule and newton_vertices, and the words of the plain output), from small d to 64.
+# lb is the best span-free bound: chain:d=4's vertex count; chain:d=3's 3-D argument (24,
+# newton_3d) beside its 18 vertices.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
+out=$("$HEADFUSE" target --family chain:d=4 --json)
+[ "$(json_get "$out" 'o["lb"]')" = 54 ] || fail "chain:d=4 lb: $out"
+[ "$(json_get "$out" 'o["lb_rule"]')" = newton_vertices ] || fail "chain:d=4 lb_rule: $out"
+[ "$(json_get "$out" 'o["newton_vertices"]')" = 54 ] || fail "chain:d=4 newton_vertices: $out"
+[ "$(json_get "$out" 'o["ub"]')" = 82 ] || fail "chain:d=4 ub: $out"
 out=$("$HEADFUSE" target --family chain:d=3 --json)
-[ "$(json_get "$out" 'o["lb"]')" = 18 ] || fail "chain:d=3 lb: $out"
-[ "$(json_get "$out" 'o["lb_rule"]')" = newton_vertices ] || fail "chain:d=3 lb_rule: $out"
-[ "$(json_get "$out" 'o["newton_vertices"]')" = 18 ] || fail "chain:d=3 newton_vertices: $out"
-[ "$(json_get "$out" 'o["ub"]')" = 24 ] || fail "chain:d=3 ub: $out"
+[ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["newton_vertices"], o["ub"]')" = "(24, 'newton_3d', 18, 24)" ] ||
+  fail "chain:d=3: $out"
 
 # 2 * 3^63 and the exact UB of chain_64: decimal strings above 2^53
 out=$("$HEADFUSE" target --family chain:d=64 --json)
@@ -52,8 +57,11 @@ grep -q "^lower bound 4  (face rule)$" out.txt || fail "square plain output: $(c
 grep -q "vertex count of the Newton polytope out of reach" out.txt || fail "square: $(cat out.txt)"
 
 # the plain output says the rule in words
+run 0 "$HEADFUSE" target --family chain:d=4
+grep -q "^lower bound 54  (vertices of the Newton polytope of the reduced denominator)$" out.txt ||
+  fail "plain output: $(cat out.txt)"
 run 0 "$HEADFUSE" target --family chain:d=3
-grep -q "^lower bound 18  (vertices of the Newton polytope of the reduced denominator)$" out.txt ||
+grep -q "^lower bound 24  (three-dimensional Newton argument)$" out.txt ||
   fail "plain output: $(cat out.txt)"
 
 # large d answers quickly (the row of docs/performance.md; generous here: shared machine)

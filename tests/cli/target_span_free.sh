@@ -20,7 +20,8 @@ out=$("$HEADFUSE" target --family chain:d=3 --json)
   fail "chain:d=3 span_free: $out"
 [ "$(json_get "$out" 'o["span_free"]["supp_q"], o["span_free"]["other_supports_at_least"], o["span_free"]["weakest"]')" = "(24, 25, 'a polygon')" ] ||
   fail "chain:d=3 span_free counts: $out"
-[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"]')" = "(24, 'newton_3d', 18)" ] || fail "chain:d=3: $out"
+[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"], o["lb_rule"]')" = "(24, 'newton_3d', 24, 'newton_3d')" ] ||
+  fail "chain:d=3: $out"
 
 run 0 "$HEADFUSE" target --family multi:d=3,k=3
 grep -q '^certified   m\* = 27  (LB = UB)$' out.txt || fail "multi:d=3,k=3 certified by the slices: $(cat out.txt)"
@@ -37,7 +38,7 @@ run 0 "$HEADFUSE" target diagonal.json
 grep -q '^certified   m\* = 15 over all integer keys  (three-dimensional face accounting, newton_3d; the minimal support is supp(Q), unique up to translation)$' out.txt ||
   fail "diagonal certified: $(cat out.txt)"
 out=$("$HEADFUSE" target diagonal.json --json)
-[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"], o["ub"]')" = "(15, 'newton_3d', 14, 15)" ] ||
+[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"], o["lb"], o["lb_rule"], o["ub"]')" = "(15, 'newton_3d', 15, 'newton_3d', 15)" ] ||
   fail "diagonal --json: $out"
 
 # a row: the span holds the minimum, so it is certified for every span
