@@ -12,7 +12,7 @@ cat >rows.yaml <<'EOF'
 name: rows
 entries:
   - {family: wd, d: 2, span: 1}                    # certified (LB = UB)
-  - {family: multi, d: 2, k: 3, span: 2}           # exhaustive, m* = 9
+  - {family: multi, d: 1, k: 4, span: 3}           # exhaustive, m* = 4 (LB 3: slices)
   - {family: chain, d: 3, span: 2}                 # infeasible: nothing in {0,1,2}^3
   - {family: chain, d: 2, span: 2, max_atoms: 6}   # open: stopped at 6 < m* = 7
   - {target: data/two_heads_shared.json, span: 2, prune: false}   # plain
@@ -22,7 +22,7 @@ entries:
 EOF
 run 0 mpi 2 run rows.yaml --quiet
 want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0'
-rules='newton_vertices newton_vertices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices newton_vertices'
+rules='newton_vertices slices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices newton_vertices'
 
 # JSON: status, engine, max_atoms; m_star null for the infeasible and open rows
 run 0 "$HEADFUSE" table rows.h5 --json
@@ -80,14 +80,26 @@ printf 'name: e\nentries:\n  - {family: wd, d: 16, span: 1, engine: cone}\n  - {
 run 0 mpi 2 run e.yaml --quiet --resume
 grep -q "e.h5: 2 rows (1 run now, 1 finished earlier)" out.txt err.txt || fail "--resume reran the row without a search: $(cat out.txt err.txt)"
 # a group the search could not compute (P/Q over 2^18 terms): "not computed" and why, in
-# the line, the text table (n/c and a note below it), JSON (null and group_note) and the file
-run 0 mpi 2 search --family multi:d=11,k=3 --span 2 --out m11.h5 --quiet
-grep -q "multi:d=11,k=3 span 2: m\\* = 177147 .* minimal supports 1 (1 up to symmetry; group not computed: P/Q has more than 2^18 terms)" out.txt ||
+# the line, the text table (n/c and a note below it), JSON (null and group_note) and the file.
+# The target: data/two_heads_shared.json on q1, q2 and the head of data/cubic_factor.json on
+# each of q3..q12 (5 x 3^10 terms; multi:d=11,k=3 served before the slices certified it
+# without a search)
+$PY - "$SRC/data/two_heads_shared.json" >wide.json <<'PY'
+import json, sys
+d = 12
+heads = [{"atoms": [dict(a, key=a["key"] + [0] * (d - 2)) for a in h["atoms"]]}
+         for h in json.load(open(sys.argv[1]))["heads"]]
+heads += [{"atoms": [{"key": [m * (i == j) for i in range(d)], "weight": "1", "value": str(m)}
+                     for m in range(3)]} for j in range(2, d)]
+print(json.dumps({"name": "wide", "d": d, "dv": 1, "heads": heads}))
+PY
+run 0 mpi 2 search wide.json --span 2 --out m11.h5 --quiet
+grep -q "wide span 2: m\\* = 295245 .* minimal supports 1 (1 up to symmetry; group not computed: P/Q has more than 2^18 terms)" out.txt ||
   fail "search line of a row without its group: $(cat out.txt)"
 ! grep -q "?" out.txt || fail "a '?' in the line: $(cat out.txt)"
 run 0 "$HEADFUSE" table m11.h5 rows.h5
-grep -Eq '^multi:d=11,k=3 .* 1 +1 +n/c +1 ' out.txt || fail "text table: $(cat out.txt)"
-grep -qx "n/c: multi:d=11,k=3 span 2: group not computed: P/Q has more than 2^18 terms" out.txt ||
+grep -Eq '^wide .* 1 +1 +n/c +2 ' out.txt || fail "text table: $(cat out.txt)"
+grep -qx "n/c: wide span 2: group not computed: P/Q has more than 2^18 terms" out.txt ||
   fail "text table note: $(cat out.txt)"
 [ "$(grep -c "^n/c" out.txt)" = 1 ] || fail "notes for rows whose group is known: $(cat out.txt)"
 run 0 "$HEADFUSE" table m11.h5 --json
