@@ -566,9 +566,9 @@ static void test_engines_random(void)
     }
 }
 
-/* m*(T, S) by the plain engine from one atom up (LB forced to 1, so no bound decides which
- * sizes are tried); -1 when the span holds no support up to UB. */
-static long plain_from_one(const hf_target_t *t, int span)
+/* m*(T, S) by the engine from one atom up (LB forced to 1, so no bound decides which sizes
+ * are tried); -1 when the span holds no support up to UB. */
+static long engine_from_one(const hf_target_t *t, int span, hf_engine_t engine)
 {
     hf_bounds_t b;
     found_t f;
@@ -576,9 +576,12 @@ static long plain_from_one(const hf_target_t *t, int span)
     hf_bounds_init(&b);
     CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(t, &b), HF_OK);
     fmpz_one(b.low.lb);
-    loop_opts_t lo = {0, span, 0, 0, 0, HF_ENGINE_PLAIN, 0, &b};
+    loop_opts_t lo = {engine != HF_ENGINE_PLAIN, span, 0, 0, 0, engine, 0, &b};
     found_init(&f, t);
-    CU_ASSERT_EQUAL(search_loop(t, &lo, &f, &out), HF_OK);
+    hf_err_t err = search_loop(t, &lo, &f, &out);
+    CU_ASSERT_EQUAL(err, HF_OK);
+    if (err != HF_OK)
+        printf("  %s span %d: %s\n", t->name, span, hf_error_msg());
     CU_ASSERT_EQUAL(f.bad_witness, 0);
     found_clear(&f);
     hf_bounds_clear(&b);
@@ -639,7 +642,7 @@ static void test_slices_below_search(void)
         fmpz_init(ub);
         CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(&t, &L), HF_OK);
         CU_ASSERT_EQUAL_FATAL(hf_bounds_upper(&t, ub, &exact), HF_OK);
-        long lb = fmpz_get_si(L.lb), m = plain_from_one(&t, span);
+        long lb = fmpz_get_si(L.lb), m = engine_from_one(&t, span, HF_ENGINE_PLAIN);
         if (m >= 0) {
             CU_ASSERT(lb <= m);
             if (lb > m)
@@ -661,6 +664,78 @@ static void test_slices_below_search(void)
            "UB met)\n",
            checked, above_vertices, met);
     CU_ASSERT(above_vertices >= 10);
+}
+
+/* The slices inside blocks and the end slices (docs/math.md §12.7, §12.8, §12.9) against the
+ * search: LB (hf_bounds_lower_info, with the end slices) never exceeds the m* that the cone
+ * engine finds from one atom up (the cone engine is checked against plain elsewhere and
+ * prunes by no lower bound), on chain:d=2, 3 (chain:d=4's 82 atoms exceed this harness's
+ * STRIDE: tests/cli/target_slices.sh searches it) and on random sums of two-atom heads along
+ * small directions in two and three variables (random weights, so the factors differ),
+ * some with a three-atom head on a line. The random ones include the cases of Lemma 12.7
+ * (sigmoids along e_1, e_2 and one more direction: M >= 7). */
+static void test_end_slices_below_search(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        long m_star; /* within the span, from docs/math.md and the rows */
+    } fams[] = {
+        {"chain:d=2", 2, 7}, {"chain:d=2", 3, 7}, {"chain:d=3", 3, 24}, {"chain:d=3", 4, 24}};
+    static const int64_t dirs2[][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}, {2, 1}, {1, 2}};
+    static const int64_t dirs3[][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1},
+                                       {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+    uint64_t st = 1207;
+    long checked = 0, above = 0;
+    printf("\n");
+    for (int trial = 0; trial < 300; trial++) {
+        hf_target_t t;
+        int span, nf = (int)(sizeof fams / sizeof *fams);
+        if (trial < nf) {
+            CU_ASSERT_FATAL(load(fams[trial].spec, &t));
+            span = fams[trial].span;
+        } else {
+            int d = 2 + (int)(rng_next(&st) % 2), nh = 2 + (int)(rng_next(&st) % 3);
+            hf_head_t h;
+            char name[32];
+            snprintf(name, sizeof name, "lines%d", trial);
+            CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, name, d, 1), HF_OK);
+            for (int k = 0; k < nh; k++) {
+                int64_t keys[9] = {0}, u[3] = {0};
+                long w[3], v[3];
+                int pick = (int)(rng_next(&st) % 6), na = rng_next(&st) % 5 ? 2 : 3;
+                for (int j = 0; j < d; j++)
+                    u[j] = d == 2 ? dirs2[pick][j] : dirs3[pick][j];
+                for (int a = 0; a < na; a++) {
+                    for (int j = 0; j < d; j++) /* keys a u, shifted to be nonnegative */
+                        keys[a * d + j] = a * u[j] + (u[j] < 0 ? (na - 1) * -u[j] : 0);
+                    w[a] = 1 + (long)(rng_next(&st) % 3);
+                    v[a] = a ? (long)(rng_next(&st) % 3) + 1 : 0;
+                }
+                one_head(&t, &h, d, na, keys, w, v);
+            }
+            span = d == 2 ? 3 : 2;
+        }
+        hf_lower_t L;
+        hf_lower_init(&L);
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(&t, &L), HF_OK);
+        long lb = fmpz_get_si(L.lb), m = engine_from_one(&t, span, HF_ENGINE_CONE);
+        if (trial < nf) {
+            printf("  %s span %d: LB %ld (%s), m* %ld\n", t.name, span, lb, L.rule, m);
+            CU_ASSERT_EQUAL(m, fams[trial].m_star);
+        }
+        if (m >= 0) {
+            CU_ASSERT(lb <= m);
+            if (lb > m)
+                printf("  %s span %d: LB %ld (%s) above m* = %ld\n", t.name, span, lb, L.rule, m);
+            checked++;
+            above += fmpz_cmp(L.lb, L.newton_vertices) > 0;
+        }
+        hf_lower_clear(&L);
+        hf_target_clear(&t);
+    }
+    printf("  LB <= m* on %ld rows (%ld above the vertex count)\n", checked, above);
+    CU_ASSERT(above >= 10);
 }
 
 /* The pruned double description's own figures, pinned: they were produced by the version
@@ -1619,6 +1694,7 @@ int hf_register_tests(void)
         {"minima certified over all keys (2-D Newton argument)", test_certify_2d},
         {"minima certified over all keys (3-D face accounting)", test_certify_3d},
         {"slices: LB <= m* found from one atom up", test_slices_below_search},
+        {"end slices: LB <= m* found from one atom up (cone)", test_end_slices_below_search},
         {"cone: double-description figures pinned", test_cone_ray_counts},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
         {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},

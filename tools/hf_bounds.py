@@ -29,7 +29,7 @@ FAMILY_SPEC = {"chain": "chain:d={d}", "multi": "multi:d={d},k=3", "wdw": "wdw:d
 # (tests/python/test_rule_table.py checks that the two agree).
 RULE_WORDS = {"trivial": "trivial", "face_rule": "face rule",
               "newton_vertices": "Newton vertices", "disjoint_faces": "disjoint faces",
-              "slices": "slices",
+              "slices": "slices", "end_slices": "end slices",
               "newton_2d": "2-D Newton argument", "newton_3d": "3-D Newton argument"}
 
 

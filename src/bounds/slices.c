@@ -19,10 +19,14 @@
  * adds M >= r + 1 for r negative real roots with multiplicity ((1 + t)^3: 4). An upper
  * bound comes from q itself when its coefficients have one sign.
  *
- * Blocks (Corollary 12.3): the product of the blocks' bounds on M, each the exact
- * one-variable M for a block on one coordinate and the vertex count otherwise (Theorem 5.2:
- * the vertex count bounds M too). */
+ * Blocks (Corollary 12.3): the product of the blocks' bounds on M. A block whose heads lie
+ * on lines has the reduced denominator prod_i q_i(x^{u_i}) (Theorem 5.7), and the bound of
+ * a product of such factors (hf_bounds_mlb) is the product over its connected components;
+ * on one coordinate the one-variable M above; on more, the best of the vertex count
+ * (Lemma 12.1: it bounds M too), the slices along each coordinate (Theorem 12.2) and, on two
+ * coordinates, 7 by Lemma 12.7. Any other block counts its vertices. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <flint/fmpq.h>
 #include <flint/fmpz_poly.h>
@@ -273,68 +277,298 @@ done:
     return err;
 }
 
-hf_err_t hf_bounds_slices(const hf_target_t *t, const fmpz_t count, int known, fmpz_t slices,
-                          int *nm1)
+/* ------------------------------------------------------------------ products of line factors */
+
+/* A lower bound on M of F_K = the product of the line factors whose coordinates lie in K
+ * (a bit mask), by the rules of docs/math.md §12 (hf_bounds_mlb_t). */
+struct hf_bounds_mlb_s {
+    hf_bounds_lines_t L;
+    hf_bounds_arr_t *arr;     /* the caller's arrangement memo (vertex counts) */
+    hf_bounds_bytemap_t memo; /* component mask -> bound */
+    long states;              /* components evaluated (memo misses) */
+};
+
+/* Components larger than this, or met after MLB_STATES_MAX others, count their vertices
+ * only (the slices over each coordinate are skipped: only weaker, still proven). */
+#define MLB_SLICE_COORDS_MAX 64
+#define MLB_STATES_MAX 20000L
+/* Sliced components count their vertices too up to this many coordinates. */
+#define MLB_VERTEX_COORDS_MAX 12
+/* Entries remembered (masks K met). */
+#define MLB_MEMO_MAX 400000L
+
+/* p = the product over the factors i with mask_i inside K and u_i[y] != 0 of q_i(t^{u_i[y]}):
+ * B(1, y) of Theorem 12.2 with every other variable set to 1 (a negative exponent is turned
+ * into a positive one by a power of t, a unit). */
+static void mlb_slice_poly(const hf_bounds_lines_t *L, uint64_t K, int y, fmpq_poly_t p)
+{
+    fmpq_poly_t f;
+    fmpq_t c;
+    fmpq_poly_init(f);
+    fmpq_init(c);
+    fmpq_poly_one(p);
+    for (long i = 0; i < L->m; i++) {
+        int64_t k = L->u[i * L->d + y];
+        if ((L->mask[i] & ~K) || !k)
+            continue;
+        long deg = fmpq_poly_degree(L->q + i), step = (long)(k > 0 ? k : -k);
+        fmpq_poly_zero(f);
+        for (long j = 0; j <= deg; j++) {
+            fmpq_poly_get_coeff_fmpq(c, L->q + i, j);
+            fmpq_poly_set_coeff_fmpq(f, (k > 0 ? j : deg - j) * step, c);
+        }
+        fmpq_poly_mul(p, p, f);
+    }
+    fmpq_clear(c);
+    fmpq_poly_clear(f);
+}
+
+/* The connected component of the factors inside K that holds coordinate j (a mask). */
+static uint64_t mlb_component_of(const hf_bounds_lines_t *L, uint64_t K, int j)
+{
+    uint64_t comp = UINT64_C(1) << j, before = 0;
+    while (comp != before) {
+        before = comp;
+        for (long i = 0; i < L->m; i++)
+            if (!(L->mask[i] & ~K) && (L->mask[i] & comp))
+                comp |= L->mask[i];
+    }
+    return comp;
+}
+
+static hf_err_t mlb_rec(hf_bounds_mlb_t *c, uint64_t K, fmpz_t out);
+
+/* One connected component K (at least two coordinates): the best of its vertex count, the
+ * slices over each coordinate (Theorem 12.2) and, on two coordinates, Lemma 12.7. */
+static hf_err_t mlb_component(hf_bounds_mlb_t *c, uint64_t K, fmpz_t out)
+{
+    hf_err_t err = HF_OK;
+    const hf_bounds_lines_t *L = &c->L;
+    int d = L->d, known = 0, nk = __builtin_popcountll(K);
+    long n = 0, N[HF_D_MAX] = {0};
+    int64_t *gens = hf_malloc((size_t)(L->m ? L->m : 1) * d * sizeof *gens);
+    fmpq_poly_t p;
+    fmpz_t a;
+    fmpq_poly_init(p);
+    fmpz_init(a);
+    fmpz_one(out);
+    if (!gens) {
+        err = HF_ERR_NOMEM;
+        goto done;
+    }
+    /* the vertex count: Newt(F_K) is the zonotope of the factors' directions (Theorem 5.7);
+     * skipped on large components when they are sliced (it costs most of the time there,
+     * and leaving out a candidate of a maximum only weakens it) */
+    int slice = nk <= MLB_SLICE_COORDS_MAX && ++c->states <= MLB_STATES_MAX;
+    if (!slice || nk <= MLB_VERTEX_COORDS_MAX) {
+        for (long i = 0; i < L->m; i++)
+            if (!(L->mask[i] & ~K))
+                memcpy(gens + d * n++, L->u + i * d, (size_t)d * sizeof *gens);
+        HF_CHECK(err, hf_bounds_arr_regions(c->arr, gens, n, d, a, &known), done);
+        if (known)
+            fmpz_set(out, a);
+    }
+    if (!slice)
+        goto done;
+    /* slices along y: F_K = A(x) B(x, y), A the factors without y (Theorem 12.2) */
+    for (uint64_t rest = K; rest; rest &= rest - 1) {
+        int y = __builtin_ctzll(rest);
+        const char *why;
+        long ub;
+        mlb_slice_poly(L, K, y, p);
+        HF_CHECK(err, hf_bounds_m1(p, N + y, &ub, &why), done);
+        HF_CHECK(err, mlb_rec(c, K & ~(UINT64_C(1) << y), a), done);
+        fmpz_mul_si(a, a, N[y]);
+        if (fmpz_cmp(a, out) > 0)
+            fmpz_set(out, a);
+    }
+    /* two coordinates: a factor on each alone and at least three slices both ways give 7
+     * (Lemma 12.7) */
+    if (nk == 2 && fmpz_cmp_si(out, 7) < 0) {
+        int ya = __builtin_ctzll(K), yb = 63 - __builtin_clzll(K), alone_a = 0, alone_b = 0;
+        for (long i = 0; i < L->m; i++) {
+            alone_a |= L->mask[i] == UINT64_C(1) << ya;
+            alone_b |= L->mask[i] == UINT64_C(1) << yb;
+        }
+        if (alone_a && alone_b && N[ya] >= 3 && N[yb] >= 3)
+            fmpz_set_si(out, 7);
+    }
+done:
+    fmpz_clear(a);
+    fmpq_poly_clear(p);
+    free(gens);
+    return err;
+}
+
+/* The bound for the product F_K of the factors inside K: 1 when there is none; the product
+ * over connected components (Theorem 12.2 with disjoint variables); on one coordinate the
+ * one-variable M of the factor there (Theorem 12.4); else mlb_component. Remembered by K. */
+static hf_err_t mlb_rec(hf_bounds_mlb_t *c, uint64_t K, fmpz_t out)
+{
+    hf_err_t err = HF_OK;
+    const hf_bounds_lines_t *L = &c->L;
+    uint64_t U = 0;
+    fmpz_t v;
+    fmpz_one(out);
+    const hf_bounds_bytemap_entry_t *e =
+        hf_bounds_bytemap_get(&c->memo, (const void *)&K, sizeof K);
+    if (e) {
+        fmpz_set(out, &e->val);
+        return HF_OK;
+    }
+    for (long i = 0; i < L->m; i++)
+        if (!(L->mask[i] & ~K))
+            U |= L->mask[i];
+    if (!U)
+        return HF_OK;
+    fmpz_init(v);
+    uint64_t first = mlb_component_of(L, K, __builtin_ctzll(U));
+    if (first != U) { /* several components: their product */
+        for (uint64_t rest = U; rest && err == HF_OK;) {
+            uint64_t comp = mlb_component_of(L, K, __builtin_ctzll(rest));
+            rest &= ~comp;
+            err = mlb_rec(c, comp, v);
+            fmpz_mul(out, out, v);
+        }
+    } else if (__builtin_popcountll(U) == 1) { /* one coordinate: one direction, one factor */
+        fmpq_poly_t p;
+        long lb, ub;
+        const char *why;
+        fmpq_poly_init(p);
+        mlb_slice_poly(L, U, __builtin_ctzll(U), p);
+        err = hf_bounds_m1(p, &lb, &ub, &why);
+        fmpq_poly_clear(p);
+        fmpz_set_si(out, lb);
+    } else {
+        err = mlb_component(c, U, out);
+    }
+    if (err == HF_OK)
+        err = hf_bounds_bytemap_put(&c->memo, (const void *)&K, sizeof K, out);
+    fmpz_clear(v);
+    return err;
+}
+
+hf_err_t hf_bounds_mlb_create(const hf_target_t *t, const int *heads, int nh, hf_bounds_arr_t *arr,
+                              hf_bounds_mlb_t **out)
+{
+    int all = 0;
+    hf_bounds_mlb_t *c = hf_malloc(sizeof *c);
+    *out = NULL;
+    if (!c)
+        return HF_ERR_NOMEM;
+    hf_bounds_lines_init(&c->L, t->d);
+    hf_bounds_bytemap_init(&c->memo, MLB_MEMO_MAX);
+    c->arr = arr;
+    c->states = 0;
+    hf_err_t err = hf_bounds_line_factors(t, heads, nh, &all, &c->L);
+    if (err == HF_OK && all)
+        *out = c;
+    else
+        hf_bounds_mlb_destroy(&c);
+    return err;
+}
+
+void hf_bounds_mlb_destroy(hf_bounds_mlb_t **c)
+{
+    if (!*c)
+        return;
+    hf_bounds_bytemap_clear(&(*c)->memo);
+    hf_bounds_lines_clear(&(*c)->L);
+    free(*c);
+    *c = NULL;
+}
+
+hf_err_t hf_bounds_mlb(hf_bounds_mlb_t *c, uint64_t K, fmpz_t out)
+{
+    return mlb_rec(c, K, out);
+}
+
+hf_err_t hf_bounds_mlb_slice(hf_bounds_mlb_t *c, int y, long *n)
+{
+    fmpq_poly_t p;
+    long ub;
+    const char *why;
+    uint64_t all = 0;
+    for (long i = 0; i < c->L.m; i++)
+        all |= c->L.mask[i];
+    *n = 1;
+    if (!(all >> y & 1))
+        return HF_OK;
+    fmpq_poly_init(p);
+    mlb_slice_poly(&c->L, all, y, p);
+    hf_err_t err = hf_bounds_m1(p, n, &ub, &why);
+    fmpq_poly_clear(p);
+    return err;
+}
+
+uint64_t hf_bounds_mlb_coords(const hf_bounds_mlb_t *c)
+{
+    uint64_t all = 0;
+    for (long i = 0; i < c->L.m; i++)
+        all |= c->L.mask[i];
+    return all;
+}
+
+/* ------------------------------------------------------------------ blocks */
+
+hf_err_t hf_bounds_slices(const hf_target_t *t, hf_bounds_arr_t *arr, const fmpz_t count, int known,
+                          fmpz_t slices)
 {
     hf_err_t err = HF_OK;
     int H = t->nheads, nb = 0;
     uint64_t *used = hf_malloc((size_t)(H ? H : 1) * sizeof *used);
     int *block = hf_malloc((size_t)(H ? H : 1) * sizeof *block);
     int *members = hf_malloc((size_t)(H ? H : 1) * sizeof *members);
-    fmpz_t m1prod, vfac;
-    fmpq_poly_t q;
-    fmpz_init(m1prod);
-    fmpz_init(vfac);
-    fmpq_poly_init(q);
-    fmpz_one(m1prod);
-    fmpz_one(vfac);
+    hf_bounds_mlb_t *c = NULL;
+    fmpz_t mprod, vprod, v, w;
+    fmpz_init(mprod);
+    fmpz_init(vprod);
+    fmpz_init(v);
+    fmpz_init(w);
+    fmpz_one(mprod);
+    fmpz_one(vprod);
     fmpz_one(slices);
-    if (nm1)
-        *nm1 = 0;
     if (!used || !block || !members) {
         err = HF_ERR_NOMEM;
         goto cleanup;
     }
     hf_bounds_blocks(t, used, block, &nb);
     for (int b = 0; b < nb; b++) {
-        int nm = 0, ok = 0;
-        uint64_t mask = 0;
+        int nm = 0, vknown = 0;
         for (int h = 0; h < H; h++)
-            if (block[h] == b) {
+            if (block[h] == b)
                 members[nm++] = h;
-                mask |= used[h];
-            }
-        if (__builtin_popcountll(mask) != 1)
+        HF_CHECK(err, hf_bounds_mlb_create(t, members, nm, arr, &c), cleanup);
+        if (!c) /* not on lines: its vertex count stays in count */
             continue;
-        /* one coordinate: every non-constant head lies on a line along it */
-        HF_CHECK(err, hf_bounds_line_denominator(t, members, nm, q, &ok), cleanup);
-        if (!ok) {
-            err = hf_error(HF_ERR_INTERNAL, "%s: a block on one coordinate is not on a line",
-                           t->name);
-            goto cleanup;
+        /* the block's bound on M (at least its vertex count, Lemma 12.1 (ii)), and its
+         * factor of the vertex count (to divide out) */
+        HF_CHECK(err, hf_bounds_mlb(c, hf_bounds_mlb_coords(c), w), cleanup);
+        HF_CHECK(err, hf_bounds_arr_regions(arr, c->L.u, c->L.m, t->d, v, &vknown), cleanup);
+        if (!vknown) {
+            known = 0;
+        } else {
+            fmpz_mul(vprod, vprod, v);
+            if (fmpz_cmp(v, w) > 0)
+                fmpz_set(w, v);
         }
-        long lb, ub;
-        const char *why;
-        HF_CHECK(err, hf_bounds_m1(q, &lb, &ub, &why), cleanup);
-        fmpz_mul_si(m1prod, m1prod, lb);
-        /* its factor of the vertex count: a segment, or a point when q is a constant */
-        if (fmpq_poly_degree(q) >= 1)
-            fmpz_mul_ui(vfac, vfac, 2);
-        if (nm1 && lb >= 3)
-            (*nm1)++;
+        fmpz_mul(mprod, mprod, w);
+        hf_bounds_mlb_destroy(&c);
     }
-    /* the other blocks' vertex counts: the whole count without the one-coordinate factors
+    /* the other blocks' vertex counts: the whole count without the line blocks' factors
      * (Lemma 5.8: counts multiply over blocks) */
-    if (known && fmpz_divisible(count, vfac)) {
-        fmpz_divexact(slices, count, vfac);
-        fmpz_mul(slices, slices, m1prod);
+    if (known && !fmpz_is_zero(vprod) && fmpz_divisible(count, vprod)) {
+        fmpz_divexact(slices, count, vprod);
+        fmpz_mul(slices, slices, mprod);
     } else {
-        fmpz_set(slices, m1prod);
+        fmpz_set(slices, mprod);
     }
 cleanup:
-    fmpq_poly_clear(q);
-    fmpz_clear(vfac);
-    fmpz_clear(m1prod);
+    hf_bounds_mlb_destroy(&c);
+    fmpz_clear(w);
+    fmpz_clear(v);
+    fmpz_clear(vprod);
+    fmpz_clear(mprod);
     free(members);
     free(block);
     free(used);

@@ -396,8 +396,27 @@ static void line_head_fraction(const hf_head_t *h, const int64_t *t, fmpq_poly_s
     fmpq_clear(c);
 }
 
-hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
-                               int64_t **gens, long **lens, long *m)
+void hf_bounds_lines_init(hf_bounds_lines_t *L, int d)
+{
+    L->d = d;
+    L->m = 0;
+    L->u = NULL;
+    L->q = NULL;
+    L->mask = NULL;
+}
+
+void hf_bounds_lines_clear(hf_bounds_lines_t *L)
+{
+    for (long i = 0; i < L->m; i++)
+        fmpq_poly_clear(L->q + i);
+    free(L->q);
+    free(L->mask);
+    free(L->u);
+    hf_bounds_lines_init(L, L->d);
+}
+
+hf_err_t hf_bounds_line_factors(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                                hf_bounds_lines_t *L)
 {
     hf_err_t err = HF_OK;
     int d = t->d, dv = t->dv;
@@ -409,10 +428,9 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
     fmpq_poly_struct *N = NULL;
     fmpq_poly_t D;
     int added;
+    hf_bounds_lines_clear(L);
+    L->d = d;
     *all_lines = 1;
-    *gens = NULL;
-    *lens = NULL;
-    *m = 0;
     fmpq_poly_init(D);
     memset(&dirs, 0, sizeof dirs);
     for (int k = 0; k < nh; k++)
@@ -462,26 +480,29 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
     for (long g = 0; g < ng; g++)
         nm += fmpq_poly_degree(groups[g].Q) >= 1;
     if (nm) {
-        *gens = hf_malloc((size_t)nm * d * sizeof **gens);
-        *lens = hf_malloc((size_t)nm * sizeof **lens);
-        if (!*gens || !*lens) {
-            free(*gens);
-            free(*lens);
-            *gens = NULL;
-            *lens = NULL;
+        L->u = hf_malloc((size_t)nm * d * sizeof *L->u);
+        L->q = hf_malloc((size_t)nm * sizeof *L->q);
+        L->mask = hf_malloc((size_t)nm * sizeof *L->mask);
+        if (!L->u || !L->q || !L->mask) {
             err = HF_ERR_NOMEM;
             goto cleanup;
         }
     }
     for (long g = 0; g < ng; g++) {
-        long deg = fmpq_poly_degree(groups[g].Q);
-        if (deg < 1)
+        if (fmpq_poly_degree(groups[g].Q) < 1)
             continue;
-        memcpy(*gens + *m * d, dirs.keys + g * d, (size_t)d * sizeof **gens);
-        (*lens)[*m] = deg;
-        (*m)++;
+        long i = L->m++;
+        memcpy(L->u + i * d, dirs.keys + g * d, (size_t)d * sizeof *L->u);
+        fmpq_poly_init(L->q + i);
+        fmpq_poly_swap(L->q + i, groups[g].Q);
+        L->mask[i] = 0;
+        for (int j = 0; j < d; j++)
+            if (L->u[i * d + j])
+                L->mask[i] |= UINT64_C(1) << j;
     }
 cleanup:
+    if (err != HF_OK || !*all_lines)
+        hf_bounds_lines_clear(L);
     for (long g = 0; g < ng; g++) {
         for (int j = 0; j < dv; j++)
             fmpq_poly_clear(groups[g].P + j);
@@ -499,6 +520,31 @@ cleanup:
     return err;
 }
 
+hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                               int64_t **gens, long **lens, long *m)
+{
+    hf_bounds_lines_t L;
+    hf_bounds_lines_init(&L, t->d);
+    *gens = NULL;
+    *lens = NULL;
+    *m = 0;
+    hf_err_t err = hf_bounds_line_factors(t, heads, nh, all_lines, &L);
+    if (err == HF_OK && L.m) {
+        *lens = hf_malloc((size_t)L.m * sizeof **lens);
+        if (!*lens) {
+            err = HF_ERR_NOMEM;
+        } else {
+            for (long i = 0; i < L.m; i++)
+                (*lens)[i] = fmpq_poly_degree(L.q + i);
+            *gens = L.u; /* handed over */
+            L.u = NULL;
+            *m = L.m;
+        }
+    }
+    hf_bounds_lines_clear(&L);
+    return err;
+}
+
 hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t **gens,
                                    long **lens, long *m)
 {
@@ -509,67 +555,5 @@ hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t
         heads[h] = h;
     hf_err_t err = hf_bounds_line_groups(t, heads, t->nheads, all_lines, gens, lens, m);
     free(heads);
-    return err;
-}
-
-hf_err_t hf_bounds_line_denominator(const hf_target_t *t, const int *heads, int nh, fmpq_poly_t q,
-                                    int *ok)
-{
-    hf_err_t err = HF_OK;
-    int d = t->d, dv = t->dv, have = 0;
-    long maxatoms = 1;
-    int64_t u[HF_D_MAX], u0[HF_D_MAX];
-    int64_t *pos = NULL;
-    fmpq_poly_struct *N = NULL, *P = NULL;
-    fmpq_poly_t D;
-    line_group_t g;
-    fmpq_poly_init(D);
-    fmpq_poly_init(g.Q);
-    fmpq_poly_one(g.Q);
-    g.P = NULL;
-    *ok = 1;
-    for (int k = 0; k < nh; k++)
-        if (t->heads[heads[k]].natoms > maxatoms)
-            maxatoms = t->heads[heads[k]].natoms;
-    pos = hf_malloc((size_t)maxatoms * sizeof *pos);
-    N = hf_malloc((size_t)dv * sizeof *N);
-    P = hf_malloc((size_t)dv * sizeof *P);
-    if (!pos || !N || !P) {
-        free(P);
-        P = NULL;
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    for (int j = 0; j < dv; j++) {
-        fmpq_poly_init(N + j);
-        fmpq_poly_init(P + j);
-    }
-    g.P = P;
-    for (int k = 0; k < nh && *ok; k++) {
-        const hf_head_t *h = t->heads + heads[k];
-        if (hf_bounds_head_is_constant(h))
-            continue;
-        if (!line_of_head(h, u, pos) || (have && memcmp(u, u0, (size_t)d * sizeof *u))) {
-            *ok = 0;
-            break;
-        }
-        memcpy(u0, u, (size_t)d * sizeof *u);
-        have = 1;
-        line_head_fraction(h, pos, N, D);
-        line_group_add(&g, N, D, dv);
-    }
-    if (*ok)
-        fmpq_poly_set(q, g.Q);
-cleanup:
-    if (g.P)
-        for (int j = 0; j < dv; j++) {
-            fmpq_poly_clear(N + j);
-            fmpq_poly_clear(g.P + j);
-        }
-    free(g.P);
-    free(N);
-    free(pos);
-    fmpq_poly_clear(g.Q);
-    fmpq_poly_clear(D);
     return err;
 }

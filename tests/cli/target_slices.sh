@@ -2,7 +2,8 @@
 # multi:d=D,k=3 (LB = 3^D = UB, rule slices, exactly past 64 bits), cubic_factor (3), a sum
 # of three sigmoids with distinct biases on one coordinate (Descartes: 4); it keeps LB 2
 # for 1 + 2t + 2t^2 (a binomial multiple exists although m* = 3) and multiplies a
-# hexagon's vertex count (6, not its m* = 7) by the cubic's 3. Rows of 2-rank searches are
+# hexagon's M = 7 (Lemma 12.7) by the cubic's 3: 21 = UB; chain:d=4 gets 69 (end slices),
+# which its search at span 3 (m* = 82) respects. Rows of 2-rank searches are
 # certified: with the one size LB searched to count the supports where the box is small
 # (multi:d=3,k=3 and the cubic at span 2), with no search at all where it is large
 # (multi:d=13,k=3, multi:d=64,k=3: engine none, m* exact past 64 bits in the table).
@@ -57,8 +58,8 @@ run 0 mpi 2 search binomial.json --span 6 --out b.h5 --quiet
 grep -q "^binomial span 6: m\* = 3  \[exhaustive\]  LB 2 (newton_vertices)  UB 3 " out.txt ||
   fail "binomial search: $(cat out.txt)"
 
-# two blocks: the hexagon of chain:d=2 on q1, q2 (6 vertices; its m* = 7 bounds m*, not M)
-# and the cubic on q3: LB 6 x 3 = 18, UB 7 x 3 = 21
+# two blocks: the hexagon of chain:d=2 on q1, q2 (6 vertices, M = 7 by Lemma 12.7) and the
+# cubic on q3: LB 7 x 3 = 21 = UB
 cat >hexcubic.json <<'EOF'
 {"name": "hexagon_cubic", "d": 3, "dv": 1, "heads": [
   {"atoms": [{"key": [0,0,0], "weight": "1", "value": "0"}, {"key": [1,0,0], "weight": "1", "value": "1"}]},
@@ -68,7 +69,7 @@ cat >hexcubic.json <<'EOF'
              {"key": [0,0,2], "weight": "1", "value": "2"}]}]}
 EOF
 out=$("$HEADFUSE" target hexcubic.json --json)
-[ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["newton_vertices"], o["ub"]')" = "(18, 'slices', 12, 21)" ] ||
+[ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["newton_vertices"], o["ub"], o["certified"]')" = "(21, 'slices', 12, 21, True)" ] ||
   fail "hexagon and cubic: $out"
 
 # rows: certified; the one size LB searched in a small box, no search in a large one
@@ -92,4 +93,11 @@ print([(r["name"], r["m_star"], int(r["lb"]), r["lb_rule"], r["status"], r["engi
   fail "table --json: $(cat out.txt)"
 run 0 "$HEADFUSE" table m64.h5
 grep -Eq "^multi:d=64,k=3 +64 +2 +$P64 +$P64 +slices +$P64 +certified +none " out.txt || fail "table text: $(cat out.txt)"
+# chain:d=4: the end slices (24 + 24 + 21), below the 82 the search finds at span 3
+out=$("$HEADFUSE" target --family chain:d=4 --json)
+[ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["newton_vertices"], o["ub"]')" = "(69, 'end_slices', 54, 82)" ] ||
+  fail "chain:d=4: $out"
+run 0 mpi 2 search --family chain:d=4 --span 3 --out c4.h5 --quiet
+grep -q "^chain:d=4 span 3: m\* = 82  \[exhaustive\]  LB 69 (end_slices)  UB 82 " out.txt ||
+  fail "chain:d=4 row: $(cat out.txt)"
 echo "ok: slices certify multi:d=D,k=3 and cubic_factor in target and in rows"

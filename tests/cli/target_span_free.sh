@@ -47,10 +47,20 @@ run 0 "$HEADFUSE" table d.h5 --json
 [ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[0]; print(r["m_star"], r["lb"], r["lb_rule"], r["status"])' <out.txt)" = "15 15 newton_3d certified" ] ||
   fail "diagonal row: $(cat out.txt)"
 
-# two dimensions: unchanged words, and span_free says which argument ran
+# two dimensions: unchanged words (a target the slices leave at LB 5, certified m* = 6 by the
+# 2-D argument), and span_free says which argument ran; chain:d=2 is LB = UB = 7 now
+cat >tri.json <<'EOF'
+{"name": "triangle_diagonal", "d": 2, "dv": 1, "heads": [
+  {"atoms": [{"key": [0,0], "weight": "1", "value": "0"}, {"key": [1,0], "weight": "1", "value": "1"},
+             {"key": [0,1], "weight": "1", "value": "2"}]},
+  {"atoms": [{"key": [0,0], "weight": "1", "value": "0"}, {"key": [1,1], "weight": "1", "value": "1"}]}]}
+EOF
+run 0 "$HEADFUSE" target tri.json
+grep -q '^certified   m\* = 6 over all integer keys  (two-dimensional Newton argument; the minimal support is supp(Q), unique up to translation)$' out.txt ||
+  fail "triangle_diagonal: $(cat out.txt)"
+grep -q '^lower bound 6  (two-dimensional Newton argument)$' out.txt || fail "triangle_diagonal: $(cat out.txt)"
 run 0 "$HEADFUSE" target --family chain:d=2
-grep -q '^certified   m\* = 7 over all integer keys  (two-dimensional Newton argument; the minimal support is supp(Q), unique up to translation)$' out.txt ||
-  fail "chain:d=2: $(cat out.txt)"
+grep -q '^certified   m\* = 7  (LB = UB)$' out.txt || fail "chain:d=2: $(cat out.txt)"
 out=$("$HEADFUSE" target --family chain:d=2 --json)
 [ "$(json_get "$out" 'o["span_free"]["dim"], o["span_free"]["lb"], o["span_free"]["rule"]')" = "(2, 7, 'newton_2d')" ] ||
   fail "chain:d=2 span_free: $out"
