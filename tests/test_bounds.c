@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <flint/fmpq_poly.h>
 #include <flint/fmpz_mat.h>
+#include <flint/fmpz_poly.h>
 
 #include "bounds/bounds_impl.h"
 #include "families.h"
@@ -133,7 +135,9 @@ static void test_product_head_limit(void)
 static void test_chain(void)
 {
     static const long ub_expect[6] = {0, 0, 7, 24, 82, 0};
-    static const long lb_expect[6] = {0, 0, 6, 18, 54, 162};
+    /* the vertex counts are 6, 18, 54, 162; the slices prove more (docs/math.md §12.7, §12.9):
+     * M(Q) >= 7, 21, 63, 196 (196: sliced at q3, 7 x 7 x M((1 + t)^3) = 4) */
+    static const long lb_expect[6] = {0, 0, 7, 21, 63, 196};
     fmpz_t lb, ub;
     fmpz_init(lb);
     fmpz_init(ub);
@@ -197,7 +201,12 @@ static void test_multi(void)
             bounds_of(&t, lb, ub, &exact);
             printf("  multi_{%d,%d}: LB = %ld, UB = %ld\n", d, k, fmpz_get_si(lb), fmpz_get_si(ub));
             CU_ASSERT(fmpz_equal_si(ub, kd));
-            CU_ASSERT(fmpz_equal_si(lb, 1L << d)); /* a box: 2^d vertices */
+            /* a box has 2^d vertices; slices: M(1 + t + ...) is 2 for k = 2 and 3 for k = 3
+             * and 4 (docs/math.md §12.4), so LB = 2^d, 3^d, 3^d */
+            long m1 = k == 2 ? 2 : 3, md = 1;
+            for (int j = 0; j < d; j++)
+                md *= m1;
+            CU_ASSERT(fmpz_equal_si(lb, md));
             CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
             if (kd <= 64)
                 check_product(&t, ub);
@@ -324,7 +333,7 @@ static long naive_lb(const hf_target_t *t)
 static void test_random_targets(void)
 {
     fmpz_t lb, lb2, ub, vc;
-    long face_below = 0;
+    long face_below = 0, slices_above = 0;
     fmpz_init(lb);
     fmpz_init(lb2);
     fmpz_init(ub);
@@ -387,7 +396,15 @@ static void test_random_targets(void)
         CU_ASSERT_EQUAL_FATAL(hf_newton_vertex_count(&t, vc, &known), HF_OK);
         CU_ASSERT_EQUAL(known, 1); /* small targets: lines or cddlib */
         if (known) {
-            CU_ASSERT(fmpz_equal(lb, vc));
+            /* the best LB is the larger of the vertex count and the slices (which exceed it
+             * only through a block on one coordinate whose M is at least 3) */
+            hf_lower_t L;
+            hf_lower_init(&L);
+            CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(&t, &L), HF_OK);
+            CU_ASSERT(fmpz_equal(lb, fmpz_cmp(L.slices, vc) > 0 ? L.slices : vc));
+            CU_ASSERT(fmpz_cmp(L.slices, vc) >= 0);
+            slices_above += fmpz_cmp(L.slices, vc) > 0;
+            hf_lower_clear(&L);
             CU_ASSERT(fmpz_cmp(lb2, vc) <= 0);
             face_below += fmpz_cmp(lb2, vc) < 0;
         }
@@ -398,8 +415,9 @@ static void test_random_targets(void)
         hf_target_clear(&u);
         hf_target_clear(&t);
     }
-    printf("\n  150 random targets: the face rule alone is below the vertex count on %ld\n",
-           face_below);
+    printf("\n  150 random targets: the face rule alone is below the vertex count on %ld, the "
+           "slices above it on %ld\n",
+           face_below, slices_above);
     fmpz_clear(vc);
     fmpz_clear(ub);
     fmpz_clear(lb2);
@@ -550,7 +568,7 @@ static void test_blocks(void)
     CU_ASSERT(fmpz_equal_si(ub, 24 * 4));
     CU_ASSERT_EQUAL(exact, 1);
     printf("\n  chain_3 (+) W_2: LB = %ld, UB = %ld\n", fmpz_get_si(lb), fmpz_get_si(ub));
-    CU_ASSERT(fmpz_equal_si(lb, 18 * 4)); /* the product polytope: vertex counts multiply */
+    CU_ASSERT(fmpz_equal_si(lb, 21 * 4)); /* blocks multiply: M(chain_3) >= 21, M(1 + t) = 2 */
     CU_ASSERT(fmpz_cmp(lb, ub) <= 0);
     check_product(&t, ub);
     hf_target_clear(&t);
@@ -630,7 +648,10 @@ static void test_lower_capped(void)
     fmpz_set_ui(expect, 3);
     fmpz_pow_ui(expect, expect, 63);
     fmpz_mul_ui(expect, expect, 2);
-    CU_ASSERT(fmpz_equal(lb, expect));
+    CU_ASSERT(fmpz_cmp(lb, expect) > 0); /* the slices beat the vertex count 2 3^63 */
+    char *lbs = fmpz_get_str(NULL, 10, lb);
+    CU_ASSERT_STRING_EQUAL(lbs, "5527149049851876473114500005888");
+    flint_free(lbs);
     hf_target_clear(&t);
     if (!getenv("HF_QUICK")) {
         fam_chain(&t, 64);
@@ -1210,7 +1231,17 @@ static void test_lower_info(void)
     hf_lower_init(&L);
     fam_chain(&t, 3);
     CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
-    CU_ASSERT(fmpz_equal_si(L.lb, 18) && L.newton_known && fmpz_equal_si(L.newton_vertices, 18));
+    CU_ASSERT(fmpz_equal_si(L.lb, 21) && L.newton_known && fmpz_equal_si(L.newton_vertices, 18));
+    CU_ASSERT_STRING_EQUAL(L.rule, "slices"); /* 7 x M((1 + t)^2) = 3 */
+    hf_target_clear(&t);
+    fam_chain(&t, 4);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT(fmpz_equal_si(L.lb, 69) && fmpz_equal_si(L.newton_vertices, 54));
+    CU_ASSERT_STRING_EQUAL(L.rule, "end_slices"); /* 24 + 24 + 21 (docs/math.md §12.9) */
+    hf_target_clear(&t);
+    fam_wd(&t, 3);
+    CU_ASSERT_EQUAL(hf_bounds_lower_info(&t, &L), HF_OK);
+    CU_ASSERT(fmpz_equal_si(L.lb, 8));
     CU_ASSERT_STRING_EQUAL(L.rule, "newton_vertices");
     CU_ASSERT_EQUAL(L.complete, 1);
     hf_target_clear(&t);
@@ -1334,8 +1365,304 @@ static void test_lb_known_values(void)
         CU_ASSERT(lb_ok(&t, rows[i].m_star));
         if (rows[i].family && !strcmp(rows[i].family, "chain") && rows[i].d == 2)
             CU_ASSERT(!lb_ok(&t, 5)); /* planted: m* = 5 would contradict LB = 6 */
+        if (rows[i].file && strstr(rows[i].file, "cubic"))
+            CU_ASSERT(!lb_ok(&t, 2)); /* planted: two atoms would contradict M = 3 */
         hf_target_clear(&t);
     }
+}
+
+/* ================================================================ slices */
+
+/* M of one variable (docs/math.md §12.4) of the polynomial with integer coefficients c[len]
+ * (constant first). */
+static void m1_of(const long *c, int len, long *lb, long *ub)
+{
+    fmpq_poly_t q;
+    const char *why;
+    fmpq_poly_init(q);
+    for (int i = 0; i < len; i++)
+        fmpq_poly_set_coeff_si(q, i, c[i]);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_m1(q, lb, ub, &why), HF_OK);
+    fmpq_poly_clear(q);
+}
+
+/* The examples of docs/math.md (Example 12.5) and a few more, by hand: 1 + t has the
+ * binomial multiple itself; 1 + t + t^2 (t^3 = 1) and (1 + t)^2 (a repeated root) have none,
+ * so M = 3 = their own terms; 1 + 2t + 2t^2 divides 1 + 4t^4 (M = 2 although the head with
+ * keys 0, 1, 2 needs 3 atoms); 1 + t + t^2 + t^3 (t^4 = 1): M >= 3 with 4 known, not decided. */
+static void test_m1_examples(void)
+{
+    static const struct {
+        const char *name;
+        long c[8];
+        int len;
+        long lb, ub;
+    } rows[] = {
+        {"1 + t", {1, 1}, 2, 2, 2},
+        {"1 + t + t^2", {1, 1, 1}, 3, 3, 3},
+        {"(1 + t)^2", {1, 2, 1}, 3, 3, 3},
+        {"1 + 2t + 2t^2", {1, 2, 2}, 3, 2, 2},
+        {"1 + t + t^2 + t^3", {1, 1, 1, 1}, 4, 3, 4},
+        {"5 t^2", {0, 0, 5}, 3, 1, 1},
+        {"-7", {-7}, 1, 1, 1},
+        {"1 - t + t^2 (divides 1 + t^3)", {1, -1, 1}, 3, 2, 2},
+        {"1 + t^2", {1, 0, 1}, 3, 2, 2},
+        {"3 + t", {3, 1}, 2, 2, 2},
+        {"-3 - t", {-3, -1}, 2, 2, 2},
+        {"1 - t (a positive root: no positive multiple at all)", {1, -1}, 2, 3, 0},
+        {"Phi_5 (t^5 = 1)", {1, 1, 1, 1, 1}, 5, 3, 5},
+        {"Phi_10 (divides 1 + t^5)", {1, -1, 1, -1, 1}, 5, 2, 2},
+        {"1 + 3t + t^2 (real roots of different sizes)", {1, 3, 1}, 3, 3, 3},
+        {"t + t^2 + t^3 (a power of t is a unit)", {0, 1, 1, 1}, 4, 3, 3},
+        {"(1 + t)(1 + 2t) (no constant power of t)", {1, 3, 2}, 3, 3, 3},
+        {"1 + t^3 (itself)", {1, 0, 0, 1}, 4, 2, 2},
+        {"(1 + t^2)(1 + t + t^2)", {1, 1, 2, 1, 1}, 5, 3, 5},
+        {"(1 + t)^3 (Descartes: three negative roots)", {1, 3, 3, 1}, 4, 4, 4},
+        {"(1 + t)(1 + 2t)(1 + 3t)", {1, 6, 11, 6}, 4, 4, 4},
+        {"(1 + t)^2 (1 - t + t^2) = (1 + t)(1 + t^3)", {1, 1, 0, 1, 1}, 5, 3, 4},
+    };
+    long lb, ub;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        m1_of(rows[i].c, rows[i].len, &lb, &ub);
+        if (lb != rows[i].lb || ub != rows[i].ub)
+            printf("\n  %s: M >= %ld, <= %ld (expected %ld, %ld)", rows[i].name, lb, ub, rows[i].lb,
+                   rows[i].ub);
+        CU_ASSERT_EQUAL(lb, rows[i].lb);
+        CU_ASSERT_EQUAL(ub, rows[i].ub);
+    }
+    /* above the decided degrees: M >= 2 only (1 + t + t^25: 3 terms of one sign) */
+    fmpq_poly_t q;
+    const char *why;
+    fmpq_poly_init(q);
+    fmpq_poly_set_coeff_si(q, 0, 1);
+    fmpq_poly_set_coeff_si(q, 1, 1);
+    fmpq_poly_set_coeff_si(q, 25, 1);
+    CU_ASSERT_EQUAL(hf_bounds_m1(q, &lb, &ub, &why), HF_OK);
+    CU_ASSERT(lb == 2 && ub == 3);
+    /* the zero polynomial is refused */
+    fmpq_poly_zero(q);
+    CU_ASSERT_EQUAL(hf_bounds_m1(q, &lb, &ub, &why), HF_ERR_INTERNAL);
+    hf_error_clear();
+    fmpq_poly_clear(q);
+}
+
+/* The least n in 1..nmax with t^n mod q a constant (q(0) != 0), that constant in c; 0 when
+ * there is none. Brute force over Q: the reference for hf_bounds_m1. */
+static long brute_n0(const fmpq_poly_t q, long nmax, fmpq_t c)
+{
+    fmpq_poly_t r, t;
+    long found = 0;
+    fmpq_poly_init(r);
+    fmpq_poly_init(t);
+    fmpq_poly_one(r);
+    fmpq_poly_set_coeff_si(t, 1, 1);
+    for (long n = 1; n <= nmax && !found; n++) {
+        fmpq_poly_mul(r, r, t);
+        fmpq_poly_rem(r, r, q);
+        if (fmpq_poly_degree(r) <= 0) {
+            fmpq_poly_get_coeff_fmpq(c, r, 0);
+            found = n;
+        }
+    }
+    fmpq_poly_clear(t);
+    fmpq_poly_clear(r);
+    return found;
+}
+
+/* hf_bounds_m1 against brute force on products of distinct cyclotomic polynomials Phi_k
+ * (k <= 10, so the least constant power of t, when there is one, comes at n | 2520),
+ * some rescaled (q(2t), q(-3t): the ratios of roots are kept), some with a square factor,
+ * and on random integer polynomials of degree 1..4 (brute force to n = 840): a negative
+ * constant power of t exists iff M = 2 is reported; a positive first one means M >= 3. */
+static void test_m1_brute(void)
+{
+    fmpz_poly_t phi, z;
+    fmpq_poly_t q;
+    fmpq_t c, x;
+    long checked = 0, two = 0, three = 0;
+    fmpz_poly_init(phi);
+    fmpz_poly_init(z);
+    fmpq_poly_init(q);
+    fmpq_init(c);
+    fmpq_init(x);
+    fam_rng_state = 424242;
+    for (int it = 0; it < 400; it++) {
+        if (it < 250) {
+            fmpz_poly_one(z);
+            int used = 0;
+            for (int k = 1; k <= 10; k++)
+                if (fam_rnd(0, 2) == 0) {
+                    fmpz_poly_cyclotomic(phi, (ulong)k);
+                    fmpz_poly_mul(z, z, phi);
+                    if (fam_rnd(0, 9) == 0)
+                        fmpz_poly_mul(z, z, phi); /* a repeated factor */
+                    used++;
+                }
+            if (!used || fmpz_poly_degree(z) > 12)
+                continue;
+            fmpq_poly_set_fmpz_poly(q, z);
+            long s = fam_rnd(0, 3);
+            if (s) {
+                fmpq_set_si(x, s == 1 ? 2 : s == 2 ? -3 : 1, s == 3 ? 5 : 1);
+                fmpq_poly_rescale(q, q, x);
+            }
+        } else {
+            int m = (int)fam_rnd(1, 4);
+            fmpq_poly_zero(q);
+            for (int i = 0; i <= m; i++)
+                fmpq_poly_set_coeff_si(q, i, fam_rnd(-3, 3));
+            if (fmpq_poly_degree(q) < 1 || fmpz_is_zero(fmpq_poly_numref(q)))
+                continue;
+        }
+        long lb, ub;
+        const char *why;
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_m1(q, &lb, &ub, &why), HF_OK);
+        long n = brute_n0(q, it < 250 ? 2520 : 840, c);
+        int binomial = lb == 2 && ub == 2;
+        if (n && fmpq_sgn(c) < 0) {
+            CU_ASSERT(binomial);
+            two++;
+        } else {
+            CU_ASSERT(!binomial);
+            CU_ASSERT(lb >= 3); /* every case here is decided (Descartes may say more) */
+            three++;
+        }
+        if (ub)
+            CU_ASSERT(ub >= lb);
+        checked++;
+    }
+    printf("\n  one-variable M against brute force: %ld polynomials (%ld with M = 2, %ld with "
+           "M >= 3)\n",
+           checked, two, three);
+    fmpq_clear(x);
+    fmpq_clear(c);
+    fmpq_poly_clear(q);
+    fmpz_poly_clear(z);
+    fmpz_poly_clear(phi);
+}
+
+/* One head of k keys 0, e_j, ..., (k-1) e_j (weights 1, values 0..k-1) on coordinate j. */
+static void add_line_head(hf_target_t *t, int j, int k)
+{
+    hf_head_t h;
+    hf_head_init(&h, t->d, t->dv);
+    for (int m = 0; m < k; m++) {
+        int64_t key[HF_D_MAX] = {0};
+        key[j] = m;
+        fam_atom(&h, key, 1, m);
+    }
+    fam_die(hf_target_add_head(t, &h));
+    hf_head_clear(&h);
+}
+
+/* LB, its rule, the slice bound and the vertex count of t, and UB; checked against the
+ * expected decimals (NULL: not checked). */
+static void slices_case(const hf_target_t *t, const char *lb, const char *rule, const char *slices,
+                        const char *vertices, const char *ub)
+{
+    hf_lower_t L;
+    fmpz_t u;
+    int exact;
+    hf_lower_init(&L);
+    fmpz_init(u);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(t, &L), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_upper(t, u, &exact), HF_OK);
+    char *ls = fmpz_get_str(NULL, 10, L.lb), *ss = fmpz_get_str(NULL, 10, L.slices);
+    char *vs = fmpz_get_str(NULL, 10, L.newton_vertices), *us = fmpz_get_str(NULL, 10, u);
+    printf("  %s (d = %d): LB %s (%s), slices %s, vertices %s, UB %s\n", t->name, t->d, ls, L.rule,
+           ss, vs, us);
+    CU_ASSERT_STRING_EQUAL(ls, lb);
+    CU_ASSERT_STRING_EQUAL(L.rule, rule);
+    CU_ASSERT_STRING_EQUAL(ss, slices);
+    if (vertices)
+        CU_ASSERT_STRING_EQUAL(vs, vertices);
+    CU_ASSERT_STRING_EQUAL(us, ub);
+    CU_ASSERT(exact && fmpz_cmp(L.lb, u) <= 0);
+    flint_free(us);
+    flint_free(vs);
+    flint_free(ss);
+    flint_free(ls);
+    fmpz_clear(u);
+    hf_lower_clear(&L);
+}
+
+/* The block bound (Corollary 12.3) in hf_bounds_lower_info: multi:d=D,k=3 gets
+ * LB = 3^D = UB (certified) at every D up to 64, past 64 bits exactly; W_d keeps its vertex
+ * count; a two-variable block counts its vertices (6 for the hexagon of chain:d=2, not its
+ * certified m* = 7, which bounds m* and not M) times the one-variable M of the other; a
+ * cancelled block counts 1. */
+static void test_slices_blocks(void)
+{
+    static const int dims[] = {1, 2, 3, 5, 10, 40, 64};
+    fmpz_t p3, p2;
+    fmpz_init(p3);
+    fmpz_init(p2);
+    printf("\n");
+    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+        hf_target_t t;
+        fam_multi(&t, dims[i], 3);
+        fmpz_set_ui(p3, 3);
+        fmpz_pow_ui(p3, p3, (ulong)dims[i]);
+        fmpz_set_ui(p2, 2);
+        fmpz_pow_ui(p2, p2, (ulong)dims[i]);
+        char *a = fmpz_get_str(NULL, 10, p3), *b = fmpz_get_str(NULL, 10, p2);
+        slices_case(&t, a, "slices", a, b, a);
+        flint_free(b);
+        flint_free(a);
+        hf_target_clear(&t);
+        /* k = 4: M(1 + t + t^2 + t^3) >= 3, UB 4^D: not certified */
+        if (dims[i] <= 10) {
+            fam_multi(&t, dims[i], 4);
+            fmpz_set_ui(p2, 4);
+            fmpz_pow_ui(p2, p2, (ulong)dims[i]);
+            a = fmpz_get_str(NULL, 10, p3);
+            b = fmpz_get_str(NULL, 10, p2);
+            slices_case(&t, a, "slices", a, NULL, b);
+            flint_free(b);
+            flint_free(a);
+            hf_target_clear(&t);
+        }
+    }
+    static const int wds[] = {1, 5, 20, 64};
+    for (size_t i = 0; i < sizeof wds / sizeof *wds; i++) {
+        hf_target_t t;
+        fam_wd(&t, wds[i]);
+        fmpz_set_ui(p2, 2);
+        fmpz_pow_ui(p2, p2, (ulong)wds[i]);
+        char *a = fmpz_get_str(NULL, 10, p2);
+        slices_case(&t, a, "newton_vertices", a, a, a);
+        flint_free(a);
+        hf_target_clear(&t);
+    }
+    /* chain:d=2 on q1, q2 and the cubic head on q3: 6 x 3 (vertices 6 x 2, UB 7 x 3) */
+    hf_target_t t;
+    int64_t e1[HF_D_MAX] = {1}, e2[HF_D_MAX] = {0, 1}, e12[HF_D_MAX] = {1, 1};
+    fam_die(hf_target_init(&t, "hexagon+cubic", 3, 1));
+    fam_pair(&t, e1, 0, 1);
+    fam_pair(&t, e2, 0, 1);
+    fam_pair(&t, e12, 0, 1);
+    add_line_head(&t, 2, 3);
+    slices_case(&t, "21", "slices", "21", "12", "21"); /* M(hexagon) = 7: Lemma 12.7 */
+    hf_target_clear(&t);
+    /* ... and with sigma(q3) instead: 7 x 2 */
+    int64_t e3[HF_D_MAX] = {0, 0, 1};
+    fam_die(hf_target_init(&t, "hexagon+sigma", 3, 1));
+    fam_pair(&t, e1, 0, 1);
+    fam_pair(&t, e2, 0, 1);
+    fam_pair(&t, e12, 0, 1);
+    fam_pair(&t, e3, 0, 1);
+    slices_case(&t, "14", "slices", "14", "12", "14");
+    hf_target_clear(&t);
+    /* multi:d=2,k=3 and sigma(q3) + (1 - sigma(q3)) = 1 on a third coordinate: 9 */
+    fam_die(hf_target_init(&t, "multi+cancel", 3, 1));
+    add_line_head(&t, 0, 3);
+    add_line_head(&t, 1, 3);
+    fam_pair(&t, e3, 0, 1);
+    fam_pair(&t, e3, 1, 0);
+    slices_case(&t, "9", "slices", "9", "4", "27"); /* UB does not see the cancelling */
+    hf_target_clear(&t);
+    fmpz_clear(p2);
+    fmpz_clear(p3);
 }
 
 /* ================================================================ UB */
@@ -1416,11 +1743,11 @@ static void test_large_d(void)
         int d;
         const char *lb, *ub;
     } rows[] = {
-        {"chain", 20, "2324522934", "27959497216"},
-        {"chain", 64, "2289122546861674989771899392854", "8153037068386673365197148827680768"},
+        {"chain", 20, "3373232128", "27959497216"},
+        {"chain", 64, "5527149049851876473114500005888", "8153037068386673365197148827680768"},
         {"wd", 64, "18446744073709551616", "18446744073709551616"},
         {"wdw", 64, "18446744073709551616", "18446744073709551616"},
-        {"multi", 64, "18446744073709551616", "3433683820292512484657849089281"},
+        {"multi", 64, "3433683820292512484657849089281", "3433683820292512484657849089281"},
     };
     printf("\n");
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -1448,6 +1775,10 @@ static void test_large_d(void)
         CU_ASSERT_STRING_EQUAL(ls, rows[i].lb);
         CU_ASSERT_STRING_EQUAL(us, rows[i].ub);
         CU_ASSERT(exact && L.complete && L.newton_known);
+        CU_ASSERT_STRING_EQUAL(L.rule,
+                               strcmp(rows[i].name, "multi") && strcmp(rows[i].name, "chain")
+                                   ? "newton_vertices"
+                                   : "slices");
         CU_ASSERT(secs < (getenv("HF_QUICK") ? 20.0 : 1.0));
         flint_free(ls);
         flint_free(us);
@@ -1485,6 +1816,9 @@ int hf_register_tests(void)
         {"LB rules reported", test_lower_info},
         {"disjoint faces = vertex count (span-free)", test_disjoint_equals_vertices},
         {"LB <= m* on the decided rows; a planted row is caught", test_lb_known_values},
+        {"one-variable M: the examples", test_m1_examples},
+        {"one-variable M against brute force", test_m1_brute},
+        {"slices: products of the blocks' M", test_slices_blocks},
         {"UB: transfer DP = enumeration", test_upper_dp},
         {"large d: exact LB and UB in well under a second", test_large_d},
         {NULL, NULL},

@@ -15,6 +15,7 @@
 #include "headfuse/verify.h"
 #include "search/cone_impl.h"
 #include "search/layered_impl.h"
+#include "search/search_impl.h"
 #include "unit.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -250,13 +251,14 @@ static uint64_t rng_next(uint64_t *st)
 
 typedef struct {
     int prune, span;
-    int all_sizes;      /* 1: run every size up to max_m, do not stop at the first found */
-    long max_m;         /* all_sizes: largest size */
-    uint64_t shuffle;   /* nonzero: run the units of each size in a seeded random order */
-    hf_engine_t engine; /* with prune: auto (0), layered or cone */
-    uint64_t cells;     /* nonzero: run each unit as seeded random ranges of its cells, some
-                         * cut short while they run as a steal would (the rest run after) */
-    int large;          /* the cone as a large row, however small (docs/search.md) */
+    int all_sizes;             /* 1: run every size up to max_m, do not stop at the first found */
+    long max_m;                /* all_sizes: largest size */
+    uint64_t shuffle;          /* nonzero: run the units of each size in a seeded random order */
+    hf_engine_t engine;        /* with prune: auto (0), layered or cone */
+    uint64_t cells;            /* nonzero: run each unit as seeded random ranges of its cells, some
+                                * cut short while they run as a steal would (the rest run after) */
+    const hf_bounds_t *bounds; /* the bounds to search with (NULL: the target's own) */
+    int large;                 /* the cone as a large row, however small (docs/search.md) */
 } loop_opts_t;
 
 typedef struct {
@@ -332,8 +334,10 @@ static hf_err_t run_in_ranges(hf_search_t *s, long m, long u, uint64_t *st, foun
  * size; stop after the first size with a feasible support (unless all_sizes). */
 static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
 {
-    hf_search_opts_t so = {
-        .span = o->span, .max_atoms = 0, .engine = o->prune ? o->engine : HF_ENGINE_PLAIN};
+    hf_search_opts_t so = {.span = o->span,
+                           .max_atoms = 0,
+                           .engine = o->prune ? o->engine : HF_ENGINE_PLAIN,
+                           .bounds = o->bounds};
     hf_search_t *s = NULL;
     if (o->large)
         hf_search_set_large_min_terms(0);
@@ -472,7 +476,8 @@ static long compare_engines(const hf_target_t *t, int span, int all_sizes, long 
     loop_out_t o[ENGINES_MAX];
     int bad = 0;
     for (int k = 0; k < nengines; k++) {
-        loop_opts_t lo = {hf_engine_prunes(engines[k]), span, all_sizes, max_m, 0, engines[k], 0, 0};
+        loop_opts_t lo = {
+            hf_engine_prunes(engines[k]), span, all_sizes, max_m, 0, engines[k], 0, NULL, 0};
         found_init(&f[k], t);
         hf_err_t e = search_loop(t, &lo, &f[k], &o[k]);
         CU_ASSERT_EQUAL(e, HF_OK);
@@ -486,7 +491,7 @@ static long compare_engines(const hf_target_t *t, int span, int all_sizes, long 
      * the same m*, supports and candidates, witnesses that the verifier accepts (a witness
      * of its own: where the null space has several dimensions it may be another point) */
     {
-        loop_opts_t lo = {1, span, all_sizes, max_m, 0, HF_ENGINE_CONE, 0, 1};
+        loop_opts_t lo = {1, span, all_sizes, max_m, 0, HF_ENGINE_CONE, 0, NULL, 1};
         found_t fl;
         loop_out_t ol;
         found_init(&fl, t);
@@ -660,6 +665,178 @@ static void test_engines_random(void)
     }
 }
 
+/* m*(T, S) by the engine from one atom up (LB forced to 1, so no bound decides which sizes
+ * are tried); -1 when the span holds no support up to UB. */
+static long engine_from_one(const hf_target_t *t, int span, hf_engine_t engine)
+{
+    hf_bounds_t b;
+    found_t f;
+    loop_out_t out;
+    hf_bounds_init(&b);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(t, &b), HF_OK);
+    fmpz_one(b.low.lb);
+    loop_opts_t lo = {engine != HF_ENGINE_PLAIN, span, 0, 0, 0, engine, 0, &b, 0};
+    found_init(&f, t);
+    hf_err_t err = search_loop(t, &lo, &f, &out);
+    CU_ASSERT_EQUAL(err, HF_OK);
+    if (err != HF_OK)
+        printf("  %s span %d: %s\n", t->name, span, hf_error_msg());
+    CU_ASSERT_EQUAL(f.bad_witness, 0);
+    found_clear(&f);
+    hf_bounds_clear(&b);
+    return out.m_star;
+}
+
+/* The slices (docs/math.md §12) against the search: LB never exceeds the m* that the plain
+ * engine finds from one atom up, on the targets where the slices exceed the vertex count
+ * (a block on one coordinate with M >= 3): the cubic, multi with k = 3 and 4, and random
+ * targets in one and two variables with such a block. Where LB = UB the search finds
+ * exactly that many atoms (the planted wrong bound is test_bounds.c's, on the cubic). */
+static void test_slices_below_search(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+    } fams[] = {{"data/cubic_factor.json", 2}, {"data/cubic_factor.json", 5}, {"multi:d=1,k=4", 3},
+                {"multi:d=1,k=4", 6},          {"multi:d=2,k=3", 2},          {"multi:d=2,k=4", 2}};
+    uint64_t st = 3838;
+    long checked = 0, above_vertices = 0, met = 0;
+    printf("\n");
+    for (int trial = 0; trial < 200; trial++) {
+        hf_target_t t;
+        int span;
+        if (trial < (int)(sizeof fams / sizeof *fams)) {
+            CU_ASSERT_FATAL(load(fams[trial].spec, &t));
+            span = fams[trial].span;
+        } else {
+            /* one or two variables; coordinate 0 gets 1..3 heads of 2..4 keys in 0..3, a
+             * second coordinate sigma or one such head */
+            int d = 1 + (int)(rng_next(&st) % 2), nh = 1 + (int)(rng_next(&st) % 3);
+            hf_head_t h;
+            char name[32];
+            snprintf(name, sizeof name, "slices%d", trial);
+            CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, name, d, 1), HF_OK);
+            for (int k = 0; k < nh + (d == 2); k++) {
+                int j = k < nh ? 0 : 1, na = 2 + (int)(rng_next(&st) % 3);
+                int64_t keys[8] = {0}, used = 0;
+                long w[4], v[4];
+                for (int a = 0; a < na; a++) {
+                    int64_t x;
+                    do
+                        x = (int64_t)(rng_next(&st) % 4);
+                    while (used >> x & 1);
+                    used |= (int64_t)1 << x;
+                    keys[a * d + j] = x;
+                    w[a] = 1 + (long)(rng_next(&st) % 3);
+                    v[a] = (long)(rng_next(&st) % 5) - 2;
+                }
+                one_head(&t, &h, d, na, keys, w, v);
+            }
+            span = d == 1 ? 6 : 2;
+        }
+        hf_lower_t L;
+        fmpz_t ub;
+        int exact;
+        hf_lower_init(&L);
+        fmpz_init(ub);
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(&t, &L), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_upper(&t, ub, &exact), HF_OK);
+        long lb = fmpz_get_si(L.lb), m = engine_from_one(&t, span, HF_ENGINE_PLAIN);
+        if (m >= 0) {
+            CU_ASSERT(lb <= m);
+            if (lb > m)
+                printf("  %s span %d: LB %ld (%s) above m* = %ld\n", t.name, span, lb, L.rule, m);
+            if (exact && fmpz_equal_si(ub, lb) && hf_search_product_fits_span(&t, span)) {
+                CU_ASSERT_EQUAL(m, lb);
+                met++;
+            }
+            checked++;
+            above_vertices += !strcmp(L.rule, "slices");
+        }
+        if (trial < (int)(sizeof fams / sizeof *fams))
+            printf("  %s span %d: LB %ld (%s), m* %ld\n", t.name, span, lb, L.rule, m);
+        fmpz_clear(ub);
+        hf_lower_clear(&L);
+        hf_target_clear(&t);
+    }
+    printf("  LB <= m* on %ld rows (%ld by the slices, above the vertex count; %ld with LB = "
+           "UB met)\n",
+           checked, above_vertices, met);
+    CU_ASSERT(above_vertices >= 10);
+}
+
+/* The slices inside blocks and the end slices (docs/math.md §12.7, §12.8, §12.9) against the
+ * search: LB (hf_bounds_lower_info, with the end slices) never exceeds the m* that the cone
+ * engine finds from one atom up (the cone engine is checked against plain elsewhere and
+ * prunes by no lower bound), on chain:d=2, 3 (chain:d=4's 82 atoms exceed this harness's
+ * STRIDE: tests/cli/target_slices.sh searches it) and on random sums of two-atom heads along
+ * small directions in two and three variables (random weights, so the factors differ),
+ * some with a three-atom head on a line. The random ones include the cases of Lemma 12.7
+ * (sigmoids along e_1, e_2 and one more direction: M >= 7). */
+static void test_end_slices_below_search(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        long m_star; /* within the span, from docs/math.md and the rows */
+    } fams[] = {
+        {"chain:d=2", 2, 7}, {"chain:d=2", 3, 7}, {"chain:d=3", 3, 24}, {"chain:d=3", 4, 24}};
+    static const int64_t dirs2[][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}, {2, 1}, {1, 2}};
+    static const int64_t dirs3[][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1},
+                                       {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+    uint64_t st = 1207;
+    long checked = 0, above = 0;
+    printf("\n");
+    for (int trial = 0; trial < 300; trial++) {
+        hf_target_t t;
+        int span, nf = (int)(sizeof fams / sizeof *fams);
+        if (trial < nf) {
+            CU_ASSERT_FATAL(load(fams[trial].spec, &t));
+            span = fams[trial].span;
+        } else {
+            int d = 2 + (int)(rng_next(&st) % 2), nh = 2 + (int)(rng_next(&st) % 3);
+            hf_head_t h;
+            char name[32];
+            snprintf(name, sizeof name, "lines%d", trial);
+            CU_ASSERT_EQUAL_FATAL(hf_target_init(&t, name, d, 1), HF_OK);
+            for (int k = 0; k < nh; k++) {
+                int64_t keys[9] = {0}, u[3] = {0};
+                long w[3], v[3];
+                int pick = (int)(rng_next(&st) % 6), na = rng_next(&st) % 5 ? 2 : 3;
+                for (int j = 0; j < d; j++)
+                    u[j] = d == 2 ? dirs2[pick][j] : dirs3[pick][j];
+                for (int a = 0; a < na; a++) {
+                    for (int j = 0; j < d; j++) /* keys a u, shifted to be nonnegative */
+                        keys[a * d + j] = a * u[j] + (u[j] < 0 ? (na - 1) * -u[j] : 0);
+                    w[a] = 1 + (long)(rng_next(&st) % 3);
+                    v[a] = a ? (long)(rng_next(&st) % 3) + 1 : 0;
+                }
+                one_head(&t, &h, d, na, keys, w, v);
+            }
+            span = d == 2 ? 3 : 2;
+        }
+        hf_lower_t L;
+        hf_lower_init(&L);
+        CU_ASSERT_EQUAL_FATAL(hf_bounds_lower_info(&t, &L), HF_OK);
+        long lb = fmpz_get_si(L.lb), m = engine_from_one(&t, span, HF_ENGINE_CONE);
+        if (trial < nf) {
+            printf("  %s span %d: LB %ld (%s), m* %ld\n", t.name, span, lb, L.rule, m);
+            CU_ASSERT_EQUAL(m, fams[trial].m_star);
+        }
+        if (m >= 0) {
+            CU_ASSERT(lb <= m);
+            if (lb > m)
+                printf("  %s span %d: LB %ld (%s) above m* = %ld\n", t.name, span, lb, L.rule, m);
+            checked++;
+            above += fmpz_cmp(L.lb, L.newton_vertices) > 0;
+        }
+        hf_lower_clear(&L);
+        hf_target_clear(&t);
+    }
+    printf("  LB <= m* on %ld rows (%ld above the vertex count)\n", checked, above);
+    CU_ASSERT(above >= 10);
+}
+
 /* The pruned double description's own figures, pinned: they were produced by the version
  * that scanned every ray for the adjacency test and filtered no pair (main c42440e). A
  * missed blocking ray adds adjacencies (non-extreme rays), a wrong one removes some, so
@@ -699,7 +876,7 @@ static void check_certificate_against_search(const hf_target_t *t, const hf_cert
 {
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, 0};
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, NULL, 0};
     found_init(&f, t);
     CU_ASSERT_EQUAL(search_loop(t, &lo, &f, &o), HF_OK);
     CU_ASSERT_EQUAL(o.m_star, c->m_star);
@@ -791,7 +968,7 @@ static long check_3d_against_search(const hf_target_t *t, const hf_certificate_t
 {
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, 0};
+    loop_opts_t lo = {1, span, 0, 0, 0, HF_ENGINE_CONE, 0, NULL, 0};
     found_init(&f, t);
     CU_ASSERT_EQUAL_FATAL(search_loop(t, &lo, &f, &o), HF_OK);
     if (o.m_star >= 0) {
@@ -1047,7 +1224,7 @@ static void test_small_units(void)
         hf_target_init_empty(&t);
         found_t a, b;
         loop_out_t oa, ob;
-        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0, 0, 0};
+        loop_opts_t lo = {1, cases[i].span, cases[i].max_m > 0, cases[i].max_m, 0, 0, 0, NULL, 0};
         long n = 0;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         found_init(&a, &t);
@@ -1149,7 +1326,7 @@ static void test_known_values(void)
     hf_target_init_empty(&t);
     found_t f;
     loop_out_t o;
-    loop_opts_t lo = {1, 1, 0, 0, 0, 0, 0, 0};
+    loop_opts_t lo = {1, 1, 0, 0, 0, 0, 0, NULL, 0};
     /* W_2 in span 1: m* = 4, only {0,1}^2 */
     CU_ASSERT_FATAL(load("wd:d=2", &t));
     found_init(&f, &t);
@@ -1198,7 +1375,7 @@ static void test_unit_determinism(void)
         hf_target_init_empty(&t);
         found_t a;
         loop_out_t oa;
-        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0, 0, 0};
+        loop_opts_t la = {cases[i].prune, cases[i].span, 0, 0, 0, 0, 0, NULL, 0};
         loop_opts_t lb = la;
         lb.shuffle = 12345 + i;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
@@ -1235,7 +1412,7 @@ static void test_cells_partition(void)
         found_t a;
         loop_out_t oa;
         int plain = !strcmp(cases[i].spec, "wd:d=2");
-        loop_opts_t la = {!plain, cases[i].span, 0, 0, 0, cases[i].engine, 0, 0};
+        loop_opts_t la = {!plain, cases[i].span, 0, 0, 0, cases[i].engine, 0, NULL, 0};
         loop_opts_t lb = la;
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         /* the units run whole once: the search is deterministic */
@@ -1302,7 +1479,7 @@ static void test_planted_dropped_unit(void)
         hf_target_init_empty(&t);
         found_t a, b, q;
         loop_out_t oa, ob, oq;
-        loop_opts_t lp = {1, 2, 0, 0, 0, 0, 0, 0}, lq = {0, 2, 0, 0, 0, 0, 0, 0};
+        loop_opts_t lp = {1, 2, 0, 0, 0, 0, 0, NULL, 0}, lq = {0, 2, 0, 0, 0, 0, 0, NULL, 0};
         CU_ASSERT_FATAL(load(specs[i], &t));
         found_init(&a, &t);
         found_init(&b, &t);
@@ -1595,7 +1772,7 @@ static void test_allocation_failures(void)
     for (long n = 1; ok_in_a_row < 50 && n < 100000; n++) {
         found_t f;
         loop_out_t o;
-        loop_opts_t lo = {1, 2, 0, 0, 0, 0, 0, 0};
+        loop_opts_t lo = {1, 2, 0, 0, 0, 0, 0, NULL, 0};
         found_init(&f, &t);
         hf_fail_after(n);
         hf_err_t err = search_loop(&t, &lo, &f, &o);
@@ -1627,6 +1804,8 @@ int hf_register_tests(void)
         {"engines agree: random small targets", test_engines_random},
         {"minima certified over all keys (2-D Newton argument)", test_certify_2d},
         {"minima certified over all keys (3-D face accounting)", test_certify_3d},
+        {"slices: LB <= m* found from one atom up", test_slices_below_search},
+        {"end slices: LB <= m* found from one atom up (cone)", test_end_slices_below_search},
         {"cone: double-description figures pinned", test_cone_ray_counts},
         {"pruned equals plain: invariant, constant limits", test_pruned_equals_plain_special},
         {"pruned equals plain: three dimensions, every size", test_pruned_equals_plain_3d},

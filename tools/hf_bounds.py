@@ -7,9 +7,10 @@
 Runs `headfuse target --family F:d=N --json` (multi with k = 3) for every family and d,
 prints a Markdown table (family, d, LB, the rule that gives LB, UB, seconds of the whole
 command) and the slowest row, and draws LB and UB against d on a log2 axis, one panel per
-family (matplotlib's Agg backend: no display needed). LB comes from the face rule or the
-Newton polytope of the reduced denominator and UB from the product construction
-(docs/bounds.md); an inexact UB (the product of head sizes) is marked "<=".
+family (matplotlib's Agg backend: no display needed). LB is the best span-free bound that
+`headfuse target` reports (the face rule, the Newton polytope of the reduced denominator,
+the slices, or the two- and three-dimensional arguments) and UB comes from the product
+construction (docs/bounds.md); an inexact UB (the product of head sizes) is marked "<=".
 
 Exit status: 0; 1 when a command failed or a row took longer than --max-seconds; 2 for
 bad arguments or no headfuse executable. Needs python3-matplotlib only to draw.
@@ -28,6 +29,7 @@ FAMILY_SPEC = {"chain": "chain:d={d}", "multi": "multi:d={d},k=3", "wdw": "wdw:d
 # (tests/python/test_rule_table.py checks that the two agree).
 RULE_WORDS = {"trivial": "trivial", "face_rule": "face rule",
               "newton_vertices": "Newton vertices", "disjoint_faces": "disjoint faces",
+              "slices": "slices", "end_slices": "end slices",
               "newton_2d": "2-D Newton argument", "newton_3d": "3-D Newton argument"}
 
 

@@ -1,6 +1,6 @@
 /* Bounds on m*(T), the fewest atoms of one head equal to T (docs/math.md §4, §5, §6).
  *
- * Lower bound, the best of three proven rules (docs/bounds.md):
+ * Lower bound, the best of five proven rules (docs/bounds.md):
  *   face rule: along a direction w a head tends to the head made of its atoms
  *     maximising k.w; so any representation K has faces F_w(K), F_-w(K) representing
  *     the limit targets T_w, T_-w, disjoint when T is not invariant along w. Hence
@@ -10,7 +10,15 @@
  *     without P/Q when the heads' keys lie on lines (a zonotope: regions of a
  *     hyperplane arrangement), else through cddlib on small targets (newton.h);
  *   disjoint faces: |K| >= sum of LB(T_w) over disjoint faces of Newt(Q)
- *     (Theorem 5.3).
+ *     (Theorem 5.3);
+ *   slices: every support is the support of a positive multiple C = Q R, so |K| >= M(Q),
+ *     the fewest terms of such a multiple; M(Q) >= the product over blocks of heads on
+ *     disjoint coordinates of a bound on each block's M: its vertex count, for a block on
+ *     one coordinate M itself, decided exactly, for a block of line heads its slices
+ *     (docs/math.md §12);
+ *   end slices (hf_bounds_lower_info only): the two extreme levels of a support along a
+ *     coordinate are supports of the limit targets, the levels between positive multiples
+ *     (docs/math.md §12.8).
  * The face rule and the disjoint faces never exceed the vertex count (docs/math.md
  * §5.5), so they matter where the vertex count is out of reach; there the
  * face rule runs with the vertex counts of the limit targets below it.
@@ -31,8 +39,8 @@
  * on success, kept on failure. */
 hf_err_t hf_bounds_limit_target(const hf_target_t *t, const int64_t *w, hf_target_t *out);
 
-/* The lower bound LB(T) (valid for all keys, any span): the best of the face rule and
- * the Newton vertex count (the disjoint-faces rule cannot add to these; see
+/* The lower bound LB(T) (valid for all keys, any span): the best of the face rule, the
+ * Newton vertex count and the slices (the disjoint-faces rule cannot add to these; see
  * hf_bounds_lower_info). Not collective. */
 hf_err_t hf_bounds_lower(const hf_target_t *t, fmpz_t lb);
 
@@ -52,6 +60,10 @@ hf_err_t hf_bounds_lower_ex(const hf_target_t *t, fmpz_t lb, int *complete);
       "vertices of the Newton polytope of the reduced denominator")                                \
     X(HF_RULE_DISJOINT_FACES, "disjoint_faces", "disjoint faces",                                  \
       "disjoint faces of the Newton polytope of the reduced denominator")                          \
+    X(HF_RULE_SLICES, "slices", "slices",                                                          \
+      "slices: least positive multiples of the blocks' reduced denominators, multiplied")          \
+    X(HF_RULE_END_SLICES, "end_slices", "end slices",                                              \
+      "end slices: the limit targets at both ends and least positive multiples between")           \
     X(HF_RULE_NEWTON_2D, "newton_2d", "2-D Newton argument", "two-dimensional Newton argument")    \
     X(HF_RULE_NEWTON_3D, "newton_3d", "3-D Newton argument", "three-dimensional Newton argument")
 
@@ -71,20 +83,28 @@ const char *hf_rule_words(const char *name);
 typedef struct {
     fmpz_t lb;
     const char *rule;       /* a name of HF_RULE_TABLE (static): trivial (LB = 1),
-                             * face_rule, newton_vertices or disjoint_faces */
+                             * face_rule, newton_vertices, disjoint_faces, slices or
+                             * end_slices */
     fmpz_t newton_vertices; /* |vert Newt(Q)| when newton_known, else 0 */
     int newton_known;       /* 0 when the vertex count was out of reach */
     int complete;           /* as hf_bounds_lower_ex */
+    fmpz_t slices;          /* the slices' bound on M(Q) (docs/math.md §12.3): the product
+                             * over the blocks of T of a bound on each block's M (the
+                             * one-variable M, the slices inside a block of line heads, the
+                             * vertex count); a lower bound on m*(T) in its own right (1
+                             * when nothing is known); rule (d) */
 } hf_lower_t;
 
 void hf_lower_init(hf_lower_t *L);
 void hf_lower_clear(hf_lower_t *L);
 
-/* LB(T) as hf_bounds_lower, with its rule. On small targets (product of head sizes at
- * most 512, d <= 5, at most 4096 faces) it also evaluates the disjoint-faces rule with the
- * recursive LB of every face's limit target; it is reported only if it is larger
- * (which the proof in docs/bounds.md rules out: it equals the vertex count). out must
- * be initialised (hf_lower_init) and is filled in. */
+/* LB(T) as hf_bounds_lower, with its rule, and the end slices (docs/math.md §12.8) on
+ * targets of at most 6 coordinates whose heads lie on lines (chain:d=4: 69 where
+ * hf_bounds_lower gives 63): so this LB may exceed hf_bounds_lower's. On small targets
+ * (product of head sizes at most 512, d <= 5, at most 4096 faces) it also evaluates the
+ * disjoint-faces rule with the recursive LB of every face's limit target; it is reported
+ * only if it is larger (which the proof in docs/bounds.md rules out: it equals the vertex
+ * count). out must be initialised (hf_lower_init) and is filled in. */
 hf_err_t hf_bounds_lower_info(const hf_target_t *t, hf_lower_t *out);
 
 /* The bounds of one target, computed once for its search and its table row: LB with its

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "headfuse/bounds.h" /* hf_bounds_t, hf_lower_t */
 #include "headfuse/target.h" /* HF_SPAN_MAX */
 
 /* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
@@ -68,9 +69,6 @@ int hf_engine_satisfies(hf_engine_t requested, const char *used);
  * candidates' points are uint32_t), a representation limit, not a proxy for memory. A
  * support's keys are distinct points of the box, so no support is larger either. */
 #define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
-
-/* The bounds of a target computed once (headfuse/bounds.h, hf_bounds_compute). */
-typedef struct hf_bounds_s hf_bounds_t;
 
 typedef struct {
     int span;           /* S >= 1: keys in {0..S}^d */
@@ -294,6 +292,13 @@ typedef struct {
 
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */
 hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out);
+
+/* The best proven lower bound on m*(T) over all integer keys, from the bounds' LB (low,
+ * hf_bounds_lower_info) and the 2-D or 3-D argument (c, hf_search_certify): lb (initialised
+ * by the caller) and its rule (a static name of HF_RULE_TABLE): c's lb with newton_2d or
+ * newton_3d when it is larger, else low's. What `headfuse target` reports as lb. */
+void hf_search_best_lower(const hf_lower_t *low, const hf_certificate_t *c, fmpz_t lb,
+                          const char **rule);
 
 /* ---- large rows (docs/search.md, "Large rows") ----
  * A cone search whose Q has more than 2^18 terms holds P/Q in slices over the processes,

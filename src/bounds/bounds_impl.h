@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <flint/fmpq_poly.h>
 #include <flint/fmpz.h>
+#include <flint/fmpz_poly.h>
 
 #include "headfuse/core.h"
 #include "headfuse/target.h"
@@ -87,6 +89,67 @@ hf_err_t hf_bounds_line_generators(const hf_target_t *t, int *all_lines, int64_t
 /* The same for the heads heads[nh] of t only. */
 hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
                                int64_t **gens, long **lens, long *m);
+
+/* The line decomposition of docs/math.md §5.7 with its factors: when every non-constant
+ * head lies on a line, the reduced denominator is prod_i q_i(x^{u_i}) up to a unit, one
+ * factor per direction u_i (primitive, first nonzero coordinate positive) with
+ * deg q_i >= 1, q_i(0) != 0. */
+typedef struct {
+    int d;
+    long m;              /* factors */
+    int64_t *u;          /* m x d directions */
+    fmpq_poly_struct *q; /* q_i(y), y = x^{u_i} */
+    uint64_t *mask;      /* coordinates where u_i is not 0 */
+} hf_bounds_lines_t;
+
+void hf_bounds_lines_init(hf_bounds_lines_t *L, int d); /* empty; cannot fail */
+void hf_bounds_lines_clear(hf_bounds_lines_t *L);
+/* The factors of the heads heads[nh] of t into L (initialised; replaced). *all_lines = 0
+ * (L empty) when some non-constant head is not on a line. */
+hf_err_t hf_bounds_line_factors(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                                hf_bounds_lines_t *L);
+
+/* Negative real roots, with multiplicity, of q (q(0) != 0): a squarefree factorisation,
+ * then Sturm sequences on each factor (exact, FLINT; faces3d.c). */
+long hf_bounds_negative_roots(const fmpz_poly_t q);
+
+/* M(q) of one variable (docs/math.md §12.4): the fewest terms of a nonzero multiple of q
+ * with positive coefficients, decided exactly or bounded. *lb: M(q) >= lb (1; 2; 3 when
+ * no binomial multiple has positive coefficients; r + 1 when q has r negative real roots);
+ * *ub: M(q) <= ub when ub > 0 (a positive multiple with ub terms is known: q itself when its
+ * coefficients have one sign, or the binomial found), 0 when none is known; M(q) = lb
+ * exactly when lb == ub. *why: static words saying what decided it. q nonzero. Not
+ * collective. */
+hf_err_t hf_bounds_m1(const fmpq_poly_t q, long *lb, long *ub, const char **why);
+
+/* Lower bounds on M of products of line factors (docs/math.md §12): a state is a set K of
+ * coordinates (bit mask) standing for F_K, the product of the factors whose coordinates
+ * lie in K. The bound is the product over connected components; on one coordinate the
+ * one-variable M (Theorem 12.4); on a larger component the best of its vertex count, the
+ * slices over each coordinate y (Theorem 12.2: M(F_{K - y}) times M of the factors through
+ * y with the other variables at 1) and, on two coordinates, Lemma 12.7. Memoised. */
+typedef struct hf_bounds_mlb_s hf_bounds_mlb_t;
+
+/* For the heads heads[nh] of t: *out (NULL when some non-constant head is not on a line).
+ * arr must outlive it. */
+hf_err_t hf_bounds_mlb_create(const hf_target_t *t, const int *heads, int nh, hf_bounds_arr_t *arr,
+                              hf_bounds_mlb_t **out);
+void hf_bounds_mlb_destroy(hf_bounds_mlb_t **c); /* accepts NULL, leaves NULL */
+/* The bound for F_K. */
+hf_err_t hf_bounds_mlb(hf_bounds_mlb_t *c, uint64_t K, fmpz_t out);
+/* The coordinates any factor uses. */
+uint64_t hf_bounds_mlb_coords(const hf_bounds_mlb_t *c);
+/* *n: a lower bound on M_y of the product of the factors through coordinate y with every
+ * other variable set to 1 (B(1, y) of Theorem 12.2); 1 when no factor uses y. */
+hf_err_t hf_bounds_mlb_slice(hf_bounds_mlb_t *c, int y, long *n);
+
+/* The slices bound of t (docs/math.md, Corollary 12.3): the product over the blocks of t
+ * (heads on disjoint coordinates) of a proven lower bound on M of each block's reduced
+ * denominator: hf_bounds_mlb for a block whose heads lie on lines, its vertex count for any
+ * other. count/known: t's vertex count as hf_bounds_newton_count gives it; when unknown,
+ * the blocks not on lines count 1. */
+hf_err_t hf_bounds_slices(const hf_target_t *t, hf_bounds_arr_t *arr, const fmpz_t count, int known,
+                          fmpz_t slices);
 
 /* Blocks of the non-constant heads of t: used[h] has bit j set when head h is not
  * constant and its keys differ in coordinate j; heads sharing a used coordinate are in

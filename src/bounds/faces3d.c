@@ -82,9 +82,7 @@ hf_err_t hf_faces3d_limit_is_sigmoid(const hf_target_t *t, const int64_t *w, int
     return err;
 }
 
-/* Negative real roots, with multiplicity, of q(y) = sum_i a_i y^{t_i}: a squarefree
- * factorisation, then Sturm sequences on each factor (exact, FLINT). */
-static long negative_roots(const fmpz_poly_t q)
+long hf_bounds_negative_roots(const fmpz_poly_t q)
 {
     fmpz_poly_factor_t fac;
     long roots = 0;
@@ -146,7 +144,7 @@ static hf_err_t edge_roots(const hf_target_t *t, const int64_t *w, const int64_t
         fmpz_poly_set_coeff_fmpz(q, (slong)((int64_t)(e[j] - e0[j]) / u[j] - lo), c);
         fmpz_clear(c);
     }
-    *roots = negative_roots(q);
+    *roots = hf_bounds_negative_roots(q);
 done:
     hf_fraction_clear(&f);
     fmpz_poly_clear(q);

@@ -1,12 +1,20 @@
-/* Lower bound on m*(T): the face rule (docs/math.md §4.3) and the Newton polytope of the
- * reduced denominator (docs/math.md §5.2, §5.3), memoised on a canonical form.
+/* Lower bound on m*(T): the face rule (docs/math.md §4.3), the Newton polytope of the
+ * reduced denominator (docs/math.md §5.2, §5.3) and the slices (docs/math.md §12.3),
+ * memoised on a canonical form.
  *
  * Rules, each proven (docs/bounds.md):
  *   (a) face rule: LB(T_w) + LB(T_-w) for a direction w along which T is proven not
  *       invariant;
  *   (b) Newton vertices: |vert Newt(Q)| (Theorem 5.2), counted by hf_bounds_newton_count;
  *   (c) disjoint faces: the best total of LB(T_w) over disjoint faces of Newt(Q)
- *       (Theorem 5.3).
+ *       (Theorem 5.3);
+ *   (d) slices: every support is the support of a positive multiple of Q, so
+ *       |K| >= M(Q) >= the product over blocks of a bound on each block's M
+ *       (Corollary 12.3, hf_bounds_slices: the one-variable M, the slices inside a block of
+ *       line heads, the vertex count): multi:d,k=3 gets 3^d, chain:d=2 7;
+ *   (e) end slices (lb_ends; hf_bounds_lower_info only): the extreme levels of a support
+ *       along a coordinate represent the limit targets, and the levels between are
+ *       positive multiples (Theorem 12.8): chain:d=4 gets 24 + 24 + 21.
  * By induction over the recursion every value of (a) and (c) is at most (b) (a limit
  * target's reduced denominator divides the initial form of Q, whose polytope is the
  * face; a Minkowski summand has no more vertices than the sum). So where (b) is known
@@ -36,6 +44,7 @@
 
 #include "bounds/bounds_impl.h"
 #include "headfuse/bounds.h"
+#include "headfuse/faces3d.h"
 #include "headfuse/newton.h"
 
 /* Caps. Each only stops work early and keeps the bound found so far (sound). */
@@ -56,6 +65,10 @@
 #define LB_PACK_TERMS 512L
 #define LB_PACK_DIM 5
 #define LB_PACK_FACES 4096L
+/* The end slices (rule (e)) on targets of at most this many coordinates whose heads lie on
+ * lines: each level costs two limit targets per coordinate (memoised), and a limit target
+ * in three coordinates a face accounting (faces3d.h, about 0.05 s for chain:d=3). */
+#define LB_ENDS_D_MAX 6
 
 static const hf_bounds_cdd_limits_t lb_cdd_limits = {LB_CDD_TERMS, LB_CDD_DIM};
 
@@ -75,6 +88,7 @@ typedef struct {
 
 typedef struct {
     hf_bounds_bytemap_t memo; /* canonical target -> LB */
+    hf_bounds_bytemap_t ends; /* canonical target -> the end slices' value (lb_ends) */
     hf_bounds_arr_t arr;      /* arrangement memo of the Newton vertex counts */
     int newton;               /* 0: the face rule alone (hf_bounds_lower_face_rule) */
     long work;
@@ -775,12 +789,14 @@ static hf_err_t lb_ctx_init(lb_ctx_t *cx, int newton)
     for (int i = 1; i < LB_PRIMES; i++)
         cx->primes[i] = n_nextprime(cx->primes[i - 1], 1);
     hf_bounds_bytemap_init(&cx->memo, LB_MEMO_MAX);
+    hf_bounds_bytemap_init(&cx->ends, LB_MEMO_MAX);
     return hf_bounds_arr_init(&cx->arr);
 }
 
 static void lb_ctx_clear(lb_ctx_t *cx)
 {
     hf_bounds_arr_clear(&cx->arr);
+    hf_bounds_bytemap_clear(&cx->ends);
     hf_bounds_bytemap_clear(&cx->memo);
     free(cx->skval);
     free(cx->skidx);
@@ -802,6 +818,104 @@ static hf_err_t lb_of_target(lb_ctx_t *cx, const hf_target_t *t, int try_newton,
     HF_CHECK(err, lb_canon(cx, &raw, NULL, &C, &ser), cleanup);
     HF_CHECK(err, lb_rec(cx, &C, &ser, 0, try_newton, lb), cleanup);
 cleanup:
+    hf_bounds_buf_clear(&ser);
+    lb_tgt_clear(&C);
+    lb_tgt_clear(&raw);
+    return err;
+}
+
+/* Rule (e), the end slices (docs/math.md, Theorem 12.8), with the bounds below it: the value
+ * of the target t (any form; canonicalised here) is the best of
+ *   - its vertex count and its slices (rules (b) and (d));
+ *   - below the top (a limit target) in three coordinates, the face accounting's
+ *     min(|supp Q|, bound) (docs/math.md, Theorem 11.13: every support is supp Q translated
+ *     or has at least bound keys; no exact test needed for this form);
+ *   - when its heads lie on lines and it has at most LB_ENDS_D_MAX coordinates, for each
+ *     coordinate y that Q uses: the values of the limit targets along e_y and -e_y (the two
+ *     end levels of a support are its faces there), plus max(N_y - 2, 0) middle levels of
+ *     at least M(A_y) keys each (hf_bounds_mlb_slice, hf_bounds_mlb).
+ * Every value is a lower bound on m* over all integer keys. Memoised on the canonical form
+ * and top. */
+static hf_err_t lb_ends(lb_ctx_t *cx, const hf_target_t *t, int top, fmpz_t out)
+{
+    hf_err_t err = HF_OK;
+    lb_tgt_t raw, C;
+    hf_bounds_buf_t ser = {0};
+    hf_target_t tc, lim;
+    hf_bounds_mlb_t *mc = NULL;
+    hf_faces3d_t A;
+    int known = 0;
+    fmpz_t v, a, w2;
+    lb_tgt_zero(&raw);
+    lb_tgt_zero(&C);
+    hf_target_init_empty(&tc);
+    hf_target_init_empty(&lim);
+    hf_faces3d_init(&A);
+    fmpz_init(v);
+    fmpz_init(a);
+    fmpz_init(w2);
+    fmpz_one(out);
+    HF_CHECK(err, lb_from_target(t, &raw), cleanup);
+    HF_CHECK(err, lb_canon(cx, &raw, NULL, &C, &ser), cleanup);
+    HF_CHECK(err, hf_bounds_buf_i64(&ser, top), cleanup);
+    const hf_bounds_bytemap_entry_t *e = hf_bounds_bytemap_get(&cx->ends, ser.p, ser.n);
+    if (e) {
+        fmpz_set(out, &e->val);
+        goto cleanup;
+    }
+    if (C.nheads == 0) /* a constant target: one atom */
+        goto store;
+    HF_CHECK(err, lb_to_target(&C, &tc), cleanup);
+    HF_CHECK(err, hf_bounds_newton_count(&tc, &cx->arr, &lb_cdd_limits, v, &known), cleanup);
+    if (known && fmpz_cmp(v, out) > 0)
+        fmpz_set(out, v);
+    HF_CHECK(err, hf_bounds_slices(&tc, &cx->arr, v, known, a), cleanup);
+    if (fmpz_cmp(a, out) > 0)
+        fmpz_set(out, a);
+    if (!top && tc.d == 3) {
+        HF_CHECK(err, hf_faces3d_from_target(&tc, &A), cleanup);
+        if (A.ok && fmpz_cmp_si(out, A.supp_q < A.bound ? A.supp_q : A.bound) < 0)
+            fmpz_set_si(out, A.supp_q < A.bound ? A.supp_q : A.bound);
+    }
+    if (tc.d > LB_ENDS_D_MAX)
+        goto store;
+    int heads[HF_D_MAX > 64 ? HF_D_MAX : 64], nh = 0;
+    int *hs = tc.nheads <= 64 ? heads : NULL;
+    if (!hs)
+        goto store;
+    for (int h = 0; h < tc.nheads; h++)
+        hs[nh++] = h;
+    HF_CHECK(err, hf_bounds_mlb_create(&tc, hs, nh, &cx->arr, &mc), cleanup);
+    if (!mc)
+        goto store;
+    uint64_t all = hf_bounds_mlb_coords(mc);
+    for (int y = 0; y < tc.d; y++) {
+        if (!(all >> y & 1))
+            continue; /* Q does not use y: T is invariant along e_y */
+        long n = 1;
+        int64_t w[HF_D_MAX] = {0};
+        HF_CHECK(err, hf_bounds_mlb_slice(mc, y, &n), cleanup);
+        HF_CHECK(err, hf_bounds_mlb(mc, all & ~(UINT64_C(1) << y), a), cleanup);
+        fmpz_mul_si(a, a, n > 2 ? n - 2 : 0);
+        for (int side = 0; side < 2; side++) {
+            w[y] = side ? 1 : -1;
+            HF_CHECK(err, hf_bounds_limit_target(&tc, w, &lim), cleanup);
+            HF_CHECK(err, lb_ends(cx, &lim, 0, w2), cleanup);
+            fmpz_add(a, a, w2);
+        }
+        if (fmpz_cmp(a, out) > 0)
+            fmpz_set(out, a);
+    }
+store:
+    HF_CHECK(err, hf_bounds_bytemap_put(&cx->ends, ser.p, ser.n, out), cleanup);
+cleanup:
+    hf_bounds_mlb_destroy(&mc);
+    fmpz_clear(w2);
+    fmpz_clear(a);
+    fmpz_clear(v);
+    hf_faces3d_clear(&A);
+    hf_target_clear(&lim);
+    hf_target_clear(&tc);
     hf_bounds_buf_clear(&ser);
     lb_tgt_clear(&C);
     lb_tgt_clear(&raw);
@@ -860,7 +974,9 @@ void hf_lower_init(hf_lower_t *L)
 {
     fmpz_init(L->lb);
     fmpz_init(L->newton_vertices);
+    fmpz_init(L->slices);
     fmpz_one(L->lb);
+    fmpz_one(L->slices);
     L->rule = hf_rule_name(HF_RULE_TRIVIAL);
     L->newton_known = 0;
     L->complete = 0;
@@ -868,6 +984,7 @@ void hf_lower_init(hf_lower_t *L)
 
 void hf_lower_clear(hf_lower_t *L)
 {
+    fmpz_clear(L->slices);
     fmpz_clear(L->newton_vertices);
     fmpz_clear(L->lb);
 }
@@ -880,9 +997,10 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
     lb_ctx_t cx;
     const char *rule = hf_rule_name(HF_RULE_TRIVIAL);
     int known = 0, done = 0;
-    fmpz_t v, c;
+    fmpz_t v, c, s;
     fmpz_init(v);
     fmpz_init(c);
+    fmpz_init(s);
     fmpz_one(lb);
     *complete = 0;
     HF_CHECK(err, hf_bounds_check_target(t, "lower bound"), cleanup0);
@@ -912,7 +1030,24 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
         rule = hf_rule_name(fmpz_cmp_si(lb, 1) > 0 ? HF_RULE_FACE : HF_RULE_TRIVIAL);
         *complete = !cx.truncated;
     }
+    /* slices (Corollary 12.3): at least the vertex count when that is known, larger when a
+     * block on one coordinate has M >= 3; sound alongside the face rule otherwise */
+    HF_CHECK(err, hf_bounds_slices(t, &cx.arr, v, known, s), cleanup);
+    if (fmpz_cmp(s, lb) > 0) {
+        fmpz_set(lb, s);
+        rule = hf_rule_name(HF_RULE_SLICES);
+    }
+    /* (e), for the reported bound only (hf_bounds_lower_info): its limit targets cost a
+     * face accounting each, too much for the search's many calls on limit targets */
+    if (disjoint) {
+        HF_CHECK(err, lb_ends(&cx, t, 1, c), cleanup);
+        if (fmpz_cmp(c, lb) > 0) {
+            fmpz_set(lb, c);
+            rule = hf_rule_name(HF_RULE_END_SLICES);
+        }
+    }
     if (info) {
+        fmpz_set(info->slices, s);
         fmpz_set(info->lb, lb);
         info->rule = rule;
         info->newton_known = known;
@@ -925,6 +1060,7 @@ static hf_err_t lb_best(const hf_target_t *t, int disjoint, hf_lower_t *info, fm
 cleanup:
     lb_ctx_clear(&cx);
 cleanup0:
+    fmpz_clear(s);
     fmpz_clear(c);
     fmpz_clear(v);
     return err;

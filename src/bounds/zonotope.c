@@ -396,8 +396,27 @@ static void line_head_fraction(const hf_head_t *h, const int64_t *t, fmpq_poly_s
     fmpq_clear(c);
 }
 
-hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
-                               int64_t **gens, long **lens, long *m)
+void hf_bounds_lines_init(hf_bounds_lines_t *L, int d)
+{
+    L->d = d;
+    L->m = 0;
+    L->u = NULL;
+    L->q = NULL;
+    L->mask = NULL;
+}
+
+void hf_bounds_lines_clear(hf_bounds_lines_t *L)
+{
+    for (long i = 0; i < L->m; i++)
+        fmpq_poly_clear(L->q + i);
+    free(L->q);
+    free(L->mask);
+    free(L->u);
+    hf_bounds_lines_init(L, L->d);
+}
+
+hf_err_t hf_bounds_line_factors(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                                hf_bounds_lines_t *L)
 {
     hf_err_t err = HF_OK;
     int d = t->d, dv = t->dv;
@@ -409,10 +428,9 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
     fmpq_poly_struct *N = NULL;
     fmpq_poly_t D;
     int added;
+    hf_bounds_lines_clear(L);
+    L->d = d;
     *all_lines = 1;
-    *gens = NULL;
-    *lens = NULL;
-    *m = 0;
     fmpq_poly_init(D);
     memset(&dirs, 0, sizeof dirs);
     for (int k = 0; k < nh; k++)
@@ -462,26 +480,29 @@ hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, i
     for (long g = 0; g < ng; g++)
         nm += fmpq_poly_degree(groups[g].Q) >= 1;
     if (nm) {
-        *gens = hf_malloc((size_t)nm * d * sizeof **gens);
-        *lens = hf_malloc((size_t)nm * sizeof **lens);
-        if (!*gens || !*lens) {
-            free(*gens);
-            free(*lens);
-            *gens = NULL;
-            *lens = NULL;
+        L->u = hf_malloc((size_t)nm * d * sizeof *L->u);
+        L->q = hf_malloc((size_t)nm * sizeof *L->q);
+        L->mask = hf_malloc((size_t)nm * sizeof *L->mask);
+        if (!L->u || !L->q || !L->mask) {
             err = HF_ERR_NOMEM;
             goto cleanup;
         }
     }
     for (long g = 0; g < ng; g++) {
-        long deg = fmpq_poly_degree(groups[g].Q);
-        if (deg < 1)
+        if (fmpq_poly_degree(groups[g].Q) < 1)
             continue;
-        memcpy(*gens + *m * d, dirs.keys + g * d, (size_t)d * sizeof **gens);
-        (*lens)[*m] = deg;
-        (*m)++;
+        long i = L->m++;
+        memcpy(L->u + i * d, dirs.keys + g * d, (size_t)d * sizeof *L->u);
+        fmpq_poly_init(L->q + i);
+        fmpq_poly_swap(L->q + i, groups[g].Q);
+        L->mask[i] = 0;
+        for (int j = 0; j < d; j++)
+            if (L->u[i * d + j])
+                L->mask[i] |= UINT64_C(1) << j;
     }
 cleanup:
+    if (err != HF_OK || !*all_lines)
+        hf_bounds_lines_clear(L);
     for (long g = 0; g < ng; g++) {
         for (int j = 0; j < dv; j++)
             fmpq_poly_clear(groups[g].P + j);
@@ -496,6 +517,31 @@ cleanup:
     free(N);
     free(pos);
     fmpq_poly_clear(D);
+    return err;
+}
+
+hf_err_t hf_bounds_line_groups(const hf_target_t *t, const int *heads, int nh, int *all_lines,
+                               int64_t **gens, long **lens, long *m)
+{
+    hf_bounds_lines_t L;
+    hf_bounds_lines_init(&L, t->d);
+    *gens = NULL;
+    *lens = NULL;
+    *m = 0;
+    hf_err_t err = hf_bounds_line_factors(t, heads, nh, all_lines, &L);
+    if (err == HF_OK && L.m) {
+        *lens = hf_malloc((size_t)L.m * sizeof **lens);
+        if (!*lens) {
+            err = HF_ERR_NOMEM;
+        } else {
+            for (long i = 0; i < L.m; i++)
+                (*lens)[i] = fmpq_poly_degree(L.q + i);
+            *gens = L.u; /* handed over */
+            L.u = NULL;
+            *m = L.m;
+        }
+    }
+    hf_bounds_lines_clear(&L);
     return err;
 }
 

@@ -102,3 +102,14 @@ done:
     hf_fraction_clear(&f);
     return err;
 }
+
+void hf_search_best_lower(const hf_lower_t *low, const hf_certificate_t *c, fmpz_t lb,
+                          const char **rule)
+{
+    fmpz_set(lb, low->lb);
+    *rule = low->rule;
+    if (c->dim && c->lb > 0 && fmpz_cmp_si(lb, c->lb) < 0) {
+        fmpz_set_si(lb, c->lb);
+        *rule = hf_rule_name(c->dim == 3 ? HF_RULE_NEWTON_3D : HF_RULE_NEWTON_2D);
+    }
+}

@@ -66,7 +66,7 @@ grep -q "^headfuse search: --max-atoms 3: below the lower bound LB = 4 of wd:d=2
 [ ! -e b.h5 ] && [ ! -e b.h5.shards ] || fail "something was written"
 printf 'entries:\n  - {family: wd, d: 1, span: 1}\n  - {family: chain, d: 2, span: 2, max_atoms: 3}\n' >m.yaml
 run 2 mpi 2 run m.yaml --quiet
-grep -Eq "^headfuse run: (rank 1: )?m.yaml:3: entries\\[1\\] \\(chain:d=2 span 2 max_atoms 3\\): max_atoms 3: below the lower bound LB = 6" err.txt ||
+grep -Eq "^headfuse run: (rank 1: )?m.yaml:3: entries\\[1\\] \\(chain:d=2 span 2 max_atoms 3\\): max_atoms 3: below the lower bound LB = 7" err.txt ||
   fail "run with max_atoms below LB: $(cat err.txt)"
 [ ! -e m.h5 ] && [ ! -e m.h5.shards ] || fail "work started"
 echo "ok: max_atoms below LB refused (search and run), nothing written"

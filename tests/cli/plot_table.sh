@@ -16,7 +16,7 @@ run 0 mpi 2 run "$SRC/jobs/demo.yaml" --out demo.h5 --quiet
 cat >p.yaml <<'EOF'
 name: p
 entries:
-  - {family: chain, d: 2, span: 2, max_atoms: 6}
+  - {family: chain, d: 3, span: 3, max_atoms: 22}
   - {family: wd, d: 6, span: 1}
 EOF
 run 0 mpi 2 run p.yaml --quiet
@@ -39,7 +39,7 @@ grep -q "^checked the figure of $(($("$HEADFUSE" table demo.h5 --csv | wc -l) + 
 run 0 "$HEADFUSE" table demo.h5 p.h5 --markdown
 diff -u out.txt plot-table.md >diff.txt || fail "hf_plot's table differs from headfuse table --markdown:
 $(cat diff.txt)"
-grep -q "| chain:d=2 | 2 | 2 | - | 6 | newton_vertices | 7 | open |" plot-table.md ||
+grep -q "| chain:d=3 | 3 | 3 | - | 21 | slices | 24 | open |" plot-table.md ||
   fail "the max_atoms row should be open: $(cat plot-table.md)"
 echo "ok: PNG $(stat -c %s atoms.png) bytes; table = headfuse table --markdown ($(($(wc -l <plot-table.md) - 2)) rows)"
 

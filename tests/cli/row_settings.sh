@@ -7,22 +7,30 @@
 # support) read as engine unknown, max_atoms unknown, status infeasible.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
+# a target certified by the two-dimensional argument (m* = 6 = |supp Q|) whose LB is 5:
+# sigma(q1 + q2) beside a head on the keys 0, e1, e2
+cat >tri.json <<'EOF'
+{"name": "triangle_diagonal", "d": 2, "dv": 1, "heads": [
+  {"atoms": [{"key": [0,0], "weight": "1", "value": "0"}, {"key": [1,0], "weight": "1", "value": "1"},
+             {"key": [0,1], "weight": "1", "value": "2"}]},
+  {"atoms": [{"key": [0,0], "weight": "1", "value": "0"}, {"key": [1,1], "weight": "1", "value": "1"}]}]}
+EOF
 cat >rows.yaml <<'EOF'
 # rows of every status
 name: rows
 entries:
   - {family: wd, d: 2, span: 1}                    # certified (LB = UB)
-  - {family: multi, d: 2, k: 3, span: 2}           # exhaustive, m* = 9
+  - {family: multi, d: 1, k: 4, span: 3}           # exhaustive, m* = 4 (LB 3: slices)
   - {family: chain, d: 3, span: 2}                 # infeasible: nothing in {0,1,2}^3
-  - {family: chain, d: 2, span: 2, max_atoms: 6}   # open: stopped at 6 < m* = 7
+  - {family: chain, d: 3, span: 3, max_atoms: 22}  # open: stopped at 22 < m* = 24
   - {target: data/two_heads_shared.json, span: 2, prune: false}   # plain
-  - {family: chain, d: 2, span: 3}                 # certified: m* = 7 proven for all keys
+  - {target: tri.json, span: 3}                    # certified: m* = 6 proven for all keys
   - {family: wd, d: 2, span: 2, engine: layered}   # certified, searched by the layered engine
   - {family: wd, d: 16, span: 1, engine: layered}  # certified by LB = UB alone: no search ran
 EOF
 run 0 mpi 2 run rows.yaml --quiet
-want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0'
-rules='newton_vertices newton_vertices newton_vertices newton_vertices newton_vertices newton_2d newton_vertices newton_vertices'
+want='certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,22 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0'
+rules='newton_vertices slices slices slices newton_vertices newton_2d newton_vertices newton_vertices'
 
 # JSON: status, engine, max_atoms; m_star null for the infeasible and open rows
 run 0 "$HEADFUSE" table rows.h5 --json
@@ -30,8 +38,8 @@ got=$($PY -c 'import json,sys; print(" ".join("%s,%s,%s" % (r["status"], r["engi
 [ "$got" = "$want" ] || fail "table --json: $got (expected $want)"
 got=$($PY -c 'import json,sys; print(" ".join(r["lb_rule"] for r in json.load(sys.stdin)))' <out.txt)
 [ "$got" = "$rules" ] || fail "table --json lb_rule: $got (expected $rules)"
-[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[5]; print(r["m_star"], r["lb"], r["status"])' <out.txt)" = "7 7 certified" ] ||
-  fail "chain:d=2 certified over all keys: $(cat out.txt)"
+[ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[5]; print(r["m_star"], r["lb"], r["status"])' <out.txt)" = "6 6 certified" ] ||
+  fail "triangle_diagonal certified over all keys: $(cat out.txt)"
 [ "$($PY -c 'import json,sys; r=json.load(sys.stdin)[2]; print(r["m_star"], r["n_min_raw"])' <out.txt)" = "None 0" ] ||
   fail "infeasible row: $(cat out.txt)"
 
@@ -44,9 +52,9 @@ print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in 
 
 # text: the infeasible row has its own status and no m*; the mode columns are there
 run 0 "$HEADFUSE" table rows.h5
-grep -Eq '^chain:d=3 +3 +2 +- +18 +newton_vertices +24 +infeasible +cone +none ' out.txt || fail "text table: $(cat out.txt)"
-grep -Eq '^chain:d=2 +2 +2 +- +6 +newton_vertices +7 +open +cone +6 ' out.txt || fail "text table: $(cat out.txt)"
-grep -Eq '^chain:d=2 +2 +3 +7 +7 +newton_2d +7 +certified +cone +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=3 +3 +2 +- +21 +slices +24 +infeasible +cone +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=3 +3 +3 +- +21 +slices +24 +open +cone +22 ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^triangle_diagonal +2 +3 +6 +6 +newton_2d +6 +certified +cone +none ' out.txt || fail "text table: $(cat out.txt)"
 grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text table: $(cat out.txt)"
 head -1 out.txt | grep -Eq "LB +rule +UB +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
 grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none +none ' out.txt || fail "text table: $(cat out.txt)"
@@ -54,7 +62,7 @@ grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none
 # RESULT.h5 itself: format 4, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
 import sys, h5py
-want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,6 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0"
+want = "certified,cone,0 exhaustive,cone,0 infeasible,cone,0 open,cone,22 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0"
 with h5py.File(sys.argv[1], "r") as f:
     assert f.attrs["format"].decode() == "headfuse-result-4", f.attrs["format"]
     t = f["table"][()]
@@ -65,7 +73,7 @@ PY
 
 # a single search: the infeasible status in its own line
 run 0 mpi 2 search --family chain:d=3 --span 2 --out inf.h5 --quiet
-grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 18 (newton_vertices)  UB 24  engine cone" out.txt ||
+grep -q "chain:d=3 span 2: m\* = none in this span  \[infeasible\]  LB 21 (slices)  UB 24  engine cone" out.txt ||
   fail "search line: $(cat out.txt)"
 $PY -c 'import h5py,sys; f=h5py.File(sys.argv[1],"r"); assert f.attrs["job_text"] == b"", f.attrs["job_text"]' inf.h5 ||
   fail "a search's job_text should be empty"
@@ -80,14 +88,26 @@ printf 'name: e\nentries:\n  - {family: wd, d: 16, span: 1, engine: cone}\n  - {
 run 0 mpi 2 run e.yaml --quiet --resume
 grep -q "e.h5: 2 rows (1 run now, 1 finished earlier)" out.txt err.txt || fail "--resume reran the row without a search: $(cat out.txt err.txt)"
 # a group the search could not compute (P/Q over 2^18 terms): "not computed" and why, in
-# the line, the text table (n/c and a note below it), JSON (null and group_note) and the file
-run 0 mpi 2 search --family multi:d=11,k=3 --span 2 --out m11.h5 --quiet
-grep -q "multi:d=11,k=3 span 2: m\\* = 177147 .* minimal supports 1 (1 up to symmetry; group not computed: P/Q has more than 2^18 terms)" out.txt ||
+# the line, the text table (n/c and a note below it), JSON (null and group_note) and the file.
+# The target: data/two_heads_shared.json on q1, q2 and the head of data/cubic_factor.json on
+# each of q3..q12 (5 x 3^10 terms; multi:d=11,k=3 served before the slices certified it
+# without a search)
+$PY - "$SRC/data/two_heads_shared.json" >wide.json <<'PY'
+import json, sys
+d = 12
+heads = [{"atoms": [dict(a, key=a["key"] + [0] * (d - 2)) for a in h["atoms"]]}
+         for h in json.load(open(sys.argv[1]))["heads"]]
+heads += [{"atoms": [{"key": [m * (i == j) for i in range(d)], "weight": "1", "value": str(m)}
+                     for m in range(3)]} for j in range(2, d)]
+print(json.dumps({"name": "wide", "d": d, "dv": 1, "heads": heads}))
+PY
+run 0 mpi 2 search wide.json --span 2 --out m11.h5 --quiet
+grep -q "wide span 2: m\\* = 295245 .* minimal supports 1 (1 up to symmetry; group not computed: P/Q has more than 2^18 terms)" out.txt ||
   fail "search line of a row without its group: $(cat out.txt)"
 ! grep -q "?" out.txt || fail "a '?' in the line: $(cat out.txt)"
 run 0 "$HEADFUSE" table m11.h5 rows.h5
-grep -Eq '^multi:d=11,k=3 .* 1 +1 +n/c +1 ' out.txt || fail "text table: $(cat out.txt)"
-grep -qx "n/c: multi:d=11,k=3 span 2: group not computed: P/Q has more than 2^18 terms" out.txt ||
+grep -Eq '^wide .* 1 +1 +n/c +2 ' out.txt || fail "text table: $(cat out.txt)"
+grep -qx "n/c: wide span 2: group not computed: P/Q has more than 2^18 terms" out.txt ||
   fail "text table note: $(cat out.txt)"
 [ "$(grep -c "^n/c" out.txt)" = 1 ] || fail "notes for rows whose group is known: $(cat out.txt)"
 run 0 "$HEADFUSE" table m11.h5 --json
