@@ -22,40 +22,36 @@ long hf_search_large_min_terms = 1L << 18;
 struct hf_large_s {
     hf_slice_plan_t plan; /* the plan of the slices (made when they are dealt) */
     long nparts;
-    long *idx;            /* the indices of this process's slices, increasing */
-    hf_fraction_t *part;  /* and the slices themselves */
-    int dealt;            /* the slices were dealt to the processes (prepare) */
-    long terms;           /* of P and Q together, over every slice (LONG_MAX: not known yet) */
-    uint64_t div;         /* hf_search_large_run_divisor */
+    long *idx;           /* the indices of this process's slices, increasing */
+    hf_fraction_t *part; /* and the slices themselves */
+    int dealt;           /* the slices were dealt to the processes (prepare) */
+    long terms;          /* of P and Q together, over every slice (LONG_MAX: not known yet) */
+    uint64_t div;        /* hf_search_large_run_divisor */
 };
 
-int hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine)
+hf_err_t hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine, int *large)
 {
-    if (!hf_search_large_wanted(t, span, engine))
-        return 0;
-    if (engine == HF_ENGINE_CONE)
-        return 1;
+    HF_TRY(hf_search_large_wanted(t, span, engine, large));
+    if (!*large || engine == HF_ENGINE_CONE)
+        return HF_OK;
     /* auto takes the cone when its unknowns are few (auto.c): from Newt(Q)'s extents */
     hf_slice_plan_t plan;
-    if (hf_fraction_slice_plan(t, NULL, 1, &plan) != HF_OK) {
-        hf_error_clear();
-        return 0;
-    }
+    HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &plan));
     long n = hf_search_rbox_size(plan.qdeg, t->d, span);
-    return n > 0 && n <= HF_SEARCH_CONE_AUTO_MAX;
+    *large = n > 0 && n <= HF_SEARCH_CONE_AUTO_MAX;
+    return HF_OK;
 }
 
-int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine)
+hf_err_t hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine, int *large)
 {
     (void)span;
+    *large = 0;
     if (engine != HF_ENGINE_AUTO && engine != HF_ENGINE_CONE)
-        return 0;
+        return HF_OK;
     double terms = 0;
-    if (hf_fraction_estimate_terms(t, &terms) != HF_OK) {
-        hf_error_clear(); /* the fraction's construction reports it */
-        return 0;
-    }
-    return terms > (double)hf_search_large_min_terms;
+    HF_TRY(hf_fraction_estimate_terms(t, &terms));
+    *large = terms > (double)hf_search_large_min_terms;
+    return HF_OK;
 }
 
 hf_err_t hf_search_large_create(hf_search_t *s)
@@ -189,8 +185,8 @@ static hf_err_t large_plan(const hf_target_t *t, int span, const int64_t *qdeg, 
     return hf_fraction_slice_plan(t, allowed, (long)LARGE_SLICES_PER_RANK * nranks, plan);
 }
 
-hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks,
-                               hf_slice_plan_t *plan, double *share)
+hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks, hf_slice_plan_t *plan,
+                               double *share)
 {
     hf_slice_plan_t p0;
     HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &p0));
@@ -336,10 +332,9 @@ static hf_err_t emit_slice(const hf_search_t *s, const hf_fraction_t *f, const f
         }
         int sg = fmpz_sgn(acc);
         if (sg < 0 || (sg == 0 && !_fmpz_vec_is_zero(acc + 1, dv))) {
-            err = hf_error(HF_ERR_INTERNAL,
-                           "large row: the multiplier gives a %s at box point %llu",
-                           sg < 0 ? "negative weight" : "value off the support",
-                           (unsigned long long)k);
+            err = hf_error(
+                HF_ERR_INTERNAL, "large row: the multiplier gives a %s at box point %llu",
+                sg < 0 ? "negative weight" : "value off the support", (unsigned long long)k);
             break;
         }
         if (sg == 0)

@@ -59,8 +59,8 @@ static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts,
     HF_TRY(hf_fraction_slices_estimate(t, &plan, &m->build));
     m->large = 1;
     m->held = whole * (t->dv + 1.0) / (t->dv + 4.0) * m->share;
-    m->buffers = HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 8.0 + 8.0 * t->dv) +
-                 HF_MEMORY_LARGE_TABLES;
+    m->buffers =
+        HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 8.0 + 8.0 * t->dv) + HF_MEMORY_LARGE_TABLES;
     m->fraction = m->held + m->build;
     m->total = m->base + m->fraction + m->buffers;
     return HF_OK;
@@ -73,7 +73,9 @@ hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, in
     memset(m, 0, sizeof *m);
     m->ranks = ranks < 1 ? 1 : ranks;
     m->base = HF_MEMORY_BASE_BYTES;
-    if (hf_search_large_estimated(t, opts->span, opts->engine))
+    int large = 0;
+    HF_TRY(hf_search_large_estimated(t, opts->span, opts->engine, &large));
+    if (large)
         return large_memory(t, opts, m->ranks, m);
     m->search_per_key = HF_MEMORY_SEARCH_BYTES_PER_KEY;
     m->witness_per_key = HF_MEMORY_WITNESS_BYTES_PER_KEY;
@@ -96,7 +98,7 @@ hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, in
     fmpz_clear(ub);
     if (err != HF_OK)
         return err;
-    if (hf_search_product_fits_span(t, opts->span) && keys < last)
+    if (hf_search_product_fits(t, opts->span) && keys < last)
         last = keys;
     if (opts->max_atoms > 0 && (double)opts->max_atoms < last)
         last = (double)opts->max_atoms;

@@ -41,10 +41,6 @@ extern long hf_search_test_skip_unit;
  * the splitting of large classes by their first and second points. */
 extern long hf_search_unit_target;
 
-/* search.c: whether the product head's keys fit the box {0..span}^d (then UB caps the
- * search's sizes). */
-int hf_search_product_fits_span(const hf_target_t *t, int span);
-
 /* certify3d.c: *feasible = 1 when supp(Q) of the reduced fraction passes the exact test
  * (the support of every head whose R is a monomial). */
 hf_err_t hf_search_supp_q_feasible(const hf_fraction_t *f, int *feasible);
@@ -252,14 +248,14 @@ typedef struct {
 
 typedef struct {
     int npoly;
-    long *len;              /* per polynomial: its terms */
-    const fmpz **coef;      /* and their coefficients */
-    uint64_t **off, **zb;   /* per term: box offset, zero coordinates */
-    long nr;                /* unknowns used */
-    uint64_t *rbase, *zr;   /* per unknown used: box offset, zero coordinates */
-    long *rr;               /* and its index in B_R */
-    int *lp;                /* per list: its polynomial */
-    long *pos;              /* per list: its next term, counting down */
+    long *len;            /* per polynomial: its terms */
+    const fmpz **coef;    /* and their coefficients */
+    uint64_t **off, **zb; /* per term: box offset, zero coordinates */
+    long nr;              /* unknowns used */
+    uint64_t *rbase, *zr; /* per unknown used: box offset, zero coordinates */
+    long *rr;             /* and its index in B_R */
+    int *lp;              /* per list: its polynomial */
+    long *pos;            /* per list: its next term, counting down */
     hf_shifted_head_t *heap;
     long nheap;
     hf_shifted_hit_t *hits; /* the current point's */
@@ -303,17 +299,17 @@ int hf_bytes_get_fmpz(hf_bytes_reader_t *r, fmpz_t x);
 extern long hf_search_large_min_terms;
 /* Whether a search of t with this engine is a large row: cone (or auto) and more than
  * hf_search_large_min_terms estimated terms of Q. */
-int hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine);
+hf_err_t hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine, int *large);
 /* hf_search_large_wanted, and auto would take the cone (as a search made of it resolves):
  * whether a search of t at span is a large row, before it is made (the memory estimate). */
-int hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine);
+hf_err_t hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine, int *large);
 /* The large row's state at creation: this process's slices and Newt(Q)'s extents (qext). */
 hf_err_t hf_search_large_create(hf_search_t *s);
 void hf_search_large_destroy(hf_search_t *s);
 /* The plan of a large row's slices for nranks processes and the largest share of the slices'
  * weight one of them holds (the memory estimate's). Not collective; builds no P/Q. */
-hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks,
-                               hf_slice_plan_t *plan, double *share);
+hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks, hf_slice_plan_t *plan,
+                               double *share);
 /* The slices dealt to the processes of sp (NULL: one process holds them all); once. */
 hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp);
 /* The symmetry group of a large row, as hf_group_create would give it from the whole P/Q:
