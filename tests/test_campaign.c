@@ -368,7 +368,7 @@ static void test_memory_checks(void)
     CU_ASSERT_EQUAL(hf_campaign_check_row(&t, &so, &b, 0, &lim, &est), HF_ERR_LIMIT);
     const char *msg = hf_error_msg();
     CU_ASSERT(strstr(msg, "chain:d=10 span 3: the search needs about ") != NULL);
-    CU_ASSERT(strstr(msg, " MiB per rank (") != NULL);
+    CU_ASSERT(strstr(msg, " MiB per rank on 1 rank(s) (") != NULL);
     CU_ASSERT(strstr(msg, "more than the limit of 100 MiB (--max-memory 100M)") != NULL);
     CU_ASSERT(strstr(msg, "raise it with --max-memory SIZE") != NULL);
     CU_ASSERT(strstr(msg, "headfuse target --family chain:d=10") != NULL);

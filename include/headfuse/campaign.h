@@ -114,10 +114,12 @@ int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
 #define HF_CERTIFIED_ENUM_POINTS 531441
 #define HF_CERTIFIED_ENUM_ATOMS 4096
 
-/* Whether a row is certified by its bounds b alone (LB = UB, the product's exact size;
- * see above). A max_atoms below LB is HF_ERR_INPUT naming it as max_name: no head of
- * fewer atoms than LB equals the target, for any keys, so nothing would be searched. Not
- * collective. */
+/* Whether a row is decided without a search: *shortcut = 1 when its bounds b certify it
+ * alone (LB = UB, the product's exact size, the product head fits the span; see above), 2
+ * when it is infeasible (a pruning search whose span is below an extent of Newt(Q): no
+ * support fits, docs/math.md §5.6), else 0. A max_atoms below LB is HF_ERR_INPUT naming it
+ * as max_name: no head of fewer atoms than LB equals the target, for any keys, so nothing
+ * would be searched. Not collective. */
 hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
                                const hf_bounds_t *b, const char *max_name, int *shortcut);
 

@@ -290,6 +290,16 @@ typedef struct {
                           * and the zone count's (docs/math.md §11.13) */
 } hf_certificate_t;
 
+/* Whether the product head's keys fit the box {0..span}^d (each coordinate's extents of the
+ * heads add up to at most span): then UB caps a search's sizes, and LB = UB is the minimum
+ * within the span too. */
+int hf_search_product_fits(const hf_target_t *t, int span);
+
+/* *none = 1 when some extent of Newt(Q) exceeds the span: then no support fits the span box
+ * (widths add under Minkowski sums, docs/math.md §5.6). From the heads' factors, without P/Q
+ * (hf_fraction_slice_plan). */
+hf_err_t hf_search_span_holds_none(const hf_target_t *t, int span, int *none);
+
 /* Try to certify T's minimum (not collective; exact; cheap). *out says whether. */
 hf_err_t hf_search_certify(const hf_target_t *t, hf_certificate_t *out);
 

@@ -449,9 +449,18 @@ hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
         return e;
     }
     long points = box_points(t->d, o->span);
-    *shortcut = b->ub_exact && fmpz_equal(lb, b->ub) &&
+    /* LB = UB is m* within the span only where a head of UB atoms fits the span: the product
+     * head (otherwise the span may hold no support of that size, or none at all) */
+    *shortcut = b->ub_exact && fmpz_equal(lb, b->ub) && hf_search_product_fits(t, o->span) &&
                 (points < 0 || points > HF_CERTIFIED_ENUM_POINTS ||
                  fmpz_cmp_si(lb, HF_CERTIFIED_ENUM_ATOMS) > 0);
+    /* widths add (docs/math.md §5.6): a span below an extent of Newt(Q) holds no support,
+     * decided before P/Q is built (a pruning search's rule; plain enumerates the box) */
+    int none = 0;
+    if (!*shortcut && hf_engine_prunes(o->engine))
+        HF_TRY(hf_search_span_holds_none(t, o->span, &none));
+    if (none)
+        *shortcut = 2;
     return HF_OK;
 }
 
@@ -480,7 +489,10 @@ static void row_settle(hf_row_t *row, const row_outcome_t *o)
     snprintf(row->lb_rule, sizeof row->lb_rule, "%s", b->low.rule);
     snprintf(row->engine, sizeof row->engine, "%s", o->engine);
     row->m_star = o->m_star;
-    int certified = fmpz_equal(b->low.lb, b->ub);
+    /* LB = UB certifies m* where the span holds a support of that size (found, or the
+     * product head's: the shortcut), not a row whose span holds none */
+    int certified = fmpz_equal(b->low.lb, b->ub) &&
+                    (o->m_star_is_lb || (o->m_star >= 0 && fmpz_equal_si(b->low.lb, o->m_star)));
     if (!certified && o->cert && o->cert->certified && o->m_star == o->cert->m_star) {
         certified = 1;
         snprintf(row->lb, sizeof row->lb, "%ld", o->cert->m_star);
@@ -604,6 +616,15 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                            "command (with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
+    if (shortcut == 2) {
+        /* no support fits the span: infeasible without building anything */
+        ro.engine = HF_ENGINE_NONE;
+        ro.none = 1;
+        row_settle(row, &ro);
+        row->n_min_raw = row->n_min_sym = 0;
+        row->seconds = MPI_Wtime() - t0;
+        goto out;
+    }
     if (shortcut) {
         /* LB = UB: certified without building a search; keep the product head. m* is
          * LB: a number below 2^63, and exactly in the row's decimal at any size */

@@ -68,7 +68,9 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,
             mstar, row->status, row->lb, row->lb_rule, row->ub, row->engine);
     if (!strcmp(row->engine, HF_ENGINE_NONE))
-        fprintf(f, " (no search: LB = UB)");
+        fprintf(f, " (no search: %s)", !strcmp(row->status, "infeasible")
+                                           ? "the span is below an extent of Newt(Q)"
+                                           : "LB = UB");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0 && row->group_order < 0 && row->n_min_sym >= 0)

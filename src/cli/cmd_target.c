@@ -142,7 +142,9 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
     } else if (c != HF_OK) {
         printf("memory      span %d: no search can be built: %s\n", span, hf_error_msg());
     } else if (shortcut) {
-        printf("memory      span %d: certified by its bounds, no search is built\n", span);
+        printf("memory      span %d: %s, no search is built\n", span,
+               shortcut == 2 ? "below an extent of Newt(Q), no support fits (infeasible)"
+                             : "certified by its bounds");
     } else if (m.large) {
         char held[32], build[32], buf[32];
         hf_bytes_text(m.held, held, sizeof held);

@@ -107,7 +107,7 @@ static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
 
 /* The product head's keys span, per coordinate, the sum of the heads' extents; it
  * fits the box {0..S}^d when every such sum is at most S. */
-int hf_search_product_fits_span(const hf_target_t *t, int span)
+int hf_search_product_fits(const hf_target_t *t, int span)
 {
     for (int j = 0; j < t->d; j++) {
         int64_t total = 0;
@@ -125,6 +125,17 @@ int hf_search_product_fits_span(const hf_target_t *t, int span)
             return 0;
     }
     return 1;
+}
+
+hf_err_t hf_search_span_holds_none(const hf_target_t *t, int span, int *none)
+{
+    hf_slice_plan_t plan;
+    *none = 0;
+    HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &plan));
+    for (int a = 0; a < t->d; a++)
+        if (plan.qdeg[a] > span)
+            *none = 1;
+    return HF_OK;
 }
 
 /* The box {0..S}^d: index weights, and per point its digits and zero mask when they fit. */
@@ -189,7 +200,7 @@ static hf_err_t search_bounds(hf_search_t *s, const hf_bounds_t *given)
         HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), done);
         /* UB caps the sizes only when the product head lies inside the span box:
          * otherwise a feasible support in the box may need more atoms than UB. */
-        if (fmpz_cmp_si(ub, s->npts) < 0 && hf_search_product_fits_span(&s->t, s->span))
+        if (fmpz_cmp_si(ub, s->npts) < 0 && hf_search_product_fits(&s->t, s->span))
             s->last = fmpz_get_si(ub);
     } else if (!(s->ub_str = hf_strdup("?"))) {
         err = HF_ERR_NOMEM;
@@ -220,7 +231,8 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->span = span;
     HF_CHECK(err, search_box(s), fail);
     /* a large row holds P/Q in slices and needs no tester (large.c) */
-    s->large = mk->top && hf_search_large_wanted(t, span, engine);
+    if (mk->top)
+        HF_CHECK(err, hf_search_large_wanted(t, span, engine, &s->large), fail);
     if (s->large) {
         HF_CHECK(err, hf_search_large_create(s), fail);
     } else {

@@ -22,7 +22,7 @@ run 2 "$HEADFUSE" target --family chain:d=10 --max-memory 1G
 echo "ok: headfuse target --span prints the estimate"
 
 check_msg() { # FILE WHAT LIMIT-TEXT: the refusal's parts
-  grep -q "$2: the search needs about [0-9.]* [MGT]iB per rank (.*docs/targets.md, \"Limits\"), more than the limit of $3" "$1" ||
+  grep -q "$2: the search needs about [0-9.]* [MGT]iB per rank on [0-9]* rank(s) (.*docs/targets.md, \"Limits\"), more than the limit of $3" "$1" ||
     fail "message: $(cat "$1")"
   grep -q "raise it with --max-memory SIZE (job key max_memory, or HEADFUSE_MAX_MEMORY), or see the target's bounds without a search: headfuse target --family" "$1" ||
     fail "message: $(cat "$1")"
@@ -40,7 +40,7 @@ check_msg err.txt "big.yaml:4: entries\[1\] (chain:d=15 span 3): chain:d=15 span
 grep -q "headfuse target --family chain:d=15$" err.txt || fail "message: $(cat err.txt)"
 [ ! -s out.txt ] || fail "--list printed entries of a refused job: $(cat out.txt)"
 run 0 "$HEADFUSE" run big.yaml --list --max-memory 200G
-grep -q "^memory: at most [0-9.]* GiB per rank (entry 1, chain:d=15 span 3), limit 200 GiB (--max-memory 200G)$" out.txt ||
+grep -q "^memory: at most [0-9.]* GiB per rank on 1 rank(s) (entry 1, chain:d=15 span 3), limit 200 GiB (--max-memory 200G)$" out.txt ||
   fail "--list: $(cat out.txt)"
 # the default: this machine's memory per rank (refused unless it has the estimate)
 fits=$("$HEADFUSE" target --family chain:d=15 --span 3 --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["memory"]["fits"])')
@@ -58,7 +58,7 @@ run 0 "$HEADFUSE" run m.yaml --list --max-memory 1G
 run 2 "$HEADFUSE" run m.yaml --list --max-memory 1X
 grep -q "headfuse run: --max-memory 1X: must be a size in bytes such as 4G" err.txt || fail "bad size: $(cat err.txt)"
 run 0 "$HEADFUSE" run "$SRC/jobs/demo.yaml" --list
-grep -q "^memory: at most [0-9.]* MiB per rank (entry [0-9]*, .*), limit" out.txt || fail "demo --list: $(cat out.txt)"
+grep -q "^memory: at most [0-9.]* MiB per rank on 1 rank(s) (entry [0-9]*, .*), limit" out.txt || fail "demo --list: $(cat out.txt)"
 echo "ok: run --list refuses what does not fit (option, job key, environment, machine) and passes the rest"
 
 # slurm/submit --dry-run: the same check, no Slurm needed; -- --max-memory goes to the
