@@ -297,9 +297,10 @@ typedef struct {
     hf_run_t *run;
     char *in;      /* nrays: membership of the current closed set */
     long closures; /* closures computed (for polling) */
-    char *seen;    /* or NULL: instead of emitting, mark the size of every closed set with
-                    * at most m points (the engine's sizes with candidates) */
-    long budget;   /* with seen: closures allowed; over it, the walk gives up (over = 1) */
+    int sizes;     /* instead of emitting, list the size of every closed set with at most m
+                    * points (the engine's sizes with candidates) in seen */
+    long *seen, nseen, capseen; /* (a list, not a table of m + 1: m reaches 10^8) */
+    long budget; /* with sizes: closures allowed; over it, the walk gives up (over = 1) */
     int over;
 } cbo_t;
 
@@ -368,8 +369,12 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
     hf_cone_t *c = w->c;
     long words = c->words, R = c->nrays;
     hf_err_t err = HF_OK;
-    if (w->seen) {
-        w->seen[usize] = 1;
+    if (w->sizes) {
+        /* consecutive closed sets often share a size: skip the repeat */
+        if (!w->nseen || w->seen[w->nseen - 1] != usize) {
+            HF_TRY(HF_GROW(&w->seen, &w->capseen, w->nseen + 1));
+            w->seen[w->nseen++] = usize;
+        }
         if (usize == w->m)
             return HF_OK;
     } else if (usize == w->m) {
@@ -394,14 +399,14 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
         assert(size2 > usize); /* ray j lies outside U: its support adds points */
         if (size2 > w->m)
             continue;
-        /* the sizes' walk (w->seen) has no unit to abandon: its own phase, checked here */
+        /* the sizes' walk has no unit to abandon: its own phase, checked here */
         if (++w->closures % 256 == 0 && ((w->run->poll && w->run->poll(w->run->poll_ctx)) ||
-                                         (w->seen && hf_stop_check(HF_STOP_SIZES) != HF_OK))) {
+                                         (w->sizes && hf_stop_check(HF_STOP_SIZES) != HF_OK))) {
             err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: %s stopped on request", w->m,
-                           w->seen ? "the walk over the faces' sizes" : "unit");
+                           w->sizes ? "the walk over the faces' sizes" : "unit");
             break;
         }
-        if (w->seen && w->closures > w->budget) {
+        if (w->sizes && w->closures > w->budget) {
             w->over = 1;
             break;
         }
@@ -563,7 +568,10 @@ static long cone_first_bound(const hf_search_t *s)
     long first = s->first > 1 ? s->first : 1;
     if (cone_state(s)->per_size)
         return first;
-    if (s->last <= 4 * first || s->last <= first + 64)
+    /* a large row's rays are computed once, for every size (docs/search.md, "Large rows"):
+     * it has few unknowns, so the bound hardly prunes, and every run of the double
+     * description goes over all of its hyperplanes again */
+    if (s->large || s->last <= 4 * first || s->last <= first + 64)
         return s->last > first ? s->last : first;
     return 2 * first;
 }
@@ -636,6 +644,12 @@ static hf_err_t cone_run(hf_search_t *s, long m, const hf_unit_t *u, int64_t lo,
     return err;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
 /* The sizes of the closed sets of rays with at most `bound` points (every face of the
  * cone of that size), sorted: the only sizes that hold candidates (docs/search.md, "Sizes
  * without candidates"). One walk of Close-by-One over every root; given up (sizes unknown,
@@ -653,8 +667,8 @@ static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ct
     st->nsizes = 0;
     st->sizes_bound = -1;
     w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
-    w.seen = hf_calloc((size_t)bound + 1, 1);
-    hf_err_t err = w.in && w.seen ? hf_stop_check(HF_STOP_SIZES) : HF_ERR_NOMEM;
+    w.sizes = 1;
+    hf_err_t err = w.in ? hf_stop_check(HF_STOP_SIZES) : HF_ERR_NOMEM;
     for (long j = 0; err == HF_OK && !w.over && j < c->nrays && c->ssize[j] <= bound; j++) {
         const uint64_t *sj = c->supp + j * c->words;
         int root = 1; /* a ray whose support contains a smaller ray's is inside that tree */
@@ -664,17 +678,16 @@ static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ct
         if (root)
             err = cbo_root(&w, j);
     }
-    long n = 0;
-    for (long m = 0; err == HF_OK && !w.over && m <= bound; m++)
-        n += w.seen[m];
-    if (err == HF_OK && !w.over &&
-        (st->sizes = hf_malloc((size_t)(n ? n : 1) * sizeof *st->sizes))) {
-        for (long m = 0; m <= bound; m++)
-            if (w.seen[m])
-                st->sizes[st->nsizes++] = m;
+    if (err == HF_OK && !w.over) { /* sorted, each size once */
+        long n = 0;
+        qsort(w.seen, (size_t)w.nseen, sizeof *w.seen, cmp_long);
+        for (long i = 0; i < w.nseen; i++)
+            if (!n || w.seen[n - 1] != w.seen[i])
+                w.seen[n++] = w.seen[i];
+        st->sizes = w.seen;
+        st->nsizes = n;
         st->sizes_bound = bound;
-    } else if (err == HF_OK && !w.over) {
-        err = HF_ERR_NOMEM;
+        w.seen = NULL;
     }
     free(w.seen);
     free(w.in);

@@ -648,8 +648,17 @@ typedef struct {
     long rays_max, adjacencies;
     double pairs; /* (positive, negative) pairs examined: the cost, machine-independent */
     const hf_search_split_t *split; /* steps dealt across processes, or NULL */
-    long serial; /* rays made so far: the next one's owner is serial mod the processes */
+    long serial;        /* rays made so far: the next one's owner is serial mod the processes */
+    long since_steps;   /* with a split: steps since the processes last agreed, */
+    double since_pairs; /* and their pair tests (dd_steps) */
 } dd_ctl_t;
+
+/* With a split, the processes agree at least every DD_AGREE_STEPS steps or DD_AGREE_PAIRS
+ * pair tests (about a tenth of a second), so that a stop seen by one reaches the others
+ * soon; small steps otherwise need no collective call (docs/search.md, "The double
+ * description across ranks"). */
+#define DD_AGREE_STEPS 1024
+#define DD_AGREE_PAIRS (double)(1L << 22)
 
 /* The process that will compute a new ray's signs when they are split: the rays in the
  * order every process makes or merges them, dealt round the processes in turn. */
@@ -1180,16 +1189,19 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
     const hf_search_split_t *sp = ctl->split;
     const dd_job_t job = {pl, wpos, bound, cur, st, ctl};
     *agreed = 1;
-    if (!sp) {
+    if (!sp || err != HF_OK) {
+        /* with a split, this process's failure goes to the next step's agreement: its
+         * rays may differ from the others', so it cannot tell whether they deal this one */
+        *agreed = !sp;
         if (err != HF_OK)
             return err;
         dd_sink_t sink = {.next = next};
         hf_search_range_t range = {0, st->ncells};
         return dd_pairs(&job, 0, &range, ctl->poll, ctl->poll_ctx, &sink);
     }
-    /* every process holds the same rays: they agree on going on, then all take the same
-     * path (the step's size decides, and it is the same everywhere) */
-    HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
+    /* every process that has not failed holds the same rays, so all take the same path
+     * (the step's size decides, and it is the same everywhere); a small step runs here
+     * alone, with no collective call (dd_steps) */
     if ((double)st->npos * st->nneg < hf_cone_split_threshold(sp->nranks)) {
         dd_sink_t sink = {.next = next};
         hf_search_range_t range = {0, st->ncells};
@@ -1198,6 +1210,9 @@ static hf_err_t dd_step_pairs(const dd_plan_t *pl, const long *wpos, long bound,
         *agreed = 0;
         return dd_pairs(&job, 0, &range, NULL, NULL, &sink);
     }
+    /* a dealt step: they agree on going on first */
+    HF_TRY(sp->allgather(sp->ctx, err, NULL, 0, NULL, NULL));
+    ctl->since_steps = ctl->since_pairs = 0;
     dd_round_t rd = {job, {0}, NULL, NULL};
     int64_t cells = st->ncells;
     err = sp->deal(sp->ctx, HF_OK, 1, &cells, dd_round_run, &rd);
@@ -1333,12 +1348,24 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
     if (cur->count > ctl->rays_max)
         ctl->rays_max = cur->count;
     for (long p = n; p < pl->rows; p++) {
-        /* with a split, a stop goes to the step's agreement so every process stops there */
-        if (err == HF_OK && dd_poll(ctl, DD_POLL_WORK)) {
+        if (err == HF_OK && dd_poll(ctl, DD_POLL_WORK))
             err = dd_stopped();
-            if (!ctl->split)
+        if (!ctl->split && err != HF_OK)
+            goto done;
+        /* With a split, the processes agree only at a dealt step, at a gather of signs and
+         * after DD_AGREE_STEPS steps or DD_AGREE_PAIRS pair tests (the same on every
+         * process: their rays are the same). Every collective call starts with the same
+         * agreement on the status (hf_search_split_t), so a process that failed or was
+         * stopped goes straight to an agreement: it meets whichever collective call the
+         * others make next, and every process returns its status there. */
+        if (ctl->split && (err != HF_OK || ctl->since_steps >= DD_AGREE_STEPS ||
+                           ctl->since_pairs >= DD_AGREE_PAIRS)) {
+            err = ctl->split->allgather(ctl->split->ctx, err, NULL, 0, NULL, NULL);
+            ctl->since_steps = ctl->since_pairs = 0;
+            if (err != HF_OK)
                 goto done;
         }
+        ctl->since_steps++;
         next.count = 0;
         next.words = stage_words(p + 1);
         if (ctl->info) { /* the rays this step starts from (the recorder reads it) */
@@ -1353,12 +1380,17 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
         int split_signs = sp && sp->nranks > 1 && hf_cone_split_signs(cur->count, sp->nranks);
         if (err == HF_OK)
             err = dd_step_signs(pl, p, cur, nzi, &st, split_signs ? sp->rank : -1, ctl->info);
-        if (split_signs && (err = dd_gather_signs(sp, cur, &st, err)) != HF_OK)
-            goto done; /* agreed by every process */
+        if (split_signs) {
+            ctl->since_steps = ctl->since_pairs = 0;
+            if ((err = dd_gather_signs(sp, cur, &st, err)) != HF_OK)
+                goto done; /* agreed by every process */
+        }
         if (err == HF_OK)
             err = dd_step_lists(cur, &st, ctl->info);
-        if (err == HF_OK)
+        if (err == HF_OK) {
             ctl->pairs += (double)st.npos * st.nneg;
+            ctl->since_pairs += (double)st.npos * st.nneg;
+        }
         if (ctl->info)
             ctl->info->pairs = ctl->pairs; /* so far: reports, and the recorder's rounds */
         int agreed = 1;
