@@ -131,13 +131,12 @@ typedef struct {
     double keys;     /* K above */
     double search_per_key, witness_per_key; /* bytes a key */
     double total;
-    /* A large row (below, "large rows") holds no key lists: per rank,
-     *     total = base + fraction + buffers,  fraction = held + build,
-     * held its share of the slices of P/Q (the deal's, for `ranks` ranks), build the peak of
-     * building its largest slice (hf_fraction_slices_estimate), buffers the witness's rounds
-     * and the class tables; keys and the per-key figures are then 0. */
+    /* A large row (docs/search.md, "Large rows") holds no key lists: per rank,
+     *     total = base + fraction + buffers,  fraction = held,
+     * held its share of the slices of P/Q (the deal's, for `ranks` ranks), buffers the
+     * witness's rounds and the class tables; keys and the per-key figures are then 0. */
     int ranks, large;
-    double held, build, buffers;
+    double held, buffers;
     double share; /* the largest share of the slices one rank holds (large rows) */
 } hf_search_memory_t;
 

@@ -133,17 +133,15 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
     hf_bytes_text(m.base, base, sizeof base);
     hf_bytes_text(m.box, box, sizeof box);
     if (m.large) {
-        char held[32], build[32], buf[32];
+        char held[32], buf[32];
         hf_bytes_text(m.held, held, sizeof held);
-        hf_bytes_text(m.build, build, sizeof build);
         hf_bytes_text(m.buffers, buf, sizeof buf);
         snprintf(parts, sizeof parts,
-                 "%s process + %s of P/Q held (a share of %.2f of its slices) + %s building a "
-                 "slice + %s buffers",
-                 base, held, m.share, build, buf);
+                 "%s process + %s of P/Q held (a share of %.2f of its slices) + %s buffers", base,
+                 held, m.share, buf);
     } else {
-        snprintf(parts, sizeof parts, "%s process + %s P/Q + %s box + %.0f keys x %.0f B", base,
-                 pq, box, m.keys, m.search_per_key + m.witness_per_key);
+        snprintf(parts, sizeof parts, "%s process + %s P/Q + %s box + %.0f keys x %.0f B", base, pq,
+                 box, m.keys, m.search_per_key + m.witness_per_key);
     }
     if (strchr(t->name, ':'))
         snprintf(cmd, sizeof cmd, "headfuse target --family %s", t->name);

@@ -146,15 +146,14 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
                shortcut == 2 ? "below an extent of Newt(Q), no support fits (infeasible)"
                              : "certified by its bounds");
     } else if (m.large) {
-        char held[32], build[32], buf[32];
+        char held[32], buf[32];
         hf_bytes_text(m.held, held, sizeof held);
-        hf_bytes_text(m.build, build, sizeof build);
         hf_bytes_text(m.buffers, buf, sizeof buf);
         printf("memory      about %s per rank for a search at span %d on %d rank(s), a large row "
-               "(%s process + %s of P/Q held, a share of %.2f of its slices, + %s building a "
-               "slice + %s buffers), %s the limit %s (%s)%s\n",
-               tot, span, m.ranks, base, held, m.share, build, buf, fits ? "within" : "more than",
-               lm, lim.source,
+               "(%s process + %s of P/Q held, a share of %.2f of its slices, + %s buffers), %s "
+               "the limit %s (%s)%s\n",
+               tot, span, m.ranks, base, held, m.share, buf, fits ? "within" : "more than", lm,
+               lim.source,
                fits ? "" : ": search and run refuse it; --max-memory SIZE raises the limit");
     } else {
         printf("memory      about %s per rank for a search at span %d (%s process + %s P/Q + %s "
@@ -201,8 +200,9 @@ int cli_cmd_target(int argc, char **argv)
     if ((status = cli_check_size("target", "--max-memory", max_memory)))
         return status;
     if ((max_memory || ranks) && !span) {
-        fprintf(stderr, "headfuse target: %s goes with --span S (the estimate of a search at "
-                        "span S)\n",
+        fprintf(stderr,
+                "headfuse target: %s goes with --span S (the estimate of a search at "
+                "span S)\n",
                 max_memory ? "--max-memory" : "--ranks");
         return 2;
     }
@@ -273,7 +273,8 @@ int cli_cmd_target(int argc, char **argv)
             json_object_set_new(o, "exported", json_string(export_path));
         if (span) {
             json_t *mj = NULL;
-            if ((e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, &mj)) != HF_OK) {
+            if ((e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, &mj)) !=
+                HF_OK) {
                 json_decref(o);
                 goto fail;
             }
@@ -312,24 +313,20 @@ int cli_cmd_target(int argc, char **argv)
         } else if (small) {
             printf("product head: %ld atoms, listed by --json (product_head)\n", product.natoms);
         }
-        /* every rank of a search builds P/Q: the first thing to know before asking for
-         * memory per rank */
-        char size[48];
-        if (pq_bytes >= (1 << 20))
-            snprintf(size, sizeof size, "about %.1f MiB", pq_bytes / (1 << 20));
-        else if (pq_bytes >= (1 << 10))
-            snprintf(size, sizeof size, "about %.0f KiB", pq_bytes / (1 << 10));
-        else
-            snprintf(size, sizeof size, "under 1 KiB");
-        printf("memory      P/Q: %s on each rank while it is built (estimate); a search holds "
-               "more (docs/cluster.md, \"Memory per rank\")\n",
+        /* P/Q is what a search holds: the first thing to know before asking for memory per
+         * rank; a large row holds it in slices over the ranks */
+        char size[32];
+        hf_bytes_text(pq_bytes, size, sizeof size);
+        printf("memory      P/Q: about %s (estimate), built on each rank of a search, or dealt in "
+               "slices over the ranks on a large row (docs/cluster.md, \"Memory per rank\")\n",
                size);
         if (export_path)
             printf("exported    %s\n", export_path);
         flint_free(bs);
         flint_free(ls);
         flint_free(us);
-        if (span && (e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, NULL)) != HF_OK)
+        if (span &&
+            (e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, NULL)) != HF_OK)
             goto fail;
     }
     goto done;

@@ -40,15 +40,27 @@
  * copy (rank 0 minus rank 1: 110 to 520 B a key). */
 #define HF_MEMORY_WITNESS_BYTES_PER_KEY 512.0
 
-/* A large row's buffers besides P/Q (large.c, campaign/large.c): the witness's rounds of 2^17
- * atoms (its block, the packed copy and HDF5's chunks: three of them), the class tables and
- * the double description's rays (tens of MB at chain:d=14). */
-#define HF_MEMORY_LARGE_ROUND_ATOMS (3.0 * 131072)
-#define HF_MEMORY_LARGE_TABLES (32.0 * 1048576)
+/* A large row's buffers besides P/Q (large.c, campaign/large.c): one round of the witness,
+ * 2^17 atoms of keys (8 d bytes), weight and weighted values (16 bytes each, fmpz and the
+ * packed copy), and the class tables, rays and HDF5's chunks (8 MiB). Calibrated against
+ * the measured peaks of chain:d=12..14 at span 3 on 1, 2 and 4 ranks (docs/cluster.md,
+ * "Memory per rank"; tests/test_search.c keeps the estimate within 25 % of them):
+ *
+ *   d   ranks  measured  estimate        d   ranks  measured  estimate
+ *   12  1      147       156             13  4      137       144
+ *   12  2       92       114             14  1      1034      1049
+ *   12  4       80        93             14  2      522       562
+ *   13  1      351       359             14  4      322       318
+ *   13  2      192       216                  (MiB per rank, the largest rank)
+ *
+ * Building a slice is not added: the slices are built one at a time, exact-size, and the
+ * measured peak stays within the held share and these buffers. */
+#define HF_MEMORY_LARGE_ROUND_ATOMS 131072.0
+#define HF_MEMORY_LARGE_TABLES (8.0 * 1048576)
 
-/* A large row's estimate (docs/cluster.md, "Memory per rank"): its share of the slices of P/Q
- * held (the whole's polynomials, (dv + 1) of the (dv + 4) hf_fraction_estimate counts), the
- * peak of building its largest slice, the buffers. */
+/* A large row's estimate (docs/cluster.md, "Memory per rank"): its share of the slices of
+ * P/Q held (the whole's polynomials, (dv + 1) of the (dv + 4) hf_fraction_estimate counts),
+ * the buffers. */
 static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
                              hf_search_memory_t *m)
 {
@@ -56,12 +68,11 @@ static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts,
     double whole = 0;
     HF_TRY(hf_search_large_share(t, opts->span, ranks, &plan, &m->share));
     HF_TRY(hf_fraction_estimate(t, &whole));
-    HF_TRY(hf_fraction_slices_estimate(t, &plan, &m->build));
     m->large = 1;
     m->held = whole * (t->dv + 1.0) / (t->dv + 4.0) * m->share;
     m->buffers =
-        HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 8.0 + 8.0 * t->dv) + HF_MEMORY_LARGE_TABLES;
-    m->fraction = m->held + m->build;
+        HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 16.0 * (t->dv + 1.0)) + HF_MEMORY_LARGE_TABLES;
+    m->fraction = m->held;
     m->total = m->base + m->fraction + m->buffers;
     return HF_OK;
 }
