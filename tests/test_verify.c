@@ -1,6 +1,7 @@
 /* Tests of the independent verifier: product heads of W_d verify exactly, planted wrong
  * heads are rejected, translation and cancellation are handled, numeric cross-check. */
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "families.h"
@@ -249,9 +250,11 @@ static void test_numeric_deterministic(void)
 }
 
 /* The witness h checked slice by slice with p leading coordinates: the number of slices of
- * each result, and whether one lambda served every slice. h's keys must be sorted. */
+ * each result, and whether one lambda served every slice. h's keys must be sorted; with
+ * `reverse` each slice's atoms are handed over in reverse order (keys out of order: the
+ * check sorts them instead of reversing them once). */
 static void slices_of(const hf_target_t *t, const hf_head_t *h, int p, long counts[4],
-                      int *one_lambda)
+                      int *one_lambda, int reverse)
 {
     hf_verify_slicer_t *v = NULL;
     CU_ASSERT_EQUAL_FATAL(hf_verify_slicer_create(t, p, &v), HF_OK);
@@ -288,6 +291,17 @@ static void slices_of(const hf_target_t *t, const hf_head_t *h, int p, long coun
             n++;
         }
         int has = 0, res = -1;
+        if (reverse)
+            for (long i = 0, j = n - 1; i < j; i++, j--) {
+                for (int a = 0; a < d; a++) {
+                    int64_t x = s.keys[(at + i) * d + a];
+                    s.keys[(at + i) * d + a] = s.keys[(at + j) * d + a];
+                    s.keys[(at + j) * d + a] = x;
+                }
+                fmpz_swap(s.weights + at + i, s.weights + at + j);
+                for (int a = 0; a < dv; a++)
+                    fmpz_swap(s.wvalues + (at + i) * dv + a, s.wvalues + (at + j) * dv + a);
+            }
         CU_ASSERT_EQUAL_FATAL(hf_verify_slice_check(v, e, n, s.keys + at * d, s.weights + at,
                                                     s.wvalues + at * dv, lam, &has, &res),
                               HF_OK);
@@ -312,9 +326,9 @@ static void slices_of(const hf_target_t *t, const hf_head_t *h, int p, long coun
  * multiple of D' is said so (then the whole check decides). */
 static void test_slices(void)
 {
-    const char *specs[] = {"wd:d=1",        "wd:d=3",        "chain:d=2",
-                           "chain:d=4",     "multi:d=2,k=3", "wdw:d=3",
-                           "multi:d=3,k=2", "data/two_heads_shared.json"};
+    const char *specs[] = {
+        "wd:d=1",        "wd:d=3",  "chain:d=2",     "chain:d=4",
+        "multi:d=2,k=3", "wdw:d=3", "multi:d=3,k=2", "data/two_heads_shared.json"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         hf_target_t t;
         hf_head_t h;
@@ -327,17 +341,23 @@ static void test_slices(void)
         for (int p = 0; p <= t.d && p <= 3; p++) {
             long c[4];
             int one = 0;
-            slices_of(&t, &h, p, c, &one);
+            slices_of(&t, &h, p, c, &one, 0);
             CU_ASSERT_EQUAL(c[HF_VERIFY_SLICE_NOT_MULTIPLE] + c[HF_VERIFY_SLICE_FAILED] +
                                 c[HF_VERIFY_SLICE_BAD_WEIGHT],
                             0);
             CU_ASSERT(one);
+            long r[4];
+            int rone = 0;
+            slices_of(&t, &h, p, r, &rone, 1); /* the same verdicts, keys out of order */
+            CU_ASSERT(!memcmp(r, c, sizeof r) && rone == one);
             if (c[HF_VERIFY_SLICE_OK] == 0 || c[1] || c[2] || c[3] || !one)
                 fprintf(stderr, "\n%s p=%d: ok %ld not-multiple %ld failed %ld weight %ld%s\n",
                         specs[i], p, c[0], c[1], c[2], c[3], one ? "" : " (lambdas differ)");
             /* a wrong value in the last atom: its slice fails */
             fmpq_add_si(h.values + (h.natoms - 1) * t.dv, h.values + (h.natoms - 1) * t.dv, 1);
-            slices_of(&t, &h, p, c, &one);
+            slices_of(&t, &h, p, c, &one, 0);
+            CU_ASSERT_EQUAL(c[HF_VERIFY_SLICE_FAILED], 1);
+            slices_of(&t, &h, p, c, &one, 1);
             CU_ASSERT_EQUAL(c[HF_VERIFY_SLICE_FAILED], 1);
             fmpq_sub_si(h.values + (h.natoms - 1) * t.dv, h.values + (h.natoms - 1) * t.dv, 1);
         }

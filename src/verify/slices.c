@@ -25,7 +25,7 @@
 /* One distinct denominator and the sum of its heads' numerators over it (integers). */
 typedef struct {
     fmpz_mpoly_t D;
-    fmpz_mpoly_struct *N; /* dv */
+    fmpz_mpoly_struct *N;   /* dv */
     int64_t lead[HF_D_MAX]; /* its degree in each of the first p coordinates */
     int touches;            /* it has a positive degree in one of them */
 } vden_t;
@@ -303,15 +303,25 @@ static hf_err_t slice_products(const hf_verify_slicer_t *v, const int64_t *e, fm
     return err;
 }
 
-hf_err_t hf_verify_slice_check(hf_verify_slicer_t *v, const int64_t *e, long n,
-                               const int64_t *keys, const fmpz *c, const fmpz *u, fmpq_t lambda,
-                               int *has_lambda, int *result)
+/* Compare two keys lexicographically. */
+static int memcmp_keys(const int64_t *x, const int64_t *y, int d)
+{
+    for (int a = 0; a < d; a++)
+        if (x[a] != y[a])
+            return x[a] < y[a] ? -1 : 1;
+    return 0;
+}
+
+hf_err_t hf_verify_slice_check(hf_verify_slicer_t *v, const int64_t *e, long n, const int64_t *keys,
+                               const fmpz *c, const fmpz *u, fmpq_t lambda, int *has_lambda,
+                               int *result)
 {
     int d = v->d, dv = v->dv;
     ulong exp[HF_D_MAX];
     hf_err_t err = HF_OK;
     fmpz_mpoly_t L, C;
-    fmpz_mpoly_struct *S = hf_malloc((size_t)dv * sizeof *S), *U = hf_malloc((size_t)dv * sizeof *U);
+    fmpz_mpoly_struct *S = hf_malloc((size_t)dv * sizeof *S),
+                      *U = hf_malloc((size_t)dv * sizeof *U);
     if (!S || !U) {
         free(S);
         free(U);
@@ -328,6 +338,11 @@ hf_err_t hf_verify_slice_check(hf_verify_slicer_t *v, const int64_t *e, long n,
     fmpz_init(b);
     *result = HF_VERIFY_SLICE_OK;
     *has_lambda = 0;
+    /* keys in increasing lexicographic order (as a file holds them) pushed in that order are
+     * FLINT's lex order reversed: one reversal instead of a sort */
+    int increasing = 1;
+    for (long i = 1; i < n && increasing; i++)
+        increasing = memcmp_keys(keys + (i - 1) * d, keys + i * d, d) < 0;
     for (long i = 0; i < n && *result == HF_VERIFY_SLICE_OK; i++) {
         for (int x = 0; x < d && *result == HF_VERIFY_SLICE_OK; x++) {
             if (keys[i * d + x] < 0)
@@ -343,13 +358,19 @@ hf_err_t hf_verify_slice_check(hf_verify_slicer_t *v, const int64_t *e, long n,
             if (!fmpz_is_zero(u + i * dv + j))
                 fmpz_mpoly_push_term_fmpz_ui(U + j, u + i * dv + j, exp, v->ctx);
     }
-    if (*result == HF_VERIFY_SLICE_OK) {
+    if (*result == HF_VERIFY_SLICE_OK && increasing) {
+        fmpz_mpoly_reverse(C, C, v->ctx);
+        for (int j = 0; j < dv; j++)
+            fmpz_mpoly_reverse(U + j, U + j, v->ctx);
+    } else if (*result == HF_VERIFY_SLICE_OK) {
         fmpz_mpoly_sort_terms(C, v->ctx);
         fmpz_mpoly_combine_like_terms(C, v->ctx);
         for (int j = 0; j < dv; j++) {
             fmpz_mpoly_sort_terms(U + j, v->ctx);
             fmpz_mpoly_combine_like_terms(U + j, v->ctx);
         }
+    }
+    if (*result == HF_VERIFY_SLICE_OK) {
         err = slice_products(v, e, L, S);
     }
     if (err == HF_OK && *result == HF_VERIFY_SLICE_OK) {
