@@ -512,7 +512,9 @@ hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
     range->pos = lo;
     if (s->top && unit == hf_search_test_skip_unit)
         return HF_OK;
-    HF_TRY(hf_search_scratch(s, m));
+    /* a large row lists no candidate's points: no scratch of m points (m may pass 2^32) */
+    if (!s->large)
+        HF_TRY(hf_search_scratch(s, m));
     hf_head_init(&witness, s->d, s->dv);
     if (s->top && found)
         run.witness = &witness;

@@ -162,7 +162,7 @@ struct hf_search_s {
     long nunits, capunits;
     hf_unit_t *units;
 
-    /* the sink's scratch (m entries each, for the largest m run so far) */
+    /* the sink's scratch (m entries each, for the largest m run so far; none in a large row) */
     uint32_t *cand; /* a candidate's point indices */
     int64_t *keys;  /* its keys (m d) */
     long *combo;    /* a subset being enumerated, then a cell's points (2 m) */
