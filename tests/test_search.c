@@ -1665,11 +1665,123 @@ static void test_poll_and_bad_calls(void)
     so.max_atoms = -1;
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     hf_target_clear(&t);
-    /* 2^33 box points: their indices do not fit 32 bits (refused before P/Q is built) */
+    /* 2^33 box points: their indices do not fit 32 bits outside a large row (refused before
+     * P/Q is built; test_box_past_32_bits has the large rows) */
     so.max_atoms = 0;
+    so.engine = HF_ENGINE_LAYERED;
     CU_ASSERT_FATAL(load("wd:d=33", &t));
     CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
     CU_ASSERT(strstr(hf_error_msg(), "span") != NULL);
+    hf_target_clear(&t);
+}
+
+/* The target sum_h w_h e^z / (1 + w_h e^z), z = k . q, in d variables: head h has the keys 0
+ * and k = (1, ..., 1), weights 1 and w[h], values 0 and 1. In d = 33 its points k and 2 k
+ * lie past 2^32 in the box at any span >= 1. */
+static void diagonal_target(hf_target_t *t, int d, int nheads, const long *w)
+{
+    int64_t keys[2 * 64] = {0};
+    for (int j = 0; j < d; j++)
+        keys[d + j] = 1;
+    CU_ASSERT_EQUAL_FATAL(hf_target_init(t, "diagonal", d, 1), HF_OK);
+    for (int h = 0; h < nheads; h++) {
+        hf_head_t hd;
+        one_head(t, &hd, d, 2, keys, (const long[]){1, w[h]}, (const long[]){0, 1});
+    }
+}
+
+/* Boxes past 2^32 - 1 points (docs/targets.md, "Limits"): hf_search_check allows them where
+ * the search will be a large row, up to 2^63 - 1 points, and refuses them elsewhere; a large
+ * row over such a box finds what the same target finds in one variable, its keys past 2^32. */
+static void test_box_past_32_bits(void)
+{
+    hf_target_t t;
+    hf_search_opts_t so = {.span = 1, .engine = HF_ENGINE_CONE};
+    /* wd:d=33 at span 1: 2^33 points; Q's 2^33 estimated terms make the cone a large row, and
+     * auto takes the cone (one unknown) */
+    CU_ASSERT_FATAL(load("wd:d=33", &t));
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
+    so.engine = HF_ENGINE_AUTO;
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
+    for (int e = 0; e < 2; e++) {
+        so.engine = e ? HF_ENGINE_PLAIN : HF_ENGINE_LAYERED;
+        CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
+        CU_ASSERT(strstr(hf_error_msg(),
+                         "span: box {0..1}^33 has more than 4294967295 points "
+                         "(point indices are 32 bits except in a large row") != NULL);
+    }
+    hf_target_clear(&t);
+    /* chain:d=16 at span 3 (issue 37): 4^16 = 2^32 points, one past the ordinary limit */
+    so.span = 3;
+    so.engine = HF_ENGINE_AUTO;
+    CU_ASSERT_FATAL(load("chain:d=16", &t));
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
+    so.engine = HF_ENGINE_LAYERED;
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
+    hf_target_clear(&t);
+    /* a large row's own limit: 2^62 points pass, 2^63 do not */
+    so.span = 1;
+    so.engine = HF_ENGINE_CONE;
+    CU_ASSERT_FATAL(load("wd:d=62", &t));
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
+    hf_target_clear(&t);
+    CU_ASSERT_FATAL(load("wd:d=63", &t));
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "has more than 9223372036854775807 points (a large row") !=
+              NULL);
+    hf_target_clear(&t);
+
+    /* a Q of three terms is no large row unless the threshold says so */
+    const long w[2] = {1, 2};
+    diagonal_target(&t, 33, 2, w);
+    so.span = 2; /* 3^33 points */
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
+    hf_search_set_large_min_terms(0);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
+    hf_search_t *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    hf_search_set_large_min_terms(1L << 18);
+    CU_ASSERT(hf_search_is_large(s));
+    CU_ASSERT_EQUAL(s->npts, 5559060566555523L); /* 3^33 */
+    CU_ASSERT_PTR_NULL(s->digits);               /* no table of the box */
+    CU_ASSERT_PTR_NULL(s->zmask);
+    hf_search_destroy(&s);
+
+    /* the search: the same minimal supports and witnesses as in one variable (keys times
+     * (1, ..., 1)), the largest key at index 3^33 - 1 */
+    hf_target_t t1;
+    diagonal_target(&t1, 1, 2, w);
+    found_t f1, f33;
+    loop_out_t o1, o33;
+    loop_opts_t lo = {.prune = 1, .span = 2, .engine = HF_ENGINE_CONE};
+    found_init(&f1, &t1);
+    CU_ASSERT_EQUAL_FATAL(search_loop(&t1, &lo, &f1, &o1), HF_OK);
+    lo.large = 1;
+    found_init(&f33, &t);
+    CU_ASSERT_EQUAL_FATAL(search_loop(&t, &lo, &f33, &o33), HF_OK);
+    CU_ASSERT(o1.m_star > 0);
+    CU_ASSERT_EQUAL(o33.m_star, o1.m_star);
+    CU_ASSERT_EQUAL_FATAL(f33.n, f1.n);
+    CU_ASSERT_EQUAL(f33.bad_witness + f33.bad_order + f1.bad_witness + f1.bad_order, 0);
+    long *ord1 = found_order(&f1), *ord33 = found_order(&f33);
+    int64_t top = 0;
+    for (long i = 0; i < f1.n; i++) {
+        long a = ord1[i], b = ord33[i];
+        CU_ASSERT_EQUAL(f33.msize[b], f1.msize[a]);
+        for (long k = 0; k < f1.msize[a] && f33.msize[b] == f1.msize[a]; k++)
+            for (int j = 0; j < 33; j++) {
+                int64_t x = f33.keys[b * STRIDE * 33 + k * 33 + j];
+                CU_ASSERT_EQUAL(x, f1.keys[a * STRIDE + k]);
+                top = x > top ? x : top;
+            }
+        CU_ASSERT_STRING_EQUAL(f33.wit[b], f1.wit[a]);
+    }
+    CU_ASSERT_EQUAL(top, 2); /* the key 2 (1, ..., 1): index 3^33 - 1 */
+    free(ord33);
+    free(ord1);
+    found_clear(&f33);
+    found_clear(&f1);
+    hf_target_clear(&t1);
     hf_target_clear(&t);
 }
 
@@ -1836,6 +1948,7 @@ int hf_register_tests(void)
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
         {"memory estimate", test_memory_estimate},
+        {"boxes past 2^32 points: large rows only", test_box_past_32_bits},
         {"preparing a size: stopped and prepared again", test_level_polled},
         {"face memo", test_facememo},
         {"allocation failures", test_allocation_failures},

@@ -65,10 +65,14 @@ void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
  * no search (HF_ENGINE_NONE) is what every engine would give. */
 int hf_engine_satisfies(hf_engine_t requested, const char *used);
 
-/* Most points of the box {0..S}^d: point indices are 32 bits (the cone's rows and the
- * candidates' points are uint32_t), a representation limit, not a proxy for memory. A
- * support's keys are distinct points of the box, so no support is larger either. */
+/* Most points of the box {0..S}^d (docs/targets.md, "Limits"), a representation limit, not a
+ * proxy for memory. Point indices are 32 bits (the cone's rows and the candidates' points are
+ * uint32_t), except in a large row (large.c: candidates decided by classes, box points as
+ * 64-bit offsets, supports streamed), which never lists its box: its limit is what a long
+ * holds. hf_search_check allows it only where the search will be a large row. A support's
+ * keys are distinct points of the box, so no support is larger either. */
 #define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
+#define HF_SEARCH_LARGE_BOX_MAX LONG_MAX
 
 typedef struct {
     int span;           /* S >= 1: keys in {0..S}^d */
@@ -110,7 +114,8 @@ typedef struct hf_search_s hf_search_t;
 hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
 
 /* The checks hf_search_create makes before any work (options, target dimensions, the box's
- * size), without building anything: what a job's preflight needs. */
+ * size: above HF_SEARCH_BOX_MAX points only for a large row, decided as hf_search_create
+ * decides it), without building anything: what a job's preflight needs. */
 hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts);
 void hf_search_destroy(hf_search_t **s);
 

@@ -20,8 +20,9 @@
 #endif
 
 #define SWEEP_MAX 4096 /* values in one sweep */
-/* a support's keys are distinct points of the box: at most HF_SEARCH_BOX_MAX (search.h) */
-#define MAX_ATOMS_MAX HF_SEARCH_BOX_MAX
+/* a support's keys are distinct points of the box: at most HF_SEARCH_LARGE_BOX_MAX (search.h;
+ * a large row's box may pass 2^32 points) */
+#define MAX_ATOMS_MAX HF_SEARCH_LARGE_BOX_MAX
 
 /* ------------------------------------------------------------------ context */
 

@@ -85,16 +85,35 @@ int hf_engine_satisfies(hf_engine_t requested, const char *used)
 
 /* ---------------------------------------------------------------- creation */
 
-/* (S + 1)^d, or -1 above HF_SEARCH_BOX_MAX. */
-static long search_box_points(long base, int d)
+/* (S + 1)^d, or -1 above max. */
+static long search_box_points(long base, int d, long max)
 {
     long n = 1;
     for (int j = 0; j < d; j++) {
-        if (n > HF_SEARCH_BOX_MAX / base)
+        if (n > max / base)
             return -1;
         n *= base;
     }
     return n;
+}
+
+/* The box against its limit (search.h; docs/targets.md, "Limits"): a large row never lists
+ * its points (they are 64-bit box offsets), every other search indexes them in 32 bits. */
+static hf_err_t search_box_fits(int span, int d, int large)
+{
+    if (search_box_points(span + 1L, d, large ? HF_SEARCH_LARGE_BOX_MAX : HF_SEARCH_BOX_MAX) >= 0)
+        return HF_OK;
+    if (large)
+        return hf_error(HF_ERR_INPUT,
+                        "span: box {0..%d}^%d has more than %ld points (a large row numbers "
+                        "its points in a signed 64-bit integer: HF_SEARCH_LARGE_BOX_MAX, "
+                        "docs/targets.md, \"Limits\")",
+                        span, d, HF_SEARCH_LARGE_BOX_MAX);
+    return hf_error(HF_ERR_INPUT,
+                    "span: box {0..%d}^%d has more than %ld points (point indices are 32 bits "
+                    "except in a large row, a cone search of more than %ld estimated terms of Q: "
+                    "HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
+                    span, d, HF_SEARCH_BOX_MAX, hf_search_large_min_terms);
 }
 
 static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
@@ -138,16 +157,13 @@ hf_err_t hf_search_span_holds_none(const hf_target_t *t, int span, int *none)
     return HF_OK;
 }
 
-/* The box {0..S}^d: index weights, and per point its digits and zero mask when they fit. */
+/* The box {0..S}^d (s->large decided): index weights, and per point its digits and zero
+ * mask when they fit (never for a box above HF_SEARCH_TABLE_MAX: no O(points) table). */
 static hf_err_t search_box(hf_search_t *s)
 {
+    HF_TRY(search_box_fits(s->span, s->d, s->large));
     s->base = s->span + 1;
-    s->npts = search_box_points(s->base, s->d);
-    if (s->npts < 0)
-        return hf_error(HF_ERR_INPUT,
-                        "span: box {0..%d}^%d has more than %ld points (point indices are 32 "
-                        "bits: HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
-                        s->span, s->d, HF_SEARCH_BOX_MAX);
+    s->npts = search_box_points(s->base, s->d, HF_SEARCH_LARGE_BOX_MAX);
     s->nlayer = s->npts / s->base;
     s->pw = hf_malloc((size_t)s->d * sizeof *s->pw);
     if (!s->pw)
@@ -157,7 +173,7 @@ static hf_err_t search_box(hf_search_t *s)
         s->pw[j] = w;
         w *= s->base;
     }
-    if ((size_t)s->npts * s->d > HF_SEARCH_TABLE_MAX)
+    if (s->npts > HF_SEARCH_TABLE_MAX / s->d) /* not npts * d: it may pass 64 bits */
         return HF_OK;
     s->digits = hf_malloc((size_t)s->npts * s->d);
     s->zmask = hf_malloc((size_t)s->npts * sizeof *s->zmask);
@@ -229,10 +245,10 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->d = t->d;
     s->dv = t->dv;
     s->span = span;
-    HF_CHECK(err, search_box(s), fail);
-    /* a large row holds P/Q in slices and needs no tester (large.c) */
+    /* a large row holds P/Q in slices and needs no tester (large.c); its box may pass 32 bits */
     if (mk->top)
         HF_CHECK(err, hf_search_large_wanted(t, span, engine, &s->large), fail);
+    HF_CHECK(err, search_box(s), fail);
     if (s->large) {
         HF_CHECK(err, hf_search_large_create(s), fail);
     } else {
@@ -253,9 +269,10 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     if (s->ops->resolve)
         s->ops = engine_ops[engine = s->ops->resolve(s)];
     if (s->large && engine != HF_ENGINE_CONE) {
-        /* auto chose another engine: an ordinary row after all */
+        /* auto chose another engine: an ordinary row after all, its box indexed in 32 bits */
         hf_search_large_destroy(s);
         s->large = 0;
+        HF_CHECK(err, search_box_fits(span, s->d, 0), fail);
         HF_CHECK(err, hf_fraction_from_target(&s->frac, &s->t), fail);
         HF_CHECK(err, hf_exact_create(&s->frac, &s->exact), fail);
     }
@@ -285,12 +302,12 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
     if (t->d < 1 || t->d > HF_D_MAX || t->nheads < 1)
         return hf_error(HF_ERR_INPUT, "search: target %s: needs d in 1..%d and a head", t->name,
                         HF_D_MAX);
-    if (search_box_points(opts->span + 1, t->d) < 0)
-        return hf_error(HF_ERR_INPUT,
-                        "span: box {0..%d}^%d has more than %ld points (point indices are 32 "
-                        "bits: HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
-                        opts->span, t->d, HF_SEARCH_BOX_MAX);
-    return HF_OK;
+    /* a box past 32 bits only for a large row: hf_search_large_estimated says large only where
+     * hf_search_create makes one (cone, or auto taking the cone) */
+    int large = 0;
+    if (search_box_points(opts->span + 1L, t->d, HF_SEARCH_BOX_MAX) < 0)
+        HF_TRY(hf_search_large_estimated(t, opts->span, opts->engine, &large));
+    return search_box_fits(opts->span, t->d, large);
 }
 
 hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out)
@@ -495,7 +512,9 @@ hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
     range->pos = lo;
     if (s->top && unit == hf_search_test_skip_unit)
         return HF_OK;
-    HF_TRY(hf_search_scratch(s, m));
+    /* a large row lists no candidate's points: no scratch of m points (m may pass 2^32) */
+    if (!s->large)
+        HF_TRY(hf_search_scratch(s, m));
     hf_head_init(&witness, s->d, s->dv);
     if (s->top && found)
         run.witness = &witness;

@@ -147,7 +147,7 @@ struct hf_search_s {
     struct hf_newton_cache_s *newton; /* Newt(Q) while the search is made (shape.c) */
 
     long base;       /* S + 1 */
-    long npts;       /* (S + 1)^d */
+    long npts;       /* (S + 1)^d: above HF_SEARCH_BOX_MAX in a large row only */
     long nlayer;     /* (S + 1)^(d - 1): points per layer of the last coordinate */
     long *pw;        /* pw[j] = base^(d - 1 - j): index weight of coordinate j */
     uint8_t *digits; /* point p's coordinates (npts x d), or NULL: then divide */
@@ -162,7 +162,7 @@ struct hf_search_s {
     long nunits, capunits;
     hf_unit_t *units;
 
-    /* the sink's scratch (m entries each, for the largest m run so far) */
+    /* the sink's scratch (m entries each, for the largest m run so far; none in a large row) */
     uint32_t *cand; /* a candidate's point indices */
     int64_t *keys;  /* its keys (m d) */
     long *combo;    /* a subset being enumerated, then a cell's points (2 m) */

@@ -4,7 +4,8 @@
 # m*, the same minimal supports (keys), the same candidates; across 1, 2, 3 and 4 ranks the
 # same file rows, witnesses included; every witness verified whole and, read in pieces
 # (HEADFUSE_SUPPORTS_HOLD_MAX=0), slice by slice on 1 and 2 ranks; a planted bad value
-# fails there; a job with large rows; a stop while the witness is written resumes.
+# fails there; a job with large rows; a stop while the witness is written resumes; a box
+# past 2^32 points (docs/targets.md, "Limits").
 . "$HF_SOURCE_DIR/tests/lib.sh"
 
 # the rows' fields that must agree, and the supports' keys (not the witness: where the
@@ -107,3 +108,35 @@ HEADFUSE_LARGE_MIN_TERMS=0 run 0 mpi 2 search --family chain:d=5 --span 3 --out 
 [ "$(rows_dump s.h5)" = "$(HEADFUSE_LARGE_MIN_TERMS=0 mpi 1 search --family chain:d=5 --span 3 --out t.h5 --quiet >/dev/null; rows_dump t.h5)" ] ||
   fail "the resumed witness differs"
 echo "ok: a stop while the witness is written resumes to the same file"
+
+# a box past 2^32 points (docs/targets.md, "Limits"): sigma(z) + sigma(2 z), z = (1, ..., 1) . q,
+# in d = 31 at span 3 has 4^31 = 2^62 points, keys up to index 2^62 - 1. An ordinary search
+# refuses it; as a large row on 2 ranks it gives the rows of the same target in one variable
+# (an ordinary search), each key repeated along the 31 coordinates, verified
+for d in 1 31; do
+  $PY - "$d" <<'PY' || fail "diagonal target $d"
+import json, sys
+d = int(sys.argv[1])
+heads = [{"atoms": [{"key": [k * i] * d, "weight": "1", "value": str(i)} for i in (0, 1)]}
+         for k in (1, 2)]
+json.dump({"name": "diagonal", "d": d, "heads": heads}, open("diag%d.json" % d, "w"))
+PY
+done
+run 2 mpi 1 search diag31.json --span 3 --out o31.h5
+grep -q "box {0..3}^31 has more than 4294967295 points (point indices are 32 bits except in a large row" err.txt ||
+  fail "ordinary d = 31: $(cat err.txt)"
+mpi 1 search diag1.json --span 3 --out o1.h5 --force --quiet >/dev/null
+HEADFUSE_LARGE_MIN_TERMS=0 run 0 mpi 2 search diag31.json --span 3 --out l31.h5 --force --quiet
+run 0 "$HEADFUSE" verify l31.h5
+grep -q "verified exactly" out.txt || fail "d = 31: $(cat out.txt)"
+$PY - o1.h5 l31.h5 <<'PY' || fail "d = 31 differs from one variable"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:
+    ka, kb = a["rows/0/keys"][...], b["rows/0/keys"][...]
+    assert ka.shape[1] == 4 and kb.shape == ka.shape[:2] + (31,), (ka.shape, kb.shape)
+    assert (kb == ka).all()  # every coordinate of each key is the one variable's key
+    for name in ("weights", "weighted_values"):
+        assert (a["rows/0"][name][...] == b["rows/0"][name][...]).all(), name
+    assert a["table"][0]["m_star"] == b["table"][0]["m_star"]
+PY
+echo "ok: a large row's box past 2^32 points (d = 31, span 3) = the same target in one variable"

@@ -5,7 +5,7 @@
 # it comes from, the option that raises it and `headfuse target` for the bounds only. The
 # limit comes from --max-memory, the job's max_memory, HEADFUSE_MAX_MEMORY or this
 # machine's memory per rank; entries that fit pass. The box's 32-bit point indices stay
-# a limit of their own.
+# a limit of their own outside large rows, which take boxes up to 2^63 - 1 points.
 . "$HF_SOURCE_DIR/tests/lib.sh"
 unset HEADFUSE_MAX_MEMORY SLURM_MEM_PER_CPU SLURM_MEM_PER_NODE
 
@@ -92,9 +92,24 @@ run 0 "$HEADFUSE" table m.h5 --csv
 grep -q "^chain:d=10,10,3,129904," out.txt || fail "m.h5: $(cat out.txt)"
 echo "ok: search and run refuse what does not fit, before any work, and run what fits"
 
-# the box keeps its representation limit (32-bit point indices), whatever the memory
-printf 'entries:\n  - {family: chain, d: 20, span: 3}\n' >box.yaml
+# the box keeps its representation limit (32-bit point indices) outside large rows, whatever
+# the memory: chain:d=20 at span 3 (4^20 points) with the layered engine
+printf 'entries:\n  - {family: chain, d: 20, span: 3, engine: layered}\n' >box.yaml
 run 2 "$HEADFUSE" run box.yaml --list --max-memory 1P
-grep -q "span: box {0..3}^20 has more than 4294967295 points (point indices are 32 bits" err.txt ||
+grep -q "span: box {0..3}^20 has more than 4294967295 points (point indices are 32 bits except in a large row, a cone search of more than 262144 estimated terms of Q: HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")" err.txt ||
   fail "box: $(cat err.txt)"
-echo "ok: the box's 32-bit limit stays"
+echo "ok: the box's 32-bit limit stays outside large rows"
+
+# a large row (engine auto takes the cone) never lists its points: its box may pass 2^32
+# points (chain:d=16 at span 3 has 4^16 = 2^32) and is estimated instead, up to 2^63 - 1
+printf 'entries:\n  - {family: chain, d: 20, span: 3}\n' >box.yaml
+run 0 "$HEADFUSE" run box.yaml --list --max-memory 1P
+grep -q "^memory: at most [0-9.]* TiB per rank on 1 rank(s) (entry 0, chain:d=20 span 3), limit 1.00 PiB (--max-memory 1P)$" out.txt ||
+  fail "large box: $(cat out.txt)"
+run 0 "$HEADFUSE" target --family chain:d=16 --span 3 --max-memory 1P
+grep -q "^memory      about [0-9.]* GiB per rank for a search at span 3 on 1 rank(s), a large row (.*), within the limit" out.txt ||
+  fail "chain:d=16 span 3: $(cat out.txt)"
+run 0 "$HEADFUSE" target --family chain:d=64 --span 3
+grep -q "^memory      span 3: no search can be built: span: box {0..3}^64 has more than 9223372036854775807 points (a large row numbers its points in a signed 64-bit integer: HF_SEARCH_LARGE_BOX_MAX" out.txt ||
+  fail "chain:d=64 span 3: $(cat out.txt)"
+echo "ok: a large row's box passes 2^32 points, up to 2^63 - 1"
