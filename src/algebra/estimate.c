@@ -61,7 +61,9 @@ static double log2_l1(const fmpz_mpoly_t A)
         fmpz_abs(a, A->coeffs + i);
         fmpz_add(s, s, a);
     }
-    double l = fmpz_is_zero(s) ? 0 : (double)fmpz_bits(s);
+    /* the logarithm itself, not the bit count (which rounds up: 2 bits for l1 = 2, so
+     * chain:d=16's 31 factors of l1 2 looked like 62 bits instead of 31) */
+    double l = fmpz_is_zero(s) ? 0 : fmpz_dlog(s) / log(2.0);
     fmpz_clear(a);
     fmpz_clear(s);
     return l;
