@@ -46,7 +46,7 @@ static hf_err_t env_count(const char *name, long *n)
 }
 
 /* HEADFUSE_STOP_AT=PHASE:N, PHASE one of the lower-case names of HF_STOP_PHASES. */
-static hf_err_t stop_at_from_env(void)
+static hf_err_t stop_at_from_env(int here)
 {
     static const struct {
         const char *name, *phase;
@@ -66,7 +66,8 @@ static hf_err_t stop_at_from_env(void)
             continue;
         if (hf_parse_long(colon + 1, -1, 1, LONG_MAX, &n) != HF_PARSE_OK)
             break;
-        hf_stop_at(phases[i].phase, n);
+        if (here)
+            hf_stop_at(phases[i].phase, n);
         return HF_OK;
     }
     return hf_error(HF_ERR_INPUT,
@@ -77,7 +78,6 @@ static hf_err_t stop_at_from_env(void)
 
 hf_err_t hf_campaign_faults_from_env(void)
 {
-    HF_TRY(stop_at_from_env());
     long h5, alloc, count, only = -2, large = 0;
     /* HEADFUSE_LARGE_MIN_TERMS=N: rows of more than N estimated terms of Q are large rows
      * (docs/search.md, "Large rows"), so that small ones test the large rows' path */
@@ -101,6 +101,8 @@ hf_err_t hf_campaign_faults_from_env(void)
     long me = 0;
     if (r && hf_parse_long(r, -1, 0, LONG_MAX, &me) != HF_PARSE_OK)
         me = 0;
+    /* HEADFUSE_FAULT_RANK=R: the faults and the stop on rank R alone */
+    HF_TRY(stop_at_from_env(only < 0 || me == only));
     if (only >= 0 && me != only)
         h5 = alloc = 0;
     hf_h5_fail_after(h5);

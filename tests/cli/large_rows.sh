@@ -109,6 +109,21 @@ HEADFUSE_LARGE_MIN_TERMS=0 run 0 mpi 2 search --family chain:d=5 --span 3 --out 
   fail "the resumed witness differs"
 echo "ok: a stop while the witness is written resumes to the same file"
 
+# a stop in every phase of a large row (building the slices, the classes, the rays, the
+# sizes, the witness), on one rank only or on every rank: exit 75, and --resume gives the
+# file of an uninterrupted run
+want=$(rows_dump t.h5)
+for at in fraction:500 rows:10 rays:50 sizes:1 write:50; do
+  for only in 1 ""; do
+    rm -rf s.h5 s.h5.shards
+    HEADFUSE_FAULT_RANK=$only HEADFUSE_LARGE_MIN_TERMS=0 HEADFUSE_STOP_AT=$at \
+      run 75 mpi 2 search --family chain:d=5 --span 3 --out s.h5 --quiet
+    HEADFUSE_LARGE_MIN_TERMS=0 run 0 mpi 2 search --family chain:d=5 --span 3 --out s.h5 --resume --quiet
+    [ "$(rows_dump s.h5)" = "$want" ] || fail "stopped at $at (rank ${only:-all}): the resumed file differs"
+  done
+done
+echo "ok: a stop in each phase of a large row, on one rank or all, exits 75 and resumes"
+
 # a box past 2^32 points (docs/targets.md, "Limits"): sigma(z) + sigma(2 z), z = (1, ..., 1) . q,
 # in d = 31 at span 3 has 4^31 = 2^62 points, keys up to index 2^62 - 1. An ordinary search
 # refuses it; as a large row on 2 ranks it gives the rows of the same target in one variable
