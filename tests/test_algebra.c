@@ -940,7 +940,7 @@ static void test_estimate(void)
     hf_target_clear(&t);
 }
 
-/* ------------------------------------------------------------ slices (§1b) */
+/* ------------------------------------------------------------ slices (docs/exact-test.md §1b) */
 
 /* The windowed verdict, found independently of fraction_slice.c: every denominator
  * factored, the distinct primitive denominators pairwise coprime (by gcds), and nothing

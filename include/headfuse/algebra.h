@@ -80,8 +80,8 @@ int hf_fraction_is_constant(const hf_fraction_t *f);
  * its terms whose exponents in Sigma are e. When the heads' primitive denominators are
  * pairwise coprime and no factor of one divides its own group's numerators ("windowed"),
  * each slice of P/Q (up to one constant common to all slices) is built alone by the
- * construction of §1 with every partial product cut to the exponents that can still reach
- * slice e, so that building a slice takes memory proportional to the slice, not to P/Q;
+ * construction of docs/exact-test.md §1 with every partial product cut to the exponents that can
+ * still reach slice e, so that building a slice takes memory proportional to the slice, not to P/Q;
  * otherwise the slices are cut from the whole P/Q. */
 
 /* How P/Q is cut into slices. A plain value (no allocation). */
@@ -101,10 +101,10 @@ typedef struct {
  * least `want` slices (all of them when they give fewer; none when want <= 1). allowed
  * may be NULL (every coordinate). Not collective. Cheap: from the heads' factored
  * denominators, without building P/Q (qdeg is exact: the factors that cancel and how
- * often are found from the heads sharing each factor, §1b) -- except for a target with a
- * denominator that is not factored (degree over 256 in a coordinate), whose P/Q the plan
- * builds once to read qdeg. Errors: as hf_fraction_from_target; HF_ERR_LIMIT when the
- * slices would not fit a long. */
+ * often are found from the heads sharing each factor, docs/exact-test.md §1b) -- except for a
+ * target with a denominator that is not factored (degree over 256 in a coordinate), whose P/Q the
+ * plan builds once to read qdeg. Errors: as hf_fraction_from_target; HF_ERR_LIMIT when the slices
+ * would not fit a long. */
 hf_err_t hf_fraction_slice_plan(const hf_target_t *t, const int *allowed, long want,
                                 hf_slice_plan_t *plan);
 
@@ -135,8 +135,8 @@ hf_err_t hf_fraction_slices_estimate(const hf_target_t *t, const hf_slice_plan_t
 /* Build slices idx[0..n) (any order; an index given twice is built twice) of the plan
  * (made by hf_fraction_slice_plan for t). out[i] (initialised with hf_fraction_init) gets
  * slice idx[i] of P'/Q' = g (P/Q), for ONE integer g > 0 common to every slice of the
- * target (the content of the construction of §1b, unknown until all slices are seen),
- * in t's d variables (the Sigma exponents stay in the exponent vectors); contents[i]
+ * target (the content of the construction of docs/exact-test.md §1b, unknown until all slices are
+ * seen), in t's d variables (the Sigma exponents stay in the exponent vectors); contents[i]
  * (initialised fmpz) gets the gcd of out[i]'s coefficients (0 for an empty slice). The
  * caller takes the gcd of the contents of ALL nslices slices (across ranks: this module
  * has no MPI), which is g, and divides each slice by it (hf_fraction_slice_divide): the

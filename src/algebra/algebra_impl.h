@@ -48,8 +48,8 @@ hf_err_t hf_fraction_from_factors(hf_fraction_t *f, const hf_target_t *t, int re
                                   int *factored);
 
 /* The heads grouped by primitive denominator, with the denominators' irreducible factors:
- * what the construction by factors (fraction_factor.c) and the slices
- * (fraction_slice.c) start from (docs/exact-test.md §1, steps 1 and 2, and §1b). */
+ * what the construction by factors (fraction_factor.c, docs/exact-test.md §1, steps 1 and
+ * 2) and the slices (fraction_slice.c, docs/exact-test.md §1b) start from. */
 
 /* A distinct irreducible factor of L, primitive with a positive leading coefficient so
  * that equal factors are identical polynomials, and its power in L. */

@@ -5,13 +5,13 @@
  * of L = prod M_g divides its own group's numerators (every factor held by one group,
  * may_cancel = 0: "windowed"), nothing cancels and, with C = lcm(c_g), s_g = C / c_g,
  *     Q' = C L,    P'_j = sum_g s_g N_g,j prod_{g' != g} M_g'
- * is the normal form times its content. It is built by the recurrence of §1 with no
- * division (L_k = L_{k-1} M_k, P_k = P_{k-1} M_k + s_k N_k L_{k-1}), and every factor
- * still to come has exponents in [0, its Sigma-degree], so a term of L_k or P_k outside
- * the window [e - E_k, e] (E_k: the Sigma-degrees of the groups still to come) can never
- * reach slice e: L_k and P_k are cut to it after each step. The groups whose M touches
- * Sigma come first; after them the window is {e}, and the remaining steps multiply
- * slice-sized polynomials by small ones. Otherwise the whole P/Q is built and cut. */
+ * is the normal form times its content. It is built by the recurrence of docs/exact-test.md §1 with
+ * no division (L_k = L_{k-1} M_k, P_k = P_{k-1} M_k + s_k N_k L_{k-1}), and every factor still to
+ * come has exponents in [0, its Sigma-degree], so a term of L_k or P_k outside the window [e - E_k,
+ * e] (E_k: the Sigma-degrees of the groups still to come) can never reach slice e: L_k and P_k are
+ * cut to it after each step. The groups whose M touches Sigma come first; after them the window is
+ * {e}, and the remaining steps multiply slice-sized polynomials by small ones. Otherwise the whole
+ * P/Q is built and cut. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +71,8 @@ static void why_not_factored(prep_t *p)
     snprintf(p->why, sizeof p->why, "a denominator could not be factored");
 }
 
-/* The conditions of §1b: factored, every factor held by one group, none may cancel. */
+/* The conditions of docs/exact-test.md §1b: factored, every factor held by one group, none may
+ * cancel. */
 static void prep_verdict(prep_t *p)
 {
     const hf_fraction_groups_t *b = &p->b;
@@ -407,8 +408,8 @@ hf_err_t hf_fraction_slices_estimate(const hf_target_t *t, const hf_slice_plan_t
 /* ------------------------------------------------------------ building slices */
 
 /* The order of the windowed sum and its windows: the groups touching Sigma first (each
- * part in the order of §1), rest[k * ns + i] = E_k in coord[i], the Sigma-degree still to
- * come after step k, s[k] = C / c_g of step k's group. */
+ * part in the order of docs/exact-test.md §1), rest[k * ns + i] = E_k in coord[i], the Sigma-degree
+ * still to come after step k, s[k] = C / c_g of step k's group. */
 typedef struct {
     long n;
     long *order;
