@@ -21,6 +21,7 @@
 
 #include "headfuse/core.h"
 #include "headfuse/verify.h"
+#include "verify/verify_impl.h"
 
 /* One distinct denominator and the sum of its heads' numerators over it (integers). */
 typedef struct {
@@ -53,61 +54,6 @@ void hf_verify_slicer_destroy(hf_verify_slicer_t **vp)
     fmpz_mpoly_ctx_clear(v->ctx);
     free(v);
     *vp = NULL;
-}
-
-/* Head h as N / D with integer coefficients, keys shifted to per-coordinate minimum 0 (the
- * head's function is unchanged: N and D both multiplied by x^-s and the lcm L). */
-static void head_polys(const hf_head_t *h, fmpz_mpoly_t D, fmpz_mpoly_struct *N,
-                       const fmpz_mpoly_ctx_t ctx)
-{
-    int d = h->d, dv = h->dv;
-    ulong exp[HF_D_MAX];
-    int64_t lo[HF_D_MAX];
-    fmpz_t L, c;
-    fmpq_t cv;
-    fmpz_init(L);
-    fmpz_init(c);
-    fmpq_init(cv);
-    for (int a = 0; a < d; a++) {
-        lo[a] = h->keys[a];
-        for (long i = 1; i < h->natoms; i++)
-            lo[a] = h->keys[i * d + a] < lo[a] ? h->keys[i * d + a] : lo[a];
-    }
-    fmpz_one(L);
-    for (long i = 0; i < h->natoms; i++) {
-        fmpz_lcm(L, L, fmpq_denref(h->weights + i));
-        for (int j = 0; j < dv; j++) {
-            fmpq_mul(cv, h->weights + i, h->values + i * dv + j);
-            fmpz_lcm(L, L, fmpq_denref(cv));
-        }
-    }
-    fmpz_mpoly_zero(D, ctx);
-    for (int j = 0; j < dv; j++)
-        fmpz_mpoly_zero(N + j, ctx);
-    for (long i = 0; i < h->natoms; i++) {
-        for (int a = 0; a < d; a++)
-            exp[a] = (ulong)(h->keys[i * d + a] - lo[a]);
-        fmpz_divexact(c, L, fmpq_denref(h->weights + i));
-        fmpz_mul(c, c, fmpq_numref(h->weights + i));
-        fmpz_mpoly_push_term_fmpz_ui(D, c, exp, ctx);
-        for (int j = 0; j < dv; j++) {
-            fmpq_mul(cv, h->weights + i, h->values + i * dv + j);
-            if (fmpq_is_zero(cv))
-                continue;
-            fmpz_divexact(c, L, fmpq_denref(cv));
-            fmpz_mul(c, c, fmpq_numref(cv));
-            fmpz_mpoly_push_term_fmpz_ui(N + j, c, exp, ctx);
-        }
-    }
-    fmpz_mpoly_sort_terms(D, ctx);
-    fmpz_mpoly_combine_like_terms(D, ctx);
-    for (int j = 0; j < dv; j++) {
-        fmpz_mpoly_sort_terms(N + j, ctx);
-        fmpz_mpoly_combine_like_terms(N + j, ctx);
-    }
-    fmpq_clear(cv);
-    fmpz_clear(c);
-    fmpz_clear(L);
 }
 
 /* Whether A = (a/b) B for integers a, b (then *a, *b are set, b > 0); both nonzero. */
@@ -177,7 +123,8 @@ hf_err_t hf_verify_slicer_create(const hf_target_t *t, int p, hf_verify_slicer_t
         snprintf(where, sizeof where, "target heads[%d]", h);
         if ((e = hf_head_validate(t->heads + h, where)) != HF_OK)
             break;
-        head_polys(t->heads + h, D, N, v->ctx);
+        if ((e = hf_verify_head_polys(t->heads + h, D, N, v->ctx)) != HF_OK)
+            break;
         /* a denominator seen before, up to a constant a/b: the heads add over it */
         long k = 0;
         while (k < v->nden && !proportional(D, v->den[k].D, a, b, v->ctx))

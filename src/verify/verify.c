@@ -12,13 +12,10 @@
 
 #include "headfuse/core.h"
 #include "headfuse/verify.h"
+#include "verify/verify_impl.h"
 
-/* Polynomials of one head with integer coefficients: D = L sum c_i x^(k_i - s) and
- * N_j = L sum c_i v_ij x^(k_i - s), where s is the per-coordinate minimum of the keys
- * (so exponents are >= 0) and L the lcm of all coefficient denominators. Multiplying
- * N and D by the same L and x^-s leaves N/D, the head's function, unchanged. */
-static hf_err_t verify_head_polys(const hf_head_t *h, fmpz_mpoly_t D, fmpz_mpoly_struct *N,
-                                  const fmpz_mpoly_ctx_t ctx)
+hf_err_t hf_verify_head_polys(const hf_head_t *h, fmpz_mpoly_t D, fmpz_mpoly_struct *N,
+                              const fmpz_mpoly_ctx_t ctx)
 {
     hf_err_t err = HF_OK;
     int d = h->d, dv = h->dv;
@@ -154,7 +151,7 @@ hf_err_t hf_verify_head(const hf_target_t *t, const hf_head_t *h, int *ok, const
     /* Fold heads in one at a time: N/D + N_g/D_g = (N D_g + N_g D) / (D D_g). */
     fmpz_mpoly_one(D_all, ctx);
     for (int hi = 0; hi < t->nheads; hi++) {
-        HF_CHECK(err, verify_head_polys(t->heads + hi, D_g, N_g, ctx), cleanup);
+        HF_CHECK(err, hf_verify_head_polys(t->heads + hi, D_g, N_g, ctx), cleanup);
         for (int j = 0; j < dv; j++) {
             fmpz_mpoly_mul(tmp1, N_all + j, D_g, ctx);
             fmpz_mpoly_mul(tmp2, N_g + j, D_all, ctx);
@@ -162,7 +159,7 @@ hf_err_t hf_verify_head(const hf_target_t *t, const hf_head_t *h, int *ok, const
         }
         fmpz_mpoly_mul(D_all, D_all, D_g, ctx);
     }
-    HF_CHECK(err, verify_head_polys(h, C, U, ctx), cleanup);
+    HF_CHECK(err, hf_verify_head_polys(h, C, U, ctx), cleanup);
 
     /* Both C and D_all are in canonical position (every variable has minimum exponent 0:
      * true for each head's D and preserved by products), so "C = lambda x^m D_all" can
