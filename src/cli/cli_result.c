@@ -68,9 +68,9 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     fprintf(f, "%s span %d: m* = %s  [%s]  LB %s (%s)  UB %s  engine %s", row->name, row->span,
             mstar, row->status, row->lb, row->lb_rule, row->ub, row->engine);
     if (!strcmp(row->engine, HF_ENGINE_NONE))
-        fprintf(f, " (no search: %s)", !strcmp(row->status, "infeasible")
-                                           ? "the span is below an extent of Newt(Q)"
-                                           : "LB = UB");
+        fprintf(f, " (no search: %s)",
+                !strcmp(row->status, "infeasible") ? "the span is below an extent of Newt(Q)"
+                                                   : "LB = UB");
     if (row->max_atoms > 0)
         fprintf(f, ", max_atoms %lld", (long long)row->max_atoms);
     if (row->n_min_raw >= 0 && row->group_order < 0 && row->n_min_sym >= 0)
@@ -87,11 +87,50 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
                 count_text(row->group_order, c, sizeof c));
     else
         fprintf(f, "  minimal supports not counted (too large to enumerate)");
-    fprintf(f, "  %lld candidates  %.2fs", (long long)row->nodes, row->seconds);
+    fprintf(f, "  %lld nodes  %.2fs", (long long)row->nodes, row->seconds);
     if (out)
         fprintf(f, "  -> %s", out);
     fputc('\n', f);
+    cli_print_row_scope(f, row);
     fflush(f);
+}
+
+/* The smaller of two decimal integers (a row's m* within its span and its UB). */
+static const char *min_dec(const char *a, const char *b)
+{
+    fmpz_t x, y;
+    fmpz_init(x);
+    fmpz_init(y);
+    int bad = fmpz_set_str(x, a, 10) || fmpz_set_str(y, b, 10);
+    const char *m = bad || fmpz_cmp(x, y) <= 0 ? a : b;
+    fmpz_clear(x);
+    fmpz_clear(y);
+    return m;
+}
+
+void cli_print_row_scope(FILE *f, const hf_row_t *row)
+{
+    char m[HF_BIGINT_LEN];
+    const char *exact = hf_row_m_star(row, m);
+    if (!strcmp(row->status, "certified")) {
+        fprintf(f, "  over all integer keys: m* = %s (certified)\n",
+                strcmp(exact, "-1") ? exact : row->lb);
+        return;
+    }
+    /* a support within the span is one over all keys: m* within it bounds the minimum */
+    const char *hi = strcmp(exact, "-1") ? min_dec(exact, row->ub) : row->ub;
+    if (!strcmp(row->status, "exhaustive"))
+        fprintf(f, "  within span %d: m* = %s (every smaller support decided)", row->span, exact);
+    else if (!strcmp(row->status, "infeasible"))
+        fprintf(f, "  within span %d: no head equals the target", row->span);
+    else
+        fprintf(f, "  within span %d: no head up to max_atoms %lld", row->span,
+                (long long)row->max_atoms);
+    if (!strcmp(row->lb, hi))
+        fprintf(f, "; over all integer keys: m* = %s (LB = UB)\n", hi);
+    else
+        fprintf(f, "; over all integer keys: %s <= m* <= %s (not decided by this row)\n", row->lb,
+                hi);
 }
 
 int cli_mpi_end(int status)

@@ -1,10 +1,12 @@
 /* headfuse table: print the minimal-atom table of one or more result files, as an
  * aligned text table, one JSON array, CSV or a GitHub Markdown table. All files are
  * read (and validated) before anything is printed. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "headfuse/approx_store.h"
@@ -19,13 +21,15 @@ static const char *usage_text =
     "  engine is how the row was searched (cone, layered: pruned; plain: --no-prune; none:\n"
     "  no search ran: LB = UB certified the row, or, infeasible, the span is below an\n"
     "  extent of Newt(Q) and holds no support),\n"
-    "  max_atoms the largest support size tried (0, or 'none' in text: no limit).\n"
+    "  max_atoms the largest support size tried (0: no limit, up to UB).\n"
     "  --supports adds the keys of every minimal support (--json: also the witnesses'\n"
     "  exact weights and values). Unknown values print as '-' (JSON null, empty in CSV);\n"
     "  a group the search could not compute as 'n/c' in text, with the reason below the\n"
     "  table (JSON: group_order null, group_note the reason).\n"
     "  m_star is exact at any size (wd:d=64: 18446744073709551616), in --json an integer;\n"
-    "  lb and ub there are numbers below 2^53 and decimal strings from 2^53 on.\n";
+    "  lb and ub there are numbers below 2^53 and decimal strings from 2^53 on.\n"
+    "  A file that does not exist is skipped with a warning (none existing: exit 2); a\n"
+    "  damaged one fails the whole table (exit 6).\n";
 
 /* The table fields, in the documented order. */
 static const char *const fields[] = {
@@ -249,11 +253,6 @@ static int print_csv(const hf_result_t *res, const char *const *paths, int nfile
 
 /* ---- aligned text and Markdown ---- */
 
-/* Display names of the columns: shorter than the field names where they are long. */
-static const char *const headers[] = {"name",  "d",      "span",   "m*",        "LB",    "rule",
-                                      "UB",    "status", "engine", "max_atoms", "n_min", "n_sym",
-                                      "group", "nodes",  "units",  "seconds"};
-
 /* The cells of the text/Markdown table, header row first. */
 typedef struct {
     char **cells; /* nrows x ncols */
@@ -284,7 +283,7 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
     char buf[HF_BIGINT_LEN];
     int c = 0;
     for (int i = 0; i < NFIELDS; i++)
-        g->cells[c++] = hf_strdup(headers[i]);
+        g->cells[c++] = hf_strdup(fields[i]); /* one name in every format */
     if (with_file)
         g->cells[c++] = hf_strdup("file");
     if (supports)
@@ -295,8 +294,6 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
             char **cell = g->cells + row * g->ncols;
             for (int i = 0; i < NFIELDS; i++) {
                 const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
-                if (i == F_MAX_ATOMS && res[f].rows[r].max_atoms == 0)
-                    t = "none"; /* no limit: the search went up to UB */
                 if (text && res[f].rows[r].group_note[0] &&
                     (i == F_GROUP || (i == F_N_SYM && res[f].rows[r].n_min_sym < 0)))
                     t = "n/c";
@@ -411,6 +408,23 @@ int cli_cmd_table(int argc, char **argv)
         free(pos);
         return 2;
     }
+
+    /* A missing file is skipped with a warning: a sweep's table prints while some of its
+     * files are still to come. A damaged file still fails the whole table. */
+    int kept = 0;
+    for (int i = 0; i < npos; i++) {
+        struct stat st;
+        if (stat(pos[i], &st) != 0 && errno == ENOENT)
+            fprintf(stderr, "headfuse table: warning: %s: no such file, skipped\n", pos[i]);
+        else
+            pos[kept++] = pos[i];
+    }
+    if (kept == 0) {
+        fprintf(stderr, "headfuse table: none of the %d file(s) given exists\n", npos);
+        free(pos);
+        return 2;
+    }
+    npos = kept;
 
     /* APPROX.h5 files (headfuse approx) have a table of their own */
     int napprox = 0;

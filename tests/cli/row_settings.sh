@@ -29,6 +29,14 @@ entries:
   - {family: wd, d: 16, span: 1, engine: layered}  # certified by LB = UB alone: no search ran
 EOF
 run 0 mpi 2 run rows.yaml --quiet
+# each row in words: what holds over all integer keys and within the span (issue 40, 4)
+for w in '^\[1/8\] wd:d=2 span 1: .* 1 nodes ' \
+  '^  over all integer keys: m\* = 4 (certified)$' \
+  '^  within span 3: m\* = 4 (every smaller support decided); over all integer keys: 3 <= m\* <= 4 (not decided by this row)$' \
+  '^  within span 2: no head equals the target; over all integer keys: 21 <= m\* <= 24 (not decided by this row)$' \
+  '^  within span 3: no head up to max_atoms 22; over all integer keys: 21 <= m\* <= 24 (not decided by this row)$'; do
+  grep -q "$w" out.txt || fail "run lines: no '$w' in: $(cat out.txt)"
+done
 want='certified,cone,0 exhaustive,cone,0 infeasible,none,0 open,cone,22 exhaustive,plain,0 certified,cone,0 certified,layered,0 certified,none,0'
 rules='newton_vertices slices slices slices newton_vertices newton_2d newton_vertices newton_vertices'
 
@@ -52,12 +60,19 @@ print(" ".join("%s,%s,%s" % (r["status"], r["engine"], r["max_atoms"]) for r in 
 
 # text: the infeasible row has its own status and no m*; the mode columns are there
 run 0 "$HEADFUSE" table rows.h5
-grep -Eq '^chain:d=3 +3 +2 +- +21 +slices +24 +infeasible +none +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^chain:d=3 +3 +2 +- +21 +slices +24 +infeasible +none +0 ' out.txt || fail "text table: $(cat out.txt)"
 grep -Eq '^chain:d=3 +3 +3 +- +21 +slices +24 +open +cone +22 ' out.txt || fail "text table: $(cat out.txt)"
-grep -Eq '^triangle_diagonal +2 +3 +6 +6 +newton_2d +6 +certified +cone +none ' out.txt || fail "text table: $(cat out.txt)"
-grep -Eq '^two_heads_shared .* exhaustive +plain +none ' out.txt || fail "text table: $(cat out.txt)"
-head -1 out.txt | grep -Eq "LB +rule +UB +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
-grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none +none ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^triangle_diagonal +2 +3 +6 +6 +newton_2d +6 +certified +cone +0 ' out.txt || fail "text table: $(cat out.txt)"
+grep -Eq '^two_heads_shared .* exhaustive +plain +0 ' out.txt || fail "text table: $(cat out.txt)"
+head -1 out.txt | grep -Eq "lb +lb_rule +ub +status +engine +max_atoms" || fail "text header: $(head -1 out.txt)"
+grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none +0 ' out.txt || fail "text table: $(cat out.txt)"
+
+# a missing file is skipped with a warning; none existing is an error (issue 40, 7)
+run 0 "$HEADFUSE" table rows.h5 missing.h5
+grep -q "^headfuse table: warning: missing.h5: no such file, skipped$" err.txt || fail "table, missing file: $(cat err.txt)"
+[ "$(grep -c '^wd:d=2 ' out.txt)" = 2 ] || fail "table, missing file: rows of rows.h5: $(cat out.txt)"
+run 2 "$HEADFUSE" table missing.h5 gone.h5
+grep -q "none of the 2 file(s) given exists" err.txt || fail "table, no file: $(cat err.txt)"
 
 # RESULT.h5 itself: format 4, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
