@@ -508,7 +508,7 @@ static hf_err_t decide_size(level_t *L, long m, hf_sched_outcome_t *out, int *de
     *total_found = total[0] + resumed_found;
     if (!opts->quiet && L->rank == 0) {
         double el = MPI_Wtime() - L->level_start;
-        fprintf(stderr, "[%s] m=%ld: done, %ld units, %ld candidates, %ld feasible, %.1fs\n",
+        fprintf(stderr, "[%s] m=%ld: done, %ld units, %ld nodes, %ld feasible, %.1fs\n",
                 opts->label ? opts->label : "search", m, nunits, total[1] + resumed_nodes,
                 *total_found, el);
     }
