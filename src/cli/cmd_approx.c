@@ -110,6 +110,36 @@ static void print_summary(FILE *out, const hf_approx_result_t *r, const hf_appro
     }
 }
 
+/* What TAO's DIVERGED_* reasons of the best restarts mean here (docs/approx.md, "Reading
+ * the reason"), once per reason shown. */
+static void print_diverged(FILE *out, const hf_approx_result_t *r)
+{
+    static const char *const why[][2] = {
+        {"DIVERGED_LS_FAILURE", "the line search found no step that lowers the error (a flat "
+                                "or rounding-level minimum, or a poor direction)"},
+        {"DIVERGED_MAXITS", "the iteration limit came first"},
+        {"DIVERGED_MAXFCN", "the limit on function evaluations came first"},
+        {"DIVERGED_TR_REDUCTION", "the trust region shrank to nothing"},
+        {"DIVERGED_NAN", "the error became NaN or infinite (keys too large for exp)"},
+    };
+    for (size_t k = 0; k < sizeof why / sizeof *why; k++) {
+        int seen = 0;
+        for (int i = 0; i < r->nrows && !seen; i++)
+            seen = !strcmp(r->rows[i].converged_reason, why[k][0]);
+        if (seen)
+            fprintf(out,
+                    "%s: %s. The row shows the best its restarts found; the least error of "
+                    "m atoms may be smaller.\n",
+                    why[k][0], why[k][1]);
+    }
+    for (int i = 0; i < r->nrows; i++)
+        if (!strncmp(r->rows[i].converged_reason, "DIVERGED_", 9)) {
+            fprintf(out, "(a diverged reason is the best restart's stop; more --restarts or "
+                         "another -tao_type may lower such a row)\n");
+            break;
+        }
+}
+
 static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_prov_t *p)
 {
     char note[128];
@@ -126,16 +156,19 @@ static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_p
     if (p->lower_bound && p->lower_bound[0])
         fprintf(out, ";  lower bound %s", p->lower_bound);
     fprintf(out, ";  target RMS %.3g\n", r->target_rms);
-    fprintf(out, "%5s  %-10s %-10s %8s %5s  %-8s %6s  %-22s %8s\n", "m", "train RMS", "test RMS",
-            "restarts", "best", "start", "iters", "reason", "seconds");
+    fprintf(out, "%5s  %-10s %-10s %-9s %8s %5s  %-8s %6s  %-22s %8s\n", "m", "train RMS",
+            "test RMS", "rel error", "restarts", "best", "start", "iters", "reason", "seconds");
     for (int i = 0; i < r->nrows; i++) {
         const hf_approx_row_t *row = r->rows + i;
         row_note(r, row, note, sizeof note);
-        fprintf(out, "%5d  %-10.3e %-10.3e %8ld %5ld  %-8s %6ld  %-22s %8.2f%s%s\n", row->m,
-                rms(row->train_mse), rms(row->test_mse), row->restarts, row->best_restart,
+        /* the test RMS relative to the target's own RMS: 1 is no better than the zero head */
+        double rel = r->target_rms > 0 ? rms(row->test_mse) / r->target_rms : rms(row->test_mse);
+        fprintf(out, "%5d  %-10.3e %-10.3e %-9.2e %8ld %5ld  %-8s %6ld  %-22s %8.2f%s%s\n", row->m,
+                rms(row->train_mse), rms(row->test_mse), rel, row->restarts, row->best_restart,
                 row->start, row->iterations, row->converged_reason, row->seconds,
                 note[0] ? "  " : "", note);
     }
+    print_diverged(out, r);
     print_summary(out, r, p);
 }
 

@@ -87,6 +87,14 @@ mpi 2 approx "${fam[@]}" --atoms 3..4 --samples 200 --restarts 2 --out t.h5 >out
   || fail "approx text run failed: $(cat err.txt)"
 grep -q "exact head reached" out.txt || fail "no 'exact head reached': $(cat out.txt)"
 grep -q "exact minimum m\* = 4 confirmed numerically" out.txt || fail "no confirmation: $(cat out.txt)"
+# the relative error (test RMS / target RMS) is a column of its own
+grep -q " test RMS   rel error restarts " out.txt || fail "no rel error column: $(cat out.txt)"
+# a diverged restart is explained (issue 40, item 7): three iterations are too few for chain:d=2
+mpi 2 approx --family chain:d=2 --atoms 2..3 --samples 200 --restarts 2 --out dv.h5 --quiet \
+  -tao_max_it 3 >out.txt 2>err.txt || fail "diverged run: $(cat err.txt)"
+grep -q "DIVERGED_MAXITS" out.txt || fail "no diverged row: $(cat out.txt)"
+grep -q "^DIVERGED_MAXITS: the iteration limit came first. The row shows the best its restarts found" out.txt ||
+  fail "diverged reason not explained: $(cat out.txt)"
 
 # ---- PETSc options: another TAO type, and -log_view shows the phases
 mpi 1 approx "${fam[@]}" --atoms 4..4 --samples 100 --restarts 2 --out l.h5 --quiet \
