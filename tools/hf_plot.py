@@ -407,8 +407,10 @@ def draw_panel(fig, ax, fr, groups, ds, offset_copy):
                 ax.plot([p[0] for p in dots], [p[1] for p in dots], ls="none", marker=".", ms=6,
                         zorder=3, color=TERMS_COLOUR, gid=key)
             if len(ds) == 1:
-                ax.plot([ds[0] - 0.4, ds[0] + 0.4], [ys[0]] * 2, lw=1.4, zorder=2,
-                        gid=key + "-stroke", **style)
+                # a lone d: a faint level across the whole panel, not a short stroke at the
+                # d, which read like an error bar's cap (issue 40)
+                ax.axhline(ys[0], color=TERMS_COLOUR, ls="-", lw=1.0, alpha=0.45, zorder=1,
+                           gid=key + "-level")
             continue
         for d, y in pts:
             ms, bs, gap, bounds = sizes[d]

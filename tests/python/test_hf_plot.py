@@ -103,6 +103,19 @@ class Figure(unittest.TestCase):
         check_figure(self, fig, ROWS[:1])
         plt.close(fig)
 
+    def test_lone_d_head_atoms_is_a_level_not_a_stroke(self):
+        # one d in a panel: the head-atom terms are a faint line across the whole panel,
+        # not a short stroke at the d that reads like an error bar
+        import matplotlib.pyplot as plt
+        fig = hf_plot.build_figure(ROWS[:1])
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        level = [a for a in ax.get_lines() if a.get_gid() == "head_atoms-level"]
+        self.assertEqual(len(level), 1)
+        self.assertEqual(list(level[0].get_xdata()), [0, 1])  # axes coordinates: edge to edge
+        self.assertEqual([a for a in ax.get_lines() if a.get_gid() == "head_atoms-stroke"], [])
+        plt.close(fig)
+
     def test_the_figure_of_these_rows(self):
         check_figure(self, self.fig, ROWS)
 
