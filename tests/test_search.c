@@ -1853,6 +1853,27 @@ static void test_level_polled(void)
     hf_target_clear(&t);
 }
 
+/* The within-span bound where the cone's own sizes make it moot (docs/search.md, "The
+ * within-span bound"): chain:d=5 at span 3 starts at its LB (196 from the search's own
+ * bounds; the campaign's end slices give 201) in the cone, where the bound is not
+ * computed, and at 204 in the layered engine, which uses it; both find m* = 280. */
+static void test_span_bound_moot_in_cone(void)
+{
+    hf_target_t t;
+    fam_chain(&t, 5);
+    hf_search_opts_t so = {.span = 3, .engine = HF_ENGINE_CONE};
+    hf_search_t *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_first_size(s), atol(hf_search_lb(s))); /* LB: 196 here */
+    CU_ASSERT_STRING_EQUAL(hf_search_lb(s), "196");
+    hf_search_destroy(&s);
+    so.engine = HF_ENGINE_LAYERED;
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_first_size(s), 204);
+    hf_search_destroy(&s);
+    hf_target_clear(&t);
+}
+
 /* The face memo: many entries (the table grows and rehashes), exact key comparison. */
 static void test_facememo(void)
 {
@@ -1950,6 +1971,7 @@ int hf_register_tests(void)
         {"memory estimate", test_memory_estimate},
         {"boxes past 2^32 points: large rows only", test_box_past_32_bits},
         {"preparing a size: stopped and prepared again", test_level_polled},
+        {"cone: the within-span bound skipped where moot", test_span_bound_moot_in_cone},
         {"face memo", test_facememo},
         {"allocation failures", test_allocation_failures},
         {NULL, NULL}};

@@ -576,6 +576,17 @@ static long cone_first_bound(const hf_search_t *s)
     return 2 * first;
 }
 
+/* The within-span bound only raises s->first. With the sizes known (no per-size rays) and
+ * the first bound already the last size, a higher first changes neither the rays nor the
+ * candidates of any size: sizes without faces are skipped by cone_next_size, and a face
+ * below the bound is a candidate the exact test rejects, the same answer (docs/search.md,
+ * "The within-span bound"; docs/performance.md §19). */
+static int cone_span_bound_moot(const hf_search_t *s)
+{
+    long first = s->first > 1 ? s->first : 1;
+    return !cone_state(s)->per_size && cone_first_bound(s) == (s->last > first ? s->last : first);
+}
+
 static hf_err_t cone_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx)
 {
     return cone_prepare_bound(s, cone_first_bound(s), poll, poll_ctx);
@@ -737,4 +748,5 @@ const hf_engine_ops_t hf_engine_cone = {.create = cone_create,
                                         .level = cone_level,
                                         .run = cone_run,
                                         .next_size = cone_next_size,
+                                        .span_bound_moot = cone_span_bound_moot,
                                         .describe = cone_describe};

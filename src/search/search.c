@@ -279,7 +279,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->engine = engine;
     if (s->ops->create)
         HF_CHECK(err, s->ops->create(s, mk), fail);
-    if (prunes && s->top && !s->large)
+    if (prunes && s->top && !s->large && !(s->ops->span_bound_moot && s->ops->span_bound_moot(s)))
         HF_CHECK(err, hf_search_span_bound(s), fail);
     hf_search_newton_drop(s);
     *out = s;
