@@ -40,6 +40,10 @@ typedef struct {
      * each node node_bytes of memory (0: unknown) from node_source. */
     int nodes, node_ranks;
     double node_bytes;
+    /* whether the ranks of a node must fit node_bytes: a node's memory given
+     * (--node-memory, SLURM_MEM_PER_NODE), or this machine's when it also sets the limit
+     * per rank (a limit given by the user on a login node is about other nodes) */
+    int node_check;
     char node_source[128]; /* "--node-memory 250G", "SLURM_MEM_PER_NODE 250 GiB", ... */
 } hf_campaign_memory_t;
 
@@ -56,7 +60,8 @@ hf_err_t hf_campaign_memory_limit(const char *option, const hf_job_t *job, int n
  * from node_memory (the text of --node-memory: slurm/submit passes sbatch's --mem), else
  * SLURM_MEM_PER_NODE, else this machine's physical memory; the limit per rank as
  * hf_campaign_memory_limit gives it for node_ranks ranks a node, except that a node_memory
- * given replaces the machine's memory there (node_memory / node_ranks). A bad size is
+ * given replaces the machine's memory there (node_memory / node_ranks); node_check as
+ * above. A bad size is
  * HF_ERR_INPUT naming the option. Not collective. */
 hf_err_t hf_campaign_memory_plan(const char *max_memory, const char *node_memory,
                                  const hf_job_t *job, int ranks, int nodes,

@@ -116,6 +116,7 @@ hf_err_t hf_campaign_memory_plan(const char *max_memory, const char *node_memory
     out->ranks = ranks;
     out->nodes = nodes;
     out->node_ranks = per;
+    out->node_check = node_memory || slurm_mb("SLURM_MEM_PER_NODE") > 0 || !given;
     if (node_memory) {
         out->node_bytes = node;
         snprintf(out->node_source, sizeof out->node_source,
@@ -165,7 +166,7 @@ static size_t digits(const fmpz_t x)
 static hf_err_t check_node(const hf_target_t *t, const hf_search_opts_t *so,
                            const hf_search_memory_t *m, const hf_campaign_memory_t *lim)
 {
-    if (!lim || lim->nodes < 1 || lim->node_bytes <= 0 ||
+    if (!lim || lim->nodes < 1 || !lim->node_check || lim->node_bytes <= 0 ||
         lim->node_ranks * m->total <= lim->node_bytes)
         return HF_OK;
     char one[32], all[32], node[32], where[64] = "";

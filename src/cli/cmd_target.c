@@ -103,7 +103,7 @@ typedef struct {
 /* The plan (docs/cluster.md, "A plan before a run") printed, or into the JSON object o. */
 static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t *lim, json_t *o)
 {
-    int fits = lim->node_bytes <= 0 || p->node_total <= lim->node_bytes;
+    int fits = !lim->node_check || lim->node_bytes <= 0 || p->node_total <= lim->node_bytes;
     if (o) {
         json_t *pj = cli_plan_json(p);
         json_object_set_new(pj, "nodes", json_integer(lim->nodes));
@@ -111,6 +111,7 @@ static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t 
                             lim->node_bytes > 0 ? json_real(lim->node_bytes) : json_null());
         json_object_set_new(pj, "node_memory_source", json_string(lim->node_source));
         json_object_set_new(pj, "node_fits", json_boolean(fits));
+        json_object_set_new(pj, "node_checked", json_boolean(lim->node_check));
         json_object_set_new(o, "plan", pj);
         return;
     }
@@ -122,9 +123,11 @@ static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t 
     printf("plan        engine %s\n", w.engine);
     printf("plan        ranks %s\n", w.ranks);
     printf("plan        memory %s%s\n", w.memory,
-           p->shortcut ? ""
-           : fits      ? ", within a node"
-                       : ": more than a node holds; run --list and slurm/submit refuse it");
+           p->shortcut        ? ""
+           : !lim->node_check ? " (not checked against this machine's memory: the limit "
+                                "per rank was given; --node-memory SIZE checks a node)"
+           : fits             ? ", within a node"
+                              : ": more than a node holds; run --list and slurm/submit refuse it");
     printf("plan        time %s\n", w.time);
 }
 
