@@ -396,6 +396,70 @@ static void test_memory_checks(void)
     hf_target_clear(&t);
 }
 
+/* A plan's nodes (docs/cluster.md, "A plan before a run"): the ranks of the fullest node
+ * times the estimate per rank must fit a node's memory, given or Slurm's, and the refusal
+ * names the ranks and the node; the default limit per rank divides a node's memory by the
+ * ranks of a node. chain:d=15 at span 3 with the layered engine: about 65.7 GiB a rank on
+ * any number of ranks; as a large row (auto: the cone) about 127 MiB on 64. */
+static void test_plan_nodes(void)
+{
+    const char *keep[4] = {"HEADFUSE_MAX_MEMORY", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+                           "SLURM_CPUS_PER_TASK"};
+    for (int i = 0; i < 4; i++)
+        unsetenv(keep[i]);
+    hf_campaign_memory_t lim;
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan("70G", "250G", NULL, 64, 1, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.ranks, 64);
+    CU_ASSERT_EQUAL(lim.node_ranks, 64);
+    CU_ASSERT(lim.node_check);
+    CU_ASSERT_EQUAL(lim.node_bytes, 250.0 * 1073741824);
+    hf_target_t t;
+    hf_target_init_empty(&t);
+    hf_bounds_t b;
+    hf_bounds_init(&b);
+    hf_campaign_plan_t plan;
+    hf_search_opts_t so = {.span = 3, .engine = HF_ENGINE_LAYERED};
+    CU_ASSERT_EQUAL_FATAL(hf_target_from_family(&t, "chain:d=15"), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_plan_row(&t, &so, &b, 0, &lim, &plan), HF_ERR_LIMIT);
+    CU_ASSERT(strstr(hf_error_msg(), "chain:d=15 span 3: 64 ranks x 65.7 GiB = 4.10 TiB on one "
+                                     "node, over the node's 250 GiB (--node-memory 250G") != NULL);
+    /* 2 ranks a node on 32 nodes fit */
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan("70G", "250G", NULL, 64, 32, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.node_ranks, 2);
+    CU_ASSERT_EQUAL(hf_campaign_plan_row(&t, &so, &b, 0, &lim, &plan), HF_OK);
+    CU_ASSERT_EQUAL(plan.engine, HF_ENGINE_LAYERED);
+    CU_ASSERT_EQUAL(plan.busy, 0); /* known after the preparation */
+    CU_ASSERT(plan.seconds < 0);   /* no basis */
+    CU_ASSERT_EQUAL(plan.node_total, 2 * plan.mem.total);
+    /* no limit given: the node's memory over the ranks of a node, named */
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan(NULL, "250G", NULL, 64, 1, &lim), HF_OK);
+    CU_ASSERT_EQUAL(lim.bytes, 250.0 * 1073741824 / 64);
+    CU_ASSERT(strstr(lim.source, "250 GiB / 64 rank(s) on the node") != NULL);
+    setenv("SLURM_MEM_PER_NODE", "256000", 1);
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan("1P", NULL, NULL, 4, 1, &lim), HF_OK);
+    CU_ASSERT(lim.node_check && lim.node_bytes == 256000.0 * 1048576);
+    unsetenv("SLURM_MEM_PER_NODE");
+    /* a limit given, no node memory: this machine's is not the compute node's */
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan("1P", NULL, NULL, 64, 1, &lim), HF_OK);
+    CU_ASSERT(!lim.node_check);
+    CU_ASSERT_EQUAL(hf_campaign_memory_plan(NULL, "lots", NULL, 2, 1, &lim), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "--node-memory lots: must be a size") != NULL);
+    /* the large row: the cone, every rank busy with the slices, the cost model's time */
+    so.engine = HF_ENGINE_AUTO;
+    CU_ASSERT_EQUAL_FATAL(hf_campaign_memory_plan(NULL, "256G", NULL, 64, 1, &lim), HF_OK);
+    CU_ASSERT_EQUAL(hf_campaign_plan_row(&t, &so, &b, 0, &lim, &plan), HF_OK);
+    CU_ASSERT_EQUAL(plan.engine, HF_ENGINE_CONE);
+    CU_ASSERT(plan.mem.large);
+    CU_ASSERT_EQUAL(plan.unknowns, 4);
+    CU_ASSERT_EQUAL(plan.busy, 64);
+    CU_ASSERT_EQUAL(plan.keys, 60266496);
+    CU_ASSERT(plan.seconds > 10 && plan.seconds < 40);
+    CU_ASSERT_STRING_EQUAL(hf_campaign_plan_engine(&plan), "cone");
+    hf_bounds_clear(&b);
+    hf_target_clear(&t);
+}
+
 /* A job entry's options are its engine (prune: false is plain), and a row matches them
  * only when it ran that engine, or any pruning one for auto: an entry asking for the cone
  * does not take a layered row as its own. */
@@ -738,6 +802,7 @@ int hf_register_tests(void)
         {"fingerprints pinned", test_fingerprints_pinned},
         {"entry options and rows", test_entry_opts_and_rows},
         {"memory limit and row checks", test_memory_checks},
+        {"a plan's nodes, engine, busy ranks and time", test_plan_nodes},
         {"search to a file", test_search_file},
         {"job run and resume", test_job},
         {NULL, NULL}};

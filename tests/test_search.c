@@ -1946,6 +1946,50 @@ static void test_allocation_failures(void)
     hf_target_clear(&t);
 }
 
+/* The engine planned before a search is made (hf_search_engine_planned) is the one the
+ * search made of it runs: auto below 64 unknowns (cone), between 64 and 1,024 (the
+ * layered engine's slack decides: W_d has none, chain:d=3 some) and above (layered), and
+ * an engine asked for. */
+static void test_engine_planned(void)
+{
+    static const struct {
+        const char *spec;
+        int span;
+        hf_engine_t engine;
+        long unknowns;
+    } cases[] = {
+        {"chain:d=3", 4, HF_ENGINE_CONE, 18},
+        {"chain:d=3", 6, HF_ENGINE_CONE, 100},
+        {"wd:d=4", 3, HF_ENGINE_LAYERED, 81},
+        {"wd:d=3", 5, HF_ENGINE_LAYERED, 125},
+        {"wd:d=2", 1, HF_ENGINE_CONE, 1},
+        {"multi:d=2,k=3", 2, HF_ENGINE_CONE, 1},
+        {"chain:d=2", 2, HF_ENGINE_LAYERED, -1},
+        {"data/two_heads_shared.json", 2, HF_ENGINE_PLAIN, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_target_t t;
+        CU_ASSERT_FATAL(load(cases[i].spec, &t));
+        hf_search_opts_t so = {.span = cases[i].span};
+        if (cases[i].unknowns < 0)
+            so.engine = cases[i].engine;
+        hf_engine_t planned = HF_ENGINE_AUTO;
+        long n = -1;
+        hf_search_t *s = NULL;
+        CU_ASSERT_EQUAL_FATAL(hf_search_engine_planned(&t, &so, &planned, &n), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        if (planned != hf_search_engine(s) || planned != cases[i].engine)
+            fprintf(stderr, "\n%s span %d: planned %s, made %s\n", cases[i].spec, cases[i].span,
+                    hf_engine_name(planned), hf_engine_name(hf_search_engine(s)));
+        CU_ASSERT_EQUAL(planned, hf_search_engine(s));
+        CU_ASSERT_EQUAL(planned, cases[i].engine);
+        if (cases[i].unknowns >= 0)
+            CU_ASSERT_EQUAL(n, cases[i].unknowns);
+        hf_search_destroy(&s);
+        hf_target_clear(&t);
+    }
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -1969,6 +2013,7 @@ int hf_register_tests(void)
         {"planted dropped unit is caught", test_planted_dropped_unit},
         {"poll, node counts, bad calls and options", test_poll_and_bad_calls},
         {"memory estimate", test_memory_estimate},
+        {"the engine planned is the engine made", test_engine_planned},
         {"boxes past 2^32 points: large rows only", test_box_past_32_bits},
         {"preparing a size: stopped and prepared again", test_level_polled},
         {"cone: the within-span bound skipped where moot", test_span_bound_moot_in_cone},

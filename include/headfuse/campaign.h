@@ -35,6 +35,16 @@ typedef struct {
     char source[256]; /* "--max-memory 4G", "HEADFUSE_MAX_MEMORY=4G", ... */
     int ranks;        /* the ranks of the run the estimates are for (1 unless the caller sets
                        * it: a large row's share of P/Q depends on it) */
+    /* A plan's nodes (hf_campaign_memory_plan; 0 otherwise: no check per node): the ranks
+     * spread over `nodes` nodes, the fullest holding node_ranks = ceil(ranks / nodes),
+     * each node node_bytes of memory (0: unknown) from node_source. */
+    int nodes, node_ranks;
+    double node_bytes;
+    /* whether the ranks of a node must fit node_bytes: a node's memory given
+     * (--node-memory, SLURM_MEM_PER_NODE), or this machine's when it also sets the limit
+     * per rank (a limit given by the user on a login node is about other nodes) */
+    int node_check;
+    char node_source[128]; /* "--node-memory 250G", "SLURM_MEM_PER_NODE 250 GiB", ... */
 } hf_campaign_memory_t;
 
 /* The limit, the first of: option (the text of --max-memory, or NULL), the job's
@@ -45,6 +55,17 @@ typedef struct {
  * naming the option or the variable. Not collective. */
 hf_err_t hf_campaign_memory_limit(const char *option, const hf_job_t *job, int node_ranks,
                                   hf_campaign_memory_t *out);
+/* The limits of a plan (`run --list`, `target --span`, `slurm/submit --dry-run`): `ranks`
+ * ranks on `nodes` nodes (>= 1 each; nodes above ranks count as ranks), a node's memory
+ * from node_memory (the text of --node-memory: slurm/submit passes sbatch's --mem), else
+ * SLURM_MEM_PER_NODE, else this machine's physical memory; the limit per rank as
+ * hf_campaign_memory_limit gives it for node_ranks ranks a node, except that a node_memory
+ * given replaces the machine's memory there (node_memory / node_ranks); node_check as
+ * above. A bad size is
+ * HF_ERR_INPUT naming the option. Not collective. */
+hf_err_t hf_campaign_memory_plan(const char *max_memory, const char *node_memory,
+                                 const hf_job_t *job, int ranks, int nodes,
+                                 hf_campaign_memory_t *out);
 /* Collective: the ranks of comm on this rank's node. */
 int hf_campaign_node_ranks(MPI_Comm comm);
 
@@ -54,10 +75,54 @@ int hf_campaign_node_ranks(MPI_Comm comm);
  * search's options and box (hf_search_check) and its memory estimate (hf_search_memory,
  * into est when not NULL) against lim: more is HF_ERR_LIMIT, naming the target, the
  * estimate, the limit with its source, the option that raises it and `headfuse target`
- * for the bounds only. Not collective. */
+ * for the bounds only. When lim plans nodes (hf_campaign_memory_plan) and knows their
+ * memory, the ranks of the fullest node times the estimate must fit it too: more is
+ * HF_ERR_LIMIT naming the ranks, the estimate, their product and the node's memory with
+ * its source ("64 ranks x 65.7 GiB = 4.11 TiB on one node, over ..."). Not collective. */
 hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                                const hf_bounds_t *b, int shortcut, const hf_campaign_memory_t *lim,
                                hf_search_memory_t *est);
+
+/* ------------------------------------------------------------------ plans */
+
+/* The cost model of a large row's search time (docs/cluster.md, "A plan before a run"):
+ *     seconds = keys x (ALPHA + BETA / ranks),   keys = UB (= |supp Q| for chain),
+ * fitted by least squares on the relative error to the search times of chain:d=12..16 at
+ * span 3 on 1 and 2 ranks (docs/performance.md §18: 3.15 s to 215.3 s, every one within 12 %
+ * of the model) on the project's 2-core 2026 x86 machine. ALPHA is what every rank repeats
+ * (the class tables' exchange and merge, the double description, the candidates' tests),
+ * BETA / ranks what is divided (the slices, the points' classes, the witness). */
+#define HF_CAMPAIGN_LARGE_SECONDS_ALPHA 0.32e-6
+#define HF_CAMPAIGN_LARGE_SECONDS_BETA 1.51e-6
+#define HF_CAMPAIGN_TIME_BASIS                                                                     \
+    "cost model of docs/cluster.md, fitted on chain at span 3 on a 2-core 2026 x86 machine; "      \
+    "scale by your cores' speed"
+
+/* A row's plan before it runs (`run --list`, `target --span`, `slurm/submit --dry-run`). */
+typedef struct {
+    int shortcut;           /* hf_campaign_certified's: 1 LB = UB certifies it, 2 no support fits
+                             * the span (infeasible); then no search runs and the rest is 0 */
+    hf_engine_t engine;     /* the engine that will run (auto resolved: hf_search_engine_planned) */
+    long unknowns;          /* the cone's unknowns |B_R| */
+    int busy;               /* ranks kept busy by work dealt before the search's preparation: a
+                             * large row's slices of P/Q over the ranks (min(ranks, slices)); 0
+                             * when it is known only after the preparation (the cone's
+                             * candidates, the layered and plain engines' units and cells) */
+    hf_search_memory_t mem; /* per rank (mem.ranks ranks; mem.total 0 without a search) */
+    int node_ranks;         /* the ranks on the fullest node (1 unless lim plans nodes) */
+    double node_total;      /* node_ranks x mem.total */
+    double keys;            /* the cost model's keys (UB), large rows */
+    double seconds;         /* the search's estimated seconds; < 0: unknown (no basis) */
+} hf_campaign_plan_t;
+
+/* The plan of one row: hf_campaign_check_row (every check, the refusals included) and
+ * then the engine, the busy ranks and the time as above. Not collective. */
+hf_err_t hf_campaign_plan_row(const hf_target_t *t, const hf_search_opts_t *so,
+                              const hf_bounds_t *b, int shortcut, const hf_campaign_memory_t *lim,
+                              hf_campaign_plan_t *plan);
+/* The plan's engine in words: "cone", "layered", "plain", "none (LB = UB)" or "none (no
+ * support fits the span)". */
+const char *hf_campaign_plan_engine(const hf_campaign_plan_t *plan);
 
 /* ------------------------------------------------------------------ one row */
 
@@ -149,11 +214,11 @@ typedef struct {
 } hf_campaign_job_opts_t;
 
 /* Not collective (`headfuse run --list`, no MPI): every entry of the job checked as the
- * preflight checks it (its bounds, hf_campaign_check_row against lim), its estimate into
- * est[i] (zeroed for an entry its bounds certify alone; est may be NULL). The first
- * failing entry's error, its message prefixed with the job file, line and entry. */
+ * preflight checks it (its bounds, hf_campaign_check_row against lim), its plan into
+ * plan[i] (hf_campaign_plan_row; plan may be NULL). The first failing entry's error, its
+ * message prefixed with the job file, line and entry. */
 hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
-                               hf_search_memory_t *est);
+                               hf_campaign_plan_t *plan);
 
 /* Called on rank 0 after entry i of n finished in this run. */
 typedef void (*hf_campaign_row_fn)(void *ctx, long i, long n, const hf_row_t *row);

@@ -143,6 +143,7 @@ typedef struct {
     int ranks, large;
     double held, buffers;
     double share; /* the largest share of the slices one rank holds (large rows) */
+    long slices;  /* the slices of P/Q dealt over the ranks (large rows) */
 } hf_search_memory_t;
 
 /* Fill m for a search of t with opts (opts->bounds, or UB computed; opts->span checked
@@ -153,6 +154,13 @@ hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, in
 
 /* The engine in use (auto resolved at creation). */
 hf_engine_t hf_search_engine(const hf_search_t *s);
+/* The engine a search of t with opts will run, before it is made: opts->engine, or the one
+ * auto resolves to as hf_search_create resolves it (docs/search.md, "Which engine auto
+ * takes"), and the cone's unknowns n = |B_R| (0: no support fits the span), from Newt(Q)'s
+ * extents and the bounds (opts->bounds, or UB computed) without building P/Q. Checks opts
+ * as hf_search_check does. Not collective. */
+hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *opts,
+                                  hf_engine_t *engine, long *unknowns);
 
 /* One-time preparation before the first size (the cone engine's extreme rays; nothing for
  * the others). Deterministic; calls poll now and then and stops with HF_ERR_INTERRUPTED

@@ -90,10 +90,11 @@ hf_err_t hf_campaign_finish_migration(hf_campaign_state_t *st);
 hf_err_t hf_campaign_migrate_state(hf_campaign_state_t *st, char *old, const char *text);
 
 /* Whether entry i's row can be made: its bounds into b (initialised), then
- * hf_campaign_check_row against lim (the box, the memory estimate into est when not
- * NULL). The message names the job file, line and entry. Not collective. */
+ * hf_campaign_check_row against lim (the box, the memory estimate), or, when plan is not
+ * NULL, hf_campaign_plan_row into it. The message names the job file, line and entry. Not
+ * collective. */
 hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
-                                 const hf_campaign_memory_t *lim, hf_search_memory_t *est);
+                                 const hf_campaign_memory_t *lim, hf_campaign_plan_t *plan);
 
 /* Collective, before any work: every entry first..last can be searched within lim (the
  * memory limit per rank), and its bounds (bounds[i], initialised by the caller) computed

@@ -15,7 +15,7 @@
 #include "campaign/campaign_impl.h"
 
 hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
-                                 const hf_campaign_memory_t *lim, hf_search_memory_t *est)
+                                 const hf_campaign_memory_t *lim, hf_campaign_plan_t *plan)
 {
     hf_target_t t;
     hf_target_init_empty(&t);
@@ -28,7 +28,8 @@ hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
     if (e == HF_OK)
         e = hf_campaign_certified(&t, &so, b, "max_atoms", &shortcut);
     if (e == HF_OK)
-        e = hf_campaign_check_row(&t, &so, b, shortcut, lim, est);
+        e = plan ? hf_campaign_plan_row(&t, &so, b, shortcut, lim, plan)
+                 : hf_campaign_check_row(&t, &so, b, shortcut, lim, NULL);
     hf_target_clear(&t);
     if (e != HF_OK) {
         char *d = hf_job_entry_describe(job, i);

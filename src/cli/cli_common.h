@@ -98,6 +98,21 @@ void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
 /* Print one JSON object on stdout (compact keys order preserved) and release it. */
 void cli_json_print(json_t *j);
 
+/* A row's plan (hf_campaign_plan_t) in words, for `run --list` and `target --span`
+ * (cli_plan.c; docs/cluster.md, "A plan before a run"): the engine, the ranks kept busy,
+ * the memory per rank and per node, the time with its basis. */
+typedef struct {
+    char engine[96], ranks[320], memory[256], time[224];
+} cli_plan_words_t;
+void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w);
+/* The nodes of a plan in words: "64 ranks on 1 node (64 a node), a node's memory 250 GiB
+ * (SOURCE)". */
+void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n);
+/* The plan as a JSON object: engine, search, large_row, unknowns, ranks, busy_ranks (null:
+ * known after the preparation), memory_per_rank, node_ranks, memory_per_node, seconds
+ * (null: unknown), time_basis. */
+json_t *cli_plan_json(const hf_campaign_plan_t *p);
+
 /* Report an error from the library ("headfuse CMD: message") and return the exit
  * status for it. */
 int cli_fail(const char *cmd, hf_err_t err);

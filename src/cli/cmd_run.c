@@ -14,7 +14,8 @@
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
-    "                [--json] [--list [--ranks N]] [--entry I] [--collect]\n"
+    "                [--json] [--list [--ranks N] [--nodes N] [--node-memory SIZE]]\n"
+    "                [--entry I] [--collect]\n"
     "                [--max-memory SIZE]\n"
     "  Runs every entry of the job file (a target at a span; docs/jobs.md) and writes one\n"
     "  RESULT.h5 with one table row per entry. State goes to RESULT.h5.shards/; after\n"
@@ -24,9 +25,16 @@ static const char *usage_text =
     "  --out F     the result file (default: the job's `output:`, else JOBNAME.h5); an\n"
     "              existing one is kept: --resume keeps its rows, --force overwrites it\n"
     "  --list      check the job and print its entries and output (no MPI needed): every\n"
-    "              entry as the run's preflight checks it, its memory estimate included\n"
-    "  --ranks N   with --list: the memory estimates per rank for a run on N ranks (a\n"
-    "              large row's P/Q is shared among them; default 1)\n"
+    "              entry as the run's preflight checks it, and its plan: the engine that\n"
+    "              will run, the ranks it keeps busy, memory per rank and per node, a time\n"
+    "              estimate with its basis (docs/cluster.md, \"A plan before a run\")\n"
+    "  --ranks N   with --list: plan for N ranks (a large row's P/Q is shared among them;\n"
+    "              default 1)\n"
+    "  --nodes N   with --list: the ranks spread over N nodes (default 1: all on one node);\n"
+    "              the ranks of a node times the estimate per rank must fit the node\n"
+    "  --node-memory SIZE  with --list: a node's memory (default SLURM_MEM_PER_NODE, else\n"
+    "              this machine's; slurm/submit passes sbatch's --mem); also the default\n"
+    "              limit per rank, over the ranks of a node\n"
     "  --max-memory SIZE  the memory a rank may take (4G, 512M; default the job's\n"
     "              max_memory, HEADFUSE_MAX_MEMORY, else this machine's memory per rank):\n"
     "              an entry whose estimate exceeds it is refused before any work\n"
@@ -39,82 +47,128 @@ static const char *usage_text =
 /* ------------------------------------------------------------------ the command */
 
 /* --list: the checked job without MPI (a login node may not start MPI programs), each
- * entry checked as the preflight checks it, its memory estimate against the limit of one
- * rank on this machine. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
- * per entry, then "memory: ..." (the largest estimate and the limit). */
-static int list_job(const char *path, const char *out, const char *max_memory, long ranks,
-                    int json)
+ * entry checked as the preflight checks it and planned (hf_campaign_plan_row) for `ranks`
+ * ranks on `nodes` nodes. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
+ * per entry, "plan: NODES", "plan I: ..." per entry, then "memory: ..." (the largest
+ * estimate and the limit). */
+typedef struct {
+    const char *path, *out, *max_memory, *node_memory;
+    long ranks, nodes;
+    int json;
+} list_opts_t;
+
+/* Entry i of the listing as JSON: its settings and its plan. */
+static json_t *entry_json(const hf_job_t *job, long i, const hf_campaign_plan_t *p)
+{
+    const hf_job_entry_t *en = job->entries + i;
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(i));
+    json_object_set_new(o, "target", json_string(en->label));
+    json_object_set_new(o, "span", json_integer(en->span));
+    json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
+    json_object_set_new(o, "prune", json_boolean(hf_engine_prunes((hf_engine_t)en->engine)));
+    /* the engine that will run (auto resolved; "none": no search), and the one asked for */
+    json_object_set_new(o, "engine",
+                        json_string(p->shortcut ? HF_ENGINE_NONE : hf_engine_name(p->engine)));
+    json_object_set_new(o, "engine_requested",
+                        json_string(hf_engine_name((hf_engine_t)en->engine)));
+    json_object_set_new(o, "line", json_integer(en->line));
+    /* the estimate per rank in bytes; null: certified by its bounds, no search */
+    json_object_set_new(o, "memory_bytes",
+                        p->mem.total > 0 ? json_integer((json_int_t)p->mem.total) : json_null());
+    json_object_set_new(o, "plan", cli_plan_json(p));
+    return o;
+}
+
+/* The listing's last line: the largest estimate (entry big, or -1) against the limit. */
+static void print_memory_line(const hf_job_t *job, const hf_campaign_plan_t *plan, long big,
+                              const hf_campaign_memory_t *lim)
+{
+    char a[32], b[32];
+    hf_bytes_text(lim->bytes, b, sizeof b);
+    if (big < 0) {
+        printf("memory: every entry is certified by its bounds (no search), limit %s (%s)\n", b,
+               lim->source);
+        return;
+    }
+    char *d = hf_job_entry_describe(job, big);
+    hf_bytes_text(plan[big].mem.total, a, sizeof a);
+    printf("memory: at most %s per rank on %d rank(s) (entry %ld, %s), limit %s (%s)\n", a,
+           lim->ranks, big, d ? d : job->entries[big].label, b, lim->source);
+    free(d);
+}
+
+static void print_list(const hf_job_t *job, const hf_campaign_plan_t *plan, long big,
+                       const hf_campaign_memory_t *lim)
+{
+    char nodes[512];
+    printf("job %s: %ld entries -> %s\n", job->name, job->nentries, job->output);
+    for (long i = 0; i < job->nentries; i++) {
+        char *d = hf_job_entry_describe(job, i);
+        printf("%ld\t%s\n", i, d ? d : job->entries[i].label);
+        free(d);
+    }
+    cli_plan_nodes(lim, nodes, sizeof nodes);
+    printf("plan: %s\n", nodes);
+    for (long i = 0; i < job->nentries; i++) {
+        cli_plan_words_t w;
+        cli_plan_words(plan + i, &w);
+        printf("plan %ld: engine %s; ranks %s; memory %s; time %s\n", i, w.engine, w.ranks,
+               w.memory, w.time);
+    }
+    print_memory_line(job, plan, big, lim);
+}
+
+static void print_list_json(const hf_job_t *job, const hf_campaign_plan_t *plan,
+                            const hf_campaign_memory_t *lim)
+{
+    json_t *arr = json_array(), *o = json_object();
+    for (long i = 0; i < job->nentries; i++)
+        json_array_append_new(arr, entry_json(job, i, plan + i));
+    json_object_set_new(o, "job", json_string(job->name));
+    json_object_set_new(o, "output", json_string(job->output));
+    json_object_set_new(o, "max_memory_bytes", json_integer((json_int_t)lim->bytes));
+    json_object_set_new(o, "max_memory_source", json_string(lim->source));
+    json_object_set_new(o, "ranks", json_integer(lim->ranks));
+    json_object_set_new(o, "nodes", json_integer(lim->nodes));
+    json_object_set_new(o, "node_ranks", json_integer(lim->node_ranks));
+    json_object_set_new(o, "node_memory_bytes",
+                        lim->node_bytes > 0 ? json_integer((json_int_t)lim->node_bytes)
+                                            : json_null());
+    json_object_set_new(o, "node_memory_source", json_string(lim->node_source));
+    json_object_set_new(o, "entries", arr);
+    cli_json_print(o);
+}
+
+static int list_job(const list_opts_t *lo)
 {
     hf_job_t job;
     hf_job_init(&job);
     hf_campaign_memory_t lim;
-    hf_search_memory_t *est = NULL;
-    hf_err_t e = hf_job_load(&job, path, out);
+    hf_campaign_plan_t *plan = NULL;
+    hf_err_t e = hf_job_load(&job, lo->path, lo->out);
     if (e == HF_OK)
-        e = hf_campaign_memory_limit(max_memory, &job, 1, &lim);
-    lim.ranks = (int)ranks;
-    if (e == HF_OK && !(est = hf_calloc((size_t)(job.nentries ? job.nentries : 1), sizeof *est)))
+        e = hf_campaign_memory_plan(lo->max_memory, lo->node_memory, &job, (int)lo->ranks,
+                                    (int)lo->nodes, &lim);
+    if (e == HF_OK && !(plan = hf_calloc((size_t)(job.nentries ? job.nentries : 1), sizeof *plan)))
         e = HF_ERR_NOMEM;
     if (e == HF_OK)
-        e = hf_campaign_job_check(&job, &lim, est);
+        e = hf_campaign_job_check(&job, &lim, plan);
     if (e != HF_OK) {
-        free(est);
+        free(plan);
         hf_job_clear(&job);
         return cli_fail("run", e);
     }
     long big = -1; /* the entry with the largest estimate */
     for (long i = 0; i < job.nentries; i++)
-        if (est[i].total > 0 && (big < 0 || est[i].total > est[big].total))
+        if (plan[i].mem.total > 0 && (big < 0 || plan[i].mem.total > plan[big].mem.total))
             big = i;
-    json_t *arr = json ? json_array() : NULL;
-    if (!json)
-        printf("job %s: %ld entries -> %s\n", job.name, job.nentries, job.output);
-    for (long i = 0; i < job.nentries; i++) {
-        const hf_job_entry_t *en = job.entries + i;
-        if (json) {
-            json_t *o = json_object();
-            json_object_set_new(o, "index", json_integer(i));
-            json_object_set_new(o, "target", json_string(en->label));
-            json_object_set_new(o, "span", json_integer(en->span));
-            json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
-            json_object_set_new(o, "prune",
-                                json_boolean(hf_engine_prunes((hf_engine_t)en->engine)));
-            json_object_set_new(o, "engine", json_string(hf_engine_name((hf_engine_t)en->engine)));
-            json_object_set_new(o, "line", json_integer(en->line));
-            /* the estimate per rank in bytes; null: certified by its bounds, no search */
-            json_object_set_new(o, "memory_bytes",
-                                est[i].total > 0 ? json_integer((json_int_t)est[i].total)
-                                                 : json_null());
-            json_array_append_new(arr, o);
-        } else {
-            char *d = hf_job_entry_describe(&job, i);
-            printf("%ld\t%s\n", i, d ? d : en->label);
-            free(d);
-        }
-    }
-    char a[32], b[32];
-    hf_bytes_text(big >= 0 ? est[big].total : 0, a, sizeof a);
-    hf_bytes_text(lim.bytes, b, sizeof b);
-    if (json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "job", json_string(job.name));
-        json_object_set_new(o, "output", json_string(job.output));
-        json_object_set_new(o, "max_memory_bytes", json_integer((json_int_t)lim.bytes));
-        json_object_set_new(o, "max_memory_source", json_string(lim.source));
-        json_object_set_new(o, "ranks", json_integer(lim.ranks));
-        json_object_set_new(o, "entries", arr);
-        cli_json_print(o);
-    } else if (big >= 0) {
-        char *d = hf_job_entry_describe(&job, big);
-        printf("memory: at most %s per rank on %d rank(s) (entry %ld, %s), limit %s (%s)\n", a,
-               lim.ranks, big, d ? d : job.entries[big].label, b, lim.source);
-        free(d);
-    } else {
-        printf("memory: every entry is certified by its bounds (no search), limit %s (%s)\n", b,
-               lim.source);
-    }
+    if (lo->json)
+        print_list_json(&job, plan, &lim);
+    else
+        print_list(&job, plan, big, &lim);
     fflush(stdout);
-    free(est);
+    free(plan);
     hf_job_clear(&job);
     return 0;
 }
@@ -129,12 +183,14 @@ static void print_row(void *ctx, long i, long n, const hf_row_t *row)
 
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *out_opt = NULL, *max_memory = NULL, *pos[1];
-    long entry = -1, ranks = 0;
+    const char *out_opt = NULL, *max_memory = NULL, *node_memory = NULL, *pos[1];
+    long entry = -1, ranks = 0, nodes = 0;
     int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_PATH("--out", &out_opt, NULL),
                         CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
                         CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
+                        CLI_OPT_INT("--nodes", &nodes, 1, 1L << 20, NULL),
+                        CLI_OPT_STR("--node-memory", &node_memory),
                         CLI_OPT_FLAG("--resume", &resume),
                         CLI_OPT_FLAG("--force", &force),
                         CLI_OPT_FLAG("--collect", &collect),
@@ -150,7 +206,8 @@ int cli_cmd_run(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if ((status = cli_check_size("run", "--max-memory", max_memory)))
+    if ((status = cli_check_size("run", "--max-memory", max_memory)) ||
+        (status = cli_check_size("run", "--node-memory", node_memory)))
         return status;
     if (npos != 1) {
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");
@@ -160,13 +217,16 @@ int cli_cmd_run(int argc, char **argv)
         fprintf(stderr, "headfuse run: --entry and --collect exclude each other\n");
         return 2;
     }
-    if (ranks && !list) {
-        fprintf(stderr, "headfuse run: --ranks goes with --list (a run has the ranks mpirun gives "
-                        "it)\n");
+    if ((ranks || nodes || node_memory) && !list) {
+        fprintf(stderr, "headfuse run: --ranks, --nodes and --node-memory go with --list (a run "
+                        "has the ranks and nodes mpirun gives it)\n");
         return 2;
     }
-    if (list)
-        return list_job(pos[0], out_opt, max_memory, ranks ? ranks : 1, json);
+    if (list) {
+        list_opts_t lo = {
+            pos[0], out_opt, max_memory, node_memory, ranks ? ranks : 1, nodes ? nodes : 1, json};
+        return list_job(&lo);
+    }
 
     int rank, size;
     char start[32];

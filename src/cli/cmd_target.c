@@ -25,7 +25,8 @@
 
 static const char *usage_text =
     "usage: headfuse target (FILE.json | --family NAME:d=N[,k=K]) [--export OUT.json] [--json]\n"
-    "                [--span S [--ranks N] [--max-memory SIZE]]\n"
+    "                [--span S [--ranks N] [--nodes N] [--max-memory SIZE]\n"
+    "                [--node-memory SIZE]]\n"
     "  Prints d, dv, heads, head-atom terms, the lower bound LB with the rule that gives\n"
     "  it (face rule, vertices of the Newton polytope of the reduced denominator, disjoint\n"
     "  faces of it, slices, or the two- or three-dimensional argument: the best bound over\n"
@@ -45,7 +46,10 @@ static const char *usage_text =
     "  \"Limits\") against the limit (--max-memory SIZE, else HEADFUSE_MAX_MEMORY, else this\n"
     "  machine's memory): what headfuse search and run check before they start (--json:\n"
     "  memory). --ranks N: for a search on N ranks (a large row's P/Q is shared among them;\n"
-    "  default 1).\n";
+    "  default 1). It also prints the plan of the search (--json: memory.plan): the engine\n"
+    "  that will run, the ranks it keeps busy, memory per rank and per node (--nodes N,\n"
+    "  default 1; --node-memory SIZE, default this machine's), a time estimate with its\n"
+    "  basis (docs/cluster.md, \"A plan before a run\").\n";
 
 /* The rule behind LB, in words (the rule table, bounds.h). */
 static const char *rule_words(const char *rule)
@@ -90,24 +94,62 @@ static void print_faces3d(const hf_certificate_t *c)
 
 /* The memory a search at span would take (span > 0), as JSON (*j) or printed: the
  * estimate and the limit, what search and run check (hf_campaign_check_row). */
-static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_memory, int ranks,
-                              json_t **j)
+/* What a plan is asked for: --span, --max-memory, --node-memory, --ranks, --nodes. */
+typedef struct {
+    int span, ranks, nodes;
+    const char *max_memory, *node_memory;
+} plan_opts_t;
+
+/* The plan (docs/cluster.md, "A plan before a run") printed, or into the JSON object o. */
+static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t *lim, json_t *o)
+{
+    int fits = !lim->node_check || lim->node_bytes <= 0 || p->node_total <= lim->node_bytes;
+    if (o) {
+        json_t *pj = cli_plan_json(p);
+        json_object_set_new(pj, "nodes", json_integer(lim->nodes));
+        json_object_set_new(pj, "node_memory_bytes",
+                            lim->node_bytes > 0 ? json_real(lim->node_bytes) : json_null());
+        json_object_set_new(pj, "node_memory_source", json_string(lim->node_source));
+        json_object_set_new(pj, "node_fits", json_boolean(fits));
+        json_object_set_new(pj, "node_checked", json_boolean(lim->node_check));
+        json_object_set_new(o, "plan", pj);
+        return;
+    }
+    cli_plan_words_t w;
+    char nodes[512];
+    cli_plan_words(p, &w);
+    cli_plan_nodes(lim, nodes, sizeof nodes);
+    printf("plan        %s\n", nodes);
+    printf("plan        engine %s\n", w.engine);
+    printf("plan        ranks %s\n", w.ranks);
+    printf("plan        memory %s%s\n", w.memory,
+           p->shortcut        ? ""
+           : !lim->node_check ? " (not checked against this machine's memory: the limit "
+                                "per rank was given; --node-memory SIZE checks a node)"
+           : fits             ? ", within a node"
+                              : ": more than a node holds; run --list and slurm/submit refuse it");
+    printf("plan        time %s\n", w.time);
+}
+
+static hf_err_t memory_report(const hf_target_t *t, const plan_opts_t *po, json_t **j)
 {
     hf_bounds_t b;
     hf_bounds_init(&b);
     hf_campaign_memory_t lim;
-    hf_search_memory_t m;
-    hf_search_opts_t so = {.span = span};
-    int shortcut = 0;
-    hf_err_t e = hf_campaign_memory_limit(max_memory, NULL, 1, &lim);
-    /* the estimate for `ranks` ranks, not refused here: printed against the limit */
-    hf_campaign_memory_t all = {.bytes = HUGE_VAL, .ranks = ranks};
-    lim.ranks = ranks;
+    hf_campaign_plan_t plan;
+    hf_search_opts_t so = {.span = po->span};
+    int shortcut = 0, span = po->span;
+    hf_err_t e =
+        hf_campaign_memory_plan(po->max_memory, po->node_memory, NULL, po->ranks, po->nodes, &lim);
+    /* the plan for these ranks, not refused here: printed against the limits */
+    hf_campaign_memory_t all = {.bytes = HUGE_VAL, .ranks = lim.ranks};
+    all.node_ranks = lim.node_ranks;
     if (e == HF_OK)
         e = hf_bounds_compute(t, &b);
     if (e == HF_OK)
         e = hf_campaign_certified(t, &so, &b, "max_atoms", &shortcut);
-    hf_err_t c = e == HF_OK ? hf_campaign_check_row(t, &so, &b, shortcut, &all, &m) : e;
+    hf_err_t c = e == HF_OK ? hf_campaign_plan_row(t, &so, &b, shortcut, &all, &plan) : e;
+    hf_search_memory_t m = plan.mem;
     hf_bounds_clear(&b);
     if (e != HF_OK || c == HF_ERR_NOMEM)
         return e != HF_OK ? e : c;
@@ -138,6 +180,8 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
         }
         json_object_set_new(o, "limit", json_real(lim.bytes));
         json_object_set_new(o, "limit_source", json_string(lim.source));
+        if (c == HF_OK)
+            plan_report(&plan, &lim, o);
         *j = o;
     } else if (c != HF_OK) {
         printf("memory      span %d: no search can be built: %s\n", span, hf_error_msg());
@@ -162,6 +206,8 @@ static hf_err_t memory_report(const hf_target_t *t, int span, const char *max_me
                fits ? "within" : "more than", lm, lim.source,
                fits ? "" : ": search and run refuse it; --max-memory SIZE raises the limit");
     }
+    if (!j && c == HF_OK)
+        plan_report(&plan, &lim, NULL);
     return HF_OK;
 }
 
@@ -180,15 +226,18 @@ static hf_err_t check_product(const hf_target_t *t, hf_head_t *h, int *ok, doubl
 
 int cli_cmd_target(int argc, char **argv)
 {
-    const char *family = NULL, *export_path = NULL, *max_memory = NULL, *pos[1];
-    long span = 0, ranks = 0;
+    const char *family = NULL, *export_path = NULL, *max_memory = NULL, *node_memory = NULL,
+               *pos[1];
+    long span = 0, ranks = 0, nodes = 0;
     int json = 0, help = 0, npos, status = 0;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
                         CLI_OPT_PATH("--export", &export_path, NULL),
                         CLI_OPT_FLAG("--json", &json),
                         CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, NULL),
                         CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
+                        CLI_OPT_INT("--nodes", &nodes, 1, 1L << 20, NULL),
                         CLI_OPT_STR("--max-memory", &max_memory),
+                        CLI_OPT_STR("--node-memory", &node_memory),
                         CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
     if ((status = cli_parse("target", argc, argv, opts, pos, 1, &npos)))
@@ -197,15 +246,21 @@ int cli_cmd_target(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if ((status = cli_check_size("target", "--max-memory", max_memory)))
+    if ((status = cli_check_size("target", "--max-memory", max_memory)) ||
+        (status = cli_check_size("target", "--node-memory", node_memory)))
         return status;
-    if ((max_memory || ranks) && !span) {
+    if ((max_memory || ranks || nodes || node_memory) && !span) {
         fprintf(stderr,
                 "headfuse target: %s goes with --span S (the estimate of a search at "
                 "span S)\n",
-                max_memory ? "--max-memory" : "--ranks");
+                max_memory ? "--max-memory"
+                : ranks    ? "--ranks"
+                : nodes    ? "--nodes"
+                           : "--node-memory");
         return 2;
     }
+    plan_opts_t po = {(int)span, ranks ? (int)ranks : 1, nodes ? (int)nodes : 1, max_memory,
+                      node_memory};
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_lower_t low;
@@ -273,8 +328,7 @@ int cli_cmd_target(int argc, char **argv)
             json_object_set_new(o, "exported", json_string(export_path));
         if (span) {
             json_t *mj = NULL;
-            if ((e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, &mj)) !=
-                HF_OK) {
+            if ((e = memory_report(&t, &po, &mj)) != HF_OK) {
                 json_decref(o);
                 goto fail;
             }
@@ -325,8 +379,7 @@ int cli_cmd_target(int argc, char **argv)
         flint_free(bs);
         flint_free(ls);
         flint_free(us);
-        if (span &&
-            (e = memory_report(&t, (int)span, max_memory, ranks ? (int)ranks : 1, NULL)) != HF_OK)
+        if (span && (e = memory_report(&t, &po, NULL)) != HF_OK)
             goto fail;
     }
     goto done;

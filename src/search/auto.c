@@ -10,6 +10,7 @@
  * (chain:d=3: slack 12; at span 5 the layered engine takes 47 CPU minutes, at span 6 it does
  * not finish, while the double description of its 100 unknowns takes 3.5 minutes). */
 #include <limits.h>
+#include <math.h>
 
 #include "headfuse/bounds.h"
 #include "search/search_impl.h"
@@ -18,10 +19,10 @@
  * exact inverse) is too costly: the layered engine, whatever the slack. */
 #define AUTO_CONE_UNKNOWNS_MAX 1024
 
-/* M - LB(T_-) - LB(T_+) for the limit targets along -e_{d-1} and +e_{d-1} (the layered
- * engine's bottom and top layers), or -1 when it cannot be computed (an allocation failed:
- * then the choice falls back on the unknowns alone). */
-static long layered_slack(const hf_search_t *s)
+/* M - LB(T_-) - LB(T_+) for the limit targets of t along -e_{d-1} and +e_{d-1} (the layered
+ * engine's bottom and top layers), last the largest size to try, or -1 when it cannot be
+ * computed (an allocation failed: then the choice falls back on the unknowns alone). */
+static long layered_slack(const hf_target_t *t, long last)
 {
     int64_t w[HF_D_MAX] = {0};
     long lb[2] = {LONG_MAX, LONG_MAX};
@@ -30,8 +31,8 @@ static long layered_slack(const hf_search_t *s)
     hf_target_init_empty(&lim);
     fmpz_init(x);
     for (int side = 0; side < 2; side++) {
-        w[s->d - 1] = side ? 1 : -1;
-        if (hf_bounds_limit_target(&s->t, w, &lim) != HF_OK || hf_bounds_lower(&lim, x) != HF_OK)
+        w[t->d - 1] = side ? 1 : -1;
+        if (hf_bounds_limit_target(t, w, &lim) != HF_OK || hf_bounds_lower(&lim, x) != HF_OK)
             break;
         lb[side] = fmpz_fits_si(x) ? fmpz_get_si(x) : LONG_MAX;
     }
@@ -41,19 +42,57 @@ static long layered_slack(const hf_search_t *s)
         hf_error_clear();
         return -1;
     }
-    long slack = s->last - lb[0] - lb[1];
+    long slack = last - lb[0] - lb[1];
     return slack > 0 ? slack : 0;
+}
+
+/* auto's choice from the unknowns n of the cone and, between the two thresholds, the
+ * layered engine's slack (last: the largest size to try). */
+static hf_engine_t auto_choice(const hf_target_t *t, long n, long last)
+{
+    if (n <= HF_SEARCH_CONE_AUTO_MAX)
+        return HF_ENGINE_CONE;
+    if (n > AUTO_CONE_UNKNOWNS_MAX || t->d < 2)
+        return HF_ENGINE_LAYERED;
+    return layered_slack(t, last) > 0 ? HF_ENGINE_CONE : HF_ENGINE_LAYERED;
 }
 
 static hf_engine_t auto_resolve(const hf_search_t *s)
 {
-    long n = hf_search_rbox_size(s->qext, s->d, s->span);
-    if (n <= HF_SEARCH_CONE_AUTO_MAX)
-        return HF_ENGINE_CONE;
-    if (n > AUTO_CONE_UNKNOWNS_MAX || s->d < 2)
-        return HF_ENGINE_LAYERED;
-    long slack = layered_slack(s);
-    return slack > 0 ? HF_ENGINE_CONE : HF_ENGINE_LAYERED;
+    return auto_choice(&s->t, hf_search_rbox_size(s->qext, s->d, s->span), s->last);
 }
 
 const hf_engine_ops_t hf_engine_auto = {.resolve = auto_resolve};
+
+hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *opts,
+                                  hf_engine_t *engine, long *unknowns)
+{
+    hf_slice_plan_t plan;
+    HF_TRY(hf_search_check(t, opts));
+    /* Newt(Q)'s extents from the heads' factors, exact without P/Q (algebra.h) */
+    HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &plan));
+    long n = hf_search_rbox_size(plan.qdeg, t->d, opts->span);
+    *unknowns = n;
+    *engine = opts->engine;
+    if (opts->engine != HF_ENGINE_AUTO)
+        return HF_OK;
+    /* the largest size as hf_search_create has it when auto resolves (search_bounds): the
+     * box's points, or UB when the product head fits the span (max_atoms comes later) */
+    double npts = pow(opts->span + 1.0, t->d), last = npts;
+    if (n > HF_SEARCH_CONE_AUTO_MAX && n <= AUTO_CONE_UNKNOWNS_MAX) {
+        fmpz_t ub;
+        int exact = 0;
+        fmpz_init(ub);
+        hf_err_t e = HF_OK;
+        if (opts->bounds)
+            fmpz_set(ub, opts->bounds->ub);
+        else
+            e = hf_bounds_upper(t, ub, &exact);
+        if (e == HF_OK && fmpz_get_d(ub) < npts && hf_search_product_fits(t, opts->span))
+            last = fmpz_get_d(ub);
+        fmpz_clear(ub);
+        HF_TRY(e);
+    }
+    *engine = auto_choice(t, n, last > (double)LONG_MAX ? LONG_MAX : (long)last);
+    return HF_OK;
+}

@@ -69,6 +69,7 @@ static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts,
     HF_TRY(hf_search_large_share(t, opts->span, ranks, &plan, &m->share));
     HF_TRY(hf_fraction_estimate(t, &whole));
     m->large = 1;
+    m->slices = plan.nslices;
     m->held = whole * (t->dv + 1.0) / (t->dv + 4.0) * m->share;
     m->buffers =
         HF_MEMORY_LARGE_ROUND_ATOMS * (8.0 * t->d + 16.0 * (t->dv + 1.0)) + HF_MEMORY_LARGE_TABLES;

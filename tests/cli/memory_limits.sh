@@ -66,7 +66,7 @@ echo "ok: run --list refuses what does not fit (option, job key, environment, ma
 export HF_HEADFUSE=$HEADFUSE
 run 2 "$SRC/slurm/submit" big.yaml --dry-run -- --max-memory 1G
 check_msg err.txt "entries\[1\] (chain:d=15 span 3): chain:d=15 span 3" "1.00 GiB (--max-memory 1G)"
-grep -q "submit: .*big.yaml: refused (see above)" err.txt || fail "submit: $(cat err.txt)"
+grep -q "submit: .*big.yaml: refused before it reaches the queue (see above)" err.txt || fail "submit: $(cat err.txt)"
 [ ! -s out.txt ] || fail "submit printed a script for a refused job: $(cat out.txt)"
 run 0 "$SRC/slurm/submit" big.yaml --dry-run -- --max-memory 200G
 grep -q "^#   srun .* run $WORK/big.yaml --max-memory 200G$" out.txt || fail "submit script: $(cat out.txt)"
