@@ -1853,8 +1853,8 @@ static void test_level_polled(void)
     hf_target_clear(&t);
 }
 
-/* The within-span bound where the cone's own sizes make it moot (docs/search.md, "The
- * within-span bound"): chain:d=5 at span 3 starts at its LB (196 from the search's own
+/* The within-span bound where the cone's own sizes make it moot (docs/search.md, "Shape
+ * rules"): chain:d=5 at span 3 starts at its LB (196 from the search's own
  * bounds; the campaign's end slices give 201) in the cone, where the bound is not
  * computed, and at 204 in the layered engine, which uses it; both find m* = 280. */
 static void test_span_bound_moot_in_cone(void)

@@ -580,7 +580,7 @@ static long cone_first_bound(const hf_search_t *s)
  * the first bound already the last size, a higher first changes neither the rays nor the
  * candidates of any size: sizes without faces are skipped by cone_next_size, and a face
  * below the bound is a candidate the exact test rejects, the same answer (docs/search.md,
- * "The within-span bound"; docs/performance.md §19). */
+ * "Shape rules"; docs/performance.md §19). */
 static int cone_span_bound_moot(const hf_search_t *s)
 {
     long first = s->first > 1 ? s->first : 1;

@@ -114,7 +114,7 @@ typedef struct {
     long (*next_size)(const hf_search_t *s, long m);
     /* true when the within-span bound would change nothing but which sizes run, and the
      * engine's own sizes (next_size) already skip every size without a candidate: the
-     * bound is not computed (docs/search.md, "The within-span bound"); NULL: false */
+     * bound is not computed (docs/search.md, "Shape rules"); NULL: false */
     int (*span_bound_moot)(const hf_search_t *s);
     /* add the engine's counters, and its sub-searches', to st and *face_tests */
     void (*stats)(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
