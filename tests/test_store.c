@@ -1335,6 +1335,39 @@ static void test_merge_disjoint(void)
     scratch_done();
 }
 
+/* Set path's modification time to t seconds (plus a quarter). */
+static void set_mtime(const char *dir, const char *name, long long t)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct timespec ts[2] = {{(time_t)t, 250000000L}, {(time_t)t, 250000000L}};
+    CU_ASSERT_EQUAL(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* The runs' seconds of a resumed row (README, "seconds"): each run from the stamp in its
+ * shards' names to the last write of its shards, the largest over its ranks; runs added. */
+static void test_merge_runs_seconds(void)
+{
+    char dir[256];
+    scratch_make();
+    make_dir(dir, sizeof dir, "r.h5.shards");
+    const range_spec_t a[] = {{5, 0, 3, {NULL}}};
+    const range_spec_t b[] = {{5, 3, 10, {NULL}}};
+    const range_spec_t c[] = {{5, 10, HF_CELLS_ALL, {NULL}}};
+    make_range_shard(dir, "run-1000-7-r000.h5", a, 1); /* run 1: 2 ranks, 10.25 s */
+    make_range_shard(dir, "run-1000-7-r001.h5", b, 1);
+    make_range_shard(dir, "run-2000-9-r000.h5", c, 1); /* run 2: 1 rank, 3.25 s */
+    set_mtime(dir, "run-1000-7-r000.h5", 1004);
+    set_mtime(dir, "run-1000-7-r001.h5", 1010);
+    set_mtime(dir, "run-2000-9-r000.h5", 2003);
+    hf_shards_merged_t g;
+    hf_shards_merged_init(&g);
+    CU_ASSERT_EQUAL_FATAL(hf_shards_merge(dir, FP, &g), HF_OK);
+    CU_ASSERT_DOUBLE_EQUAL(g.runs_seconds, 13.5, 1e-6);
+    hf_shards_merged_clear(&g);
+    scratch_done();
+}
+
 /* A range that overlaps one accepted before - in an earlier shard or earlier in its own
  * shard, exactly or in part - is dropped with its found records, while a later disjoint
  * range of the same shard is kept; a found record of an accepted range is kept only from
@@ -2470,6 +2503,7 @@ int hf_register_tests(void)
     };
     static const hf_unit_case_t merge_cases[] = {
         {"disjoint ranges of a unit are all kept", test_merge_disjoint},
+        {"the seconds of the runs that wrote the shards", test_merge_runs_seconds},
         {"overlapping ranges dropped with their found records", test_merge_overlap},
         {"a whole unit beats later ranges of it (format-1 shard)", test_merge_whole_unit},
         {"many units split over shards", test_merge_many},

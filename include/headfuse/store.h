@@ -84,12 +84,12 @@ typedef struct {
     long n; /* number of supports */
     long m; /* atoms per support */
     int d, dv;
-    int64_t *keys;  /* n*m*d */
-    fmpz *weights;  /* n*m: c */
-    fmpz *wvalues;  /* n*m*dv: u = c v */
-    long cap;       /* room for supports in keys, weights and wvalues */
-    char *file;     /* or NULL: the supports are held in memory */
-    char *group;    /* the group of `file` that holds them */
+    int64_t *keys; /* n*m*d */
+    fmpz *weights; /* n*m: c */
+    fmpz *wvalues; /* n*m*dv: u = c v */
+    long cap;      /* room for supports in keys, weights and wvalues */
+    char *file;    /* or NULL: the supports are held in memory */
+    char *group;   /* the group of `file` that holds them */
 } hf_supports_t;
 
 /* Supports held in memory read from a file have at most this many atoms in all (n m); more
@@ -253,6 +253,10 @@ typedef struct {
     long nfound;
     int64_t *found_m, *found_unit, *found_lo;
     char **found_record;
+    /* the wall seconds of the runs that wrote the shards, each from its start (the stamp in
+     * its shards' names) to the last write of its shards: what a resumed row adds to its
+     * own run's seconds (docs/hdf5-format.md, "Shards") */
+    double runs_seconds;
 } hf_shards_merged_t;
 
 /* Merge every shard of dir with this fingerprint (hf_shard_read's errors; a corrupt

@@ -385,7 +385,8 @@ static hf_err_t another_search(const hf_campaign_cfg_t *cfg, const char *about)
 
 /* Rank 0: read earlier shards into the done list; broadcast it to every rank. */
 static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg, const char *fp,
-                          const char *about, hf_sched_done_t **done, long *ndone)
+                          const char *about, hf_sched_done_t **done, long *ndone,
+                          double *earlier_seconds)
 {
     hf_shards_merged_t g;
     memset(&g, 0, sizeof g);
@@ -398,8 +399,10 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
         e = another_search(cfg, about);
     if (rank == 0 && e == HF_OK)
         n = g.nunits;
+    *earlier_seconds = g.runs_seconds;
     HF_TRY(hf_agree_root(comm, e));
     MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
+    MPI_Bcast(earlier_seconds, 1, MPI_DOUBLE, 0, comm);
     enum { F = 6 }; /* m, unit, lo, hi, nodes, found */
     int64_t *buf = hf_malloc((size_t)(n ? n : 1) * F * sizeof *buf);
     *done = hf_malloc((size_t)(n ? n : 1) * sizeof **done);
@@ -576,6 +579,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     double t0 = MPI_Wtime();
+    long long started = (long long)time(NULL); /* the run's stamp: its shards' names */
     hf_search_t *s = NULL;
     hf_shard_t *shard = NULL;
     hf_sched_done_t *done = NULL;
@@ -656,12 +660,15 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     char about[600];
     search_about(t, sopts, about, sizeof about);
-    HF_CHECK(e, load_done(comm, rank, cfg, fp, about, &done, &ndone), out);
+    /* a resumed row's seconds are those of all its runs (README, "seconds") */
+    double earlier = 0;
+    HF_CHECK(e, load_done(comm, rank, cfg, fp, about, &done, &ndone, &earlier), out);
+    t0 -= earlier;
 
     /* each rank its own shard, named by rank 0's clock and pid for this run; a later
      * entry of the same process in the same second takes the next second */
     static long long last_stamp;
-    long long now = (long long)time(NULL);
+    long long now = started;
     if (rank == 0)
         last_stamp = now = now > last_stamp ? now : last_stamp + 1;
     long long stamp[2] = {now, (long long)getpid()};

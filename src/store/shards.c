@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "headfuse/stop.h"
@@ -215,6 +216,40 @@ static long umap_owner(const unit_map_t *u, int64_t m, int64_t unit, int64_t lo)
     return j < s->n && r[j].lo == lo ? r[j].owner : -1;
 }
 
+/* The wall seconds of the runs that wrote these shards (sorted paths): a shard is named
+ * run-STAMP-PID-rRANK.h5 by the entry that made it, STAMP its run's start (time(2) on rank
+ * 0), and a run lasted at least until the last write of its shards (their mtime: every
+ * finished range is flushed, and a stop closes them). Shards named otherwise count 0. */
+static double runs_seconds(char *const *paths, long n)
+{
+    double total = 0, run_end = -1;
+    long long run_stamp = -1, run_pid = -1;
+    for (long s = 0; s <= n; s++) {
+        long long stamp = -1, pid = -1;
+        int r;
+        struct stat st;
+        if (s < n) {
+            const char *base = strrchr(paths[s], '/');
+            base = base ? base + 1 : paths[s];
+            if (sscanf(base, "run-%lld-%lld-r%d.h5", &stamp, &pid, &r) != 3 ||
+                stat(paths[s], &st) != 0)
+                continue;
+        }
+        if (s == n || stamp != run_stamp || pid != run_pid) { /* a run ends */
+            if (run_stamp >= 0 && run_end > (double)run_stamp)
+                total += run_end - (double)run_stamp;
+            run_stamp = stamp;
+            run_pid = pid;
+            run_end = -1;
+        }
+        if (s < n) {
+            double end = (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec;
+            run_end = end > run_end ? end : run_end;
+        }
+    }
+    return total;
+}
+
 hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *out)
 {
     hf_shards_merged_t merged, *g = &merged; /* built aside: out keeps its value on failure */
@@ -273,6 +308,8 @@ hf_err_t hf_shards_merge(const char *dir, const char *fp, hf_shards_merged_t *ou
         hf_shard_data_clear(&d);
     }
     umap_clear(&accepted);
+    if (e == HF_OK)
+        g->runs_seconds = runs_seconds(paths, n);
     hf_shards_list_free(paths, n);
     if (e == HF_OK) {
         hf_shards_merged_clear(out);
@@ -341,8 +378,7 @@ hf_err_t hf_found_decode_r(const char *text, long nr, fmpz *r)
     hf_err_t e = HF_OK;
     if (!json_is_array(a) || (long)json_array_size(a) != nr)
         e = hf_error(HF_ERR_CORRUPT,
-                     "a found-support record: not a multiplier of %ld integers {\"r\": [...]}",
-                     nr);
+                     "a found-support record: not a multiplier of %ld integers {\"r\": [...]}", nr);
     for (long i = 0; e == HF_OK && i < nr; i++) {
         const char *s = json_string_value(json_array_get(a, i));
         if (!s || !*s || strspn(s + (s[0] == '-'), "0123456789") != strlen(s + (s[0] == '-')) ||

@@ -63,8 +63,18 @@ for sig in USR1 TERM; do
   [ "$st" = 75 ] || fail "SIG$sig: exit status $st, expected 75: $(cat err.txt)"
   grep -q -- "--resume" err.txt || fail "SIG$sig: no resume hint: $(cat err.txt)"
   [ ! -e resume-signal.h5 ] || fail "SIG$sig: RESULT written although interrupted"
+  # the stopped run as if it had lasted 30 s (its shards' last write, from the stamp in
+  # their names): the resumed row's seconds count it (README, "seconds")
+  $PY - resume-signal.h5.shards <<'PY'
+import glob, os, re, sys
+for f in glob.glob(sys.argv[1] + "/run-*.h5"):
+    stamp = int(re.match(r"run-(\d+)-", os.path.basename(f)).group(1))
+    os.utime(f, (stamp + 30, stamp + 30))
+PY
   run 0 mpi 2 search "${spec[@]}" --out resume-signal.h5 --quiet --resume
   [ "$(table_json resume-signal.h5)" = "$ref" ] || fail "SIG$sig + resume differs"
+  secs=$("$HEADFUSE" table resume-signal.h5 --json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["seconds"])')
+  $PY -c "import sys; sys.exit(not 30 <= $secs < 120)" || fail "SIG$sig: resumed row's seconds $secs, not the 30 s of the stopped run and its own"
   echo "ok: SIG$sig -> status 75, resume equals the uninterrupted run"
 done
 
