@@ -98,6 +98,13 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
     "cost model of docs/cluster.md, fitted on chain at span 3 on a 2-core 2026 x86 machine; "      \
     "scale by your cores' speed"
 
+/* A cone of more unknowns than this (auto's own limit for the cone where the layered
+ * engine's slack is 0) may keep hundreds of thousands of rays for minutes to hours:
+ * chain:d=3 at span 6 (100 unknowns) took 3.5 min and 822 MB, a 4-variable target at span
+ * 4 (144 unknowns) kept 252,016 rays after 165 s (docs/search.md, "Which engine auto
+ * takes"). The plan and the search warn of it before the double description starts. */
+#define HF_CAMPAIGN_CONE_WARN_UNKNOWNS 64
+
 /* A row's plan before it runs (`run --list`, `target --span`, `slurm/submit --dry-run`). */
 typedef struct {
     int shortcut;           /* hf_campaign_certified's: 1 LB = UB certifies it, 2 no support fits
@@ -113,7 +120,12 @@ typedef struct {
     double node_total;      /* node_ranks x mem.total */
     double keys;            /* the cost model's keys (UB), large rows */
     double seconds;         /* the search's estimated seconds; < 0: unknown (no basis) */
+    int cone_warn;          /* an ordinary cone row of more than HF_CAMPAIGN_CONE_WARN_UNKNOWNS
+                             * unknowns: possibly hours (hf_campaign_cone_warning) */
 } hf_campaign_plan_t;
+
+/* The warning of a cone with `unknowns` unknowns, in words, with what to do. */
+void hf_campaign_cone_warning(long unknowns, char *buf, size_t n);
 
 /* The plan of one row: hf_campaign_check_row (every check, the refusals included) and
  * then the engine, the busy ranks and the time as above. Not collective. */

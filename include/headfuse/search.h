@@ -168,7 +168,7 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
 hf_err_t hf_search_prepare(hf_search_t *s, hf_search_poll_fn poll, void *poll_ctx);
 
 /* One line for progress reports: the engine and its preparation so far ("engine cone: 48
- * unknowns, 170 rows; rays: row 120/170, 4855 kept"). */
+ * unknowns, 170 rows; rays: row 120/170, 4855 kept; pairs: ..."). */
 void hf_search_describe(const hf_search_t *s, char *buf, size_t n);
 
 /* Bounds computed at creation, as decimal strings (may exceed 64 bits). */

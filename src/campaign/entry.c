@@ -467,6 +467,26 @@ hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
     return HF_OK;
 }
 
+/* Before a cone of many unknowns is built: the plan's warning (hf_campaign_cone_warning),
+ * on rank 0 unless quiet. The engine planned is the engine made (cli.plan checks it). */
+static void cone_warn(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t *t,
+                      const hf_search_opts_t *o)
+{
+    hf_engine_t eng;
+    long unknowns = 0;
+    char why[512];
+    if (rank != 0 || cfg->quiet)
+        return;
+    if (hf_search_engine_planned(t, o, &eng, &unknowns) != HF_OK) {
+        hf_error_clear(); /* only a warning: the search itself reports any error */
+        return;
+    }
+    if (eng != HF_ENGINE_CONE || unknowns <= HF_CAMPAIGN_CONE_WARN_UNKNOWNS)
+        return;
+    hf_campaign_cone_warning(unknowns, why, sizeof why);
+    fprintf(stderr, "[%s] warning: %s\n", t->name, why);
+}
+
 /* What decided a row: assembled into it in one place (row_settle). */
 typedef struct {
     const hf_bounds_t *bounds;
@@ -645,6 +665,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
 
     hf_search_opts_t sbo = *sopts;
     sbo.bounds = b;
+    cone_warn(rank, cfg, t, &sbo);
     e = hf_search_create(t, &sbo, &s);
     if (e == HF_OK) {
         e = hf_campaign_fingerprint(t, sopts, hf_search_engine(s), fp);

@@ -2,6 +2,7 @@
  * run, the ranks its dealt work keeps busy, the memory per rank and per node (the checks of
  * hf_campaign_check_row, memory.c) and a time estimate with its basis. The same for `run
  * --list`, `target --span` and `slurm/submit --dry-run`; nothing is built. */
+#include <stdio.h>
 #include <string.h>
 
 #include <flint/fmpz.h>
@@ -46,5 +47,19 @@ hf_err_t hf_campaign_plan_row(const hf_target_t *t, const hf_search_opts_t *so,
         plan->keys = fmpz_get_d(b->ub);
         plan->seconds = large_seconds(plan->keys, plan->mem.ranks);
     }
+    plan->cone_warn = plan->engine == HF_ENGINE_CONE && !plan->mem.large &&
+                      plan->unknowns > HF_CAMPAIGN_CONE_WARN_UNKNOWNS;
     return HF_OK;
+}
+
+void hf_campaign_cone_warning(long unknowns, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "the cone has %ld unknowns (more than %d): its double description may keep "
+             "hundreds of thousands of rays and take hours and gigabytes beyond the memory "
+             "estimate (docs/search.md, \"Which engine auto takes\"); its progress lines "
+             "show the rays kept and the pairs tested a second: if the rays keep growing, "
+             "stop it (kill -USR1 on mpirun) and try a smaller span, --engine layered, or "
+             "--max-atoms",
+             unknowns, HF_CAMPAIGN_CONE_WARN_UNKNOWNS);
 }

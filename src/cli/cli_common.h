@@ -103,6 +103,7 @@ void cli_json_print(json_t *j);
  * the memory per rank and per node, the time with its basis. */
 typedef struct {
     char engine[96], ranks[320], memory[256], time[224];
+    char warning[512]; /* "" or the cone's warning (hf_campaign_cone_warning) */
 } cli_plan_words_t;
 void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w);
 /* The nodes of a plan in words: "64 ranks on 1 node (64 a node), a node's memory 250 GiB

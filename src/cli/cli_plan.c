@@ -29,6 +29,7 @@ static void ranks_words(const hf_campaign_plan_t *p, char *buf, size_t n)
 void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w)
 {
     char one[32], node[32];
+    w->warning[0] = '\0';
     if (p->shortcut) {
         snprintf(w->engine, sizeof w->engine, "%s", hf_campaign_plan_engine(p));
         snprintf(w->ranks, sizeof w->ranks, "no search: %s",
@@ -49,9 +50,13 @@ void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w)
     if (p->seconds >= 0)
         snprintf(w->time, sizeof w->time, "about %.0f s for the search on %d rank(s) (%s)",
                  p->seconds, p->mem.ranks, HF_CAMPAIGN_TIME_BASIS);
+    else if (p->cone_warn)
+        snprintf(w->time, sizeof w->time, "unknown, possibly hours (the warning below)");
     else
         snprintf(w->time, sizeof w->time,
                  "unknown (no basis for this engine before it runs: time one row on 2 ranks)");
+    if (p->cone_warn)
+        hf_campaign_cone_warning(p->unknowns, w->warning, sizeof w->warning);
 }
 
 void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n)
@@ -78,6 +83,10 @@ json_t *cli_plan_json(const hf_campaign_plan_t *p)
     json_object_set_new(o, "search", json_boolean(search));
     json_object_set_new(o, "large_row", json_boolean(p->mem.large));
     json_object_set_new(o, "unknowns", search ? json_integer(p->unknowns) : json_null());
+    char warn[512] = "";
+    if (p->cone_warn)
+        hf_campaign_cone_warning(p->unknowns, warn, sizeof warn);
+    json_object_set_new(o, "warning", warn[0] ? json_string(warn) : json_null());
     json_object_set_new(o, "ranks", json_integer(p->mem.ranks));
     json_object_set_new(o, "busy_ranks", p->busy > 0 ? json_integer(p->busy) : json_null());
     json_object_set_new(o, "slices", p->mem.large ? json_integer(p->mem.slices) : json_null());

@@ -115,6 +115,8 @@ static void print_list(const hf_job_t *job, const hf_campaign_plan_t *plan, long
         cli_plan_words(plan + i, &w);
         printf("plan %ld: engine %s; ranks %s; memory %s; time %s\n", i, w.engine, w.ranks,
                w.memory, w.time);
+        if (w.warning[0])
+            printf("plan %ld: warning: %s\n", i, w.warning);
     }
     print_memory_line(job, plan, big, lim);
 }

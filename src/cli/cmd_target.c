@@ -129,6 +129,8 @@ static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t 
            : fits             ? ", within a node"
                               : ": more than a node holds; run --list and slurm/submit refuse it");
     printf("plan        time %s\n", w.time);
+    if (w.warning[0])
+        printf("plan        warning: %s\n", w.warning);
 }
 
 static hf_err_t memory_report(const hf_target_t *t, const plan_opts_t *po, json_t **j)

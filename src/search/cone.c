@@ -734,12 +734,19 @@ static void cone_describe(const hf_search_t *s, char *buf, size_t n)
         snprintf(buf, n, "engine cone: an extent of Newt(Q) exceeds the span; no support");
         return;
     }
-    if (c->bound < 0)
-        snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes; rays: row %ld/%ld, %ld kept",
-                 c->n, c->nh, c->info.step, c->nh, c->info.step_rays);
-    else
+    if (c->bound < 0) {
+        /* rows are not a measure of the work left (a step's pairs are the product of its
+         * positive and negative rays): the pairs tested and their rate are */
+        double secs = c->info.started > 0 ? hf_cone_clock() - c->info.started : 0;
+        snprintf(buf, n,
+                 "engine cone: %ld unknowns, %ld hyperplanes; rays: row %ld/%ld, %ld kept; "
+                 "pairs: %.3g in this row, %.3g done (%.3g a second)",
+                 c->n, c->nh, c->info.step, c->nh, c->info.step_rays, c->info.step_pairs,
+                 c->info.done_pairs, secs > 0 ? c->info.done_pairs / secs : 0.0);
+    } else {
         snprintf(buf, n, "engine cone: %ld unknowns, %ld hyperplanes, %ld rays of support <= %ld",
                  c->n, c->nh, c->nrays, c->bound);
+    }
 }
 
 const hf_engine_ops_t hf_engine_cone = {.create = cone_create,

@@ -1391,8 +1391,10 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
             ctl->pairs += (double)st.npos * st.nneg;
             ctl->since_pairs += (double)st.npos * st.nneg;
         }
-        if (ctl->info)
+        if (ctl->info) {
             ctl->info->pairs = ctl->pairs; /* so far: reports, and the recorder's rounds */
+            ctl->info->step_pairs = (double)st.npos * st.nneg;
+        }
         int agreed = 1;
         err = dd_step_pairs(pl, wpos, bound, cur, &st, ctl, err, &next, &agreed);
         if (err != HF_OK && agreed)
@@ -1417,6 +1419,7 @@ static hf_err_t dd_steps(const dd_plan_t *pl, const long *wpos, long bound, dd_c
         if (ctl->info) {
             ctl->info->step = p + 1;
             ctl->info->step_rays = cur->count;
+            ctl->info->done_pairs = ctl->pairs;
         }
     }
     /* a failure of this process's own in the last steps reaches every process here */
@@ -1558,6 +1561,8 @@ hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
     /* with a split this is collective: every process returns the agreed status of the
      * steps (a failure of its own before them is carried to their first agreement); only
      * a failure in storing the rays, after the last agreement, is this process's alone */
+    c->info.started = hf_cone_clock();
+    c->info.done_pairs = c->info.step_pairs = 0;
     err = dd_plan_init(c, &pl);
     if (err != HF_OK)
         return dd_carry(&ctl, err);

@@ -5,6 +5,7 @@
 #define HF_CONE_IMPL_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include <flint/fmpz.h>
 
@@ -23,12 +24,23 @@ typedef struct {
     long adjacencies;     /* adjacent pairs combined into new rays */
     double pairs;         /* (positive, negative) pairs examined: the machine-free cost */
     long step, step_rays; /* progress of the double description: rows done, rays kept */
+    double started;       /* hf_cone_clock() when the double description started */
+    double done_pairs;    /* the pairs of the steps finished (the progress line) */
+    double step_pairs;    /* the pairs of the step under way */
     /* CPU seconds of the parts of the steps that every rank repeats (bench/scaling_record
      * prints them): the signs (dot products), the lists, folds and index, the merge of
      * a dealt step's records, and keeping the rays that stay */
     double cpu_signs, cpu_lists, cpu_merge, cpu_keep;
     int64_t extent[HF_D_MAX];
 } hf_cone_info_t;
+
+/* Monotonic wall seconds: the double description's rate in its progress line. */
+static inline double hf_cone_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* The cone's rays and hyperplanes (the cone engine's state). */
 typedef struct hf_cone_s hf_cone_t;

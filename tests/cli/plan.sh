@@ -102,3 +102,20 @@ run 0 "$HEADFUSE" target --family chain:d=15 --span 3 --ranks 64 --json
 [ "$(json_get "$(cat out.txt)" 'o["memory"]["plan"]["engine"], o["memory"]["plan"]["busy_ranks"]')" = "('cone', 64)" ] ||
   fail "target --json plan: $(cat out.txt)"
 echo "ok: headfuse target --span prints the plan"
+
+# a cone of more than 64 unknowns is warned of before it runs (issue 40, item 2): in the
+# plan (run --list, --json) and by the search itself, before its double description;
+# chain:d=3 at span 6 with the cone has 100 unknowns (3.5 minutes, docs/search.md)
+printf 'name: c3\nentries:\n  - {family: chain, d: 3, span: 6, engine: cone}\n  - {family: chain, d: 3, span: 4}\n' >c3.yaml
+run 0 "$HEADFUSE" run c3.yaml --list
+grep -q "^plan 0: engine cone; .* time unknown, possibly hours (the warning below)$" out.txt || fail "cone plan: $(cat out.txt)"
+grep -q "^plan 0: warning: the cone has 100 unknowns (more than 64): its double description may keep hundreds of thousands of rays" out.txt ||
+  fail "cone warning: $(cat out.txt)"
+grep -q "^plan 1: warning" out.txt && fail "a cone of 18 unknowns warned of: $(cat out.txt)"
+run 0 "$HEADFUSE" run c3.yaml --list --json
+[ "$(json_get "$(cat out.txt)" 'o["entries"][0]["plan"]["warning"] is not None, o["entries"][1]["plan"]["warning"]')" = "(True, None)" ] ||
+  fail "--json warning: $(cat out.txt)"
+# the search: the warning, then a stop while the rays are computed (exit 75)
+run 75 env HEADFUSE_STOP_AT=rays:1 "$HEADFUSE" search --family chain:d=3 --span 6 --engine cone --out w.h5
+grep -q "^\[chain:d=3\] warning: the cone has 100 unknowns" err.txt || fail "search warning: $(cat err.txt)"
+echo "ok: a cone of 100 unknowns is warned of in the plan and by the search"
