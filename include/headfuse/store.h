@@ -255,7 +255,7 @@ typedef struct {
     char **found_record;
     /* the wall seconds of the runs that wrote the shards, each from its start (the stamp in
      * its shards' names) to the last write of its shards: what a resumed row adds to its
-     * own run's seconds (docs/hdf5-format.md, "Shards") */
+     * own run's seconds (docs/hdf5-format.md, "Shard files") */
     double runs_seconds;
 } hf_shards_merged_t;
 

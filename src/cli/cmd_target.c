@@ -38,7 +38,9 @@ static const char *usage_text =
     "  the independent exact verifier and printed: its keys, weights and values (text: up\n"
     "  to 64 atoms; --json: always, as product_head). --json adds lb_rule,\n"
     "  newton_vertices (null when out of reach), m_star_certified (null unless\n"
-    "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies);\n"
+    "  proven) and span_free (the 2-D or 3-D argument's counts, null when none applies,\n"
+    "  span_free_note says why). Text: an 'open' line gives LB <= m* <= UB over all keys\n"
+    "  when nothing certifies m*;\n"
     "  lb and ub are numbers below 2^53 and decimal strings from 2^53 on. memory (--json:\n"
     "  fraction_bytes_estimate) estimates what building P/Q takes on each rank of a search\n"
     "  (docs/cluster.md, \"Memory per rank\").\n"
@@ -314,6 +316,15 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "certified_rule",
                             cert.certified ? json_string(cert.rule) : json_null());
         json_object_set_new(o, "span_free", span_free_json(&cert));
+        /* why span_free is null: the arguments are for two and three variables */
+        json_object_set_new(o, "span_free_note",
+                            cert.dim ? json_null()
+                            : t.d == 2 || t.d == 3
+                                ? json_string("the 2-D/3-D argument's conditions do not hold "
+                                              "(docs/search.md, \"Certified over all keys\")")
+                                : json_string("the span-free arguments are for d = 2 and "
+                                              "d = 3 (docs/search.md, \"Certified over all "
+                                              "keys\")"));
         json_object_set_new(o, "fraction_bytes_estimate", json_real(pq_bytes));
         if (small) {
             json_t *p = json_object(), *head = hf_head_to_json(&product, NULL, 1);
@@ -358,6 +369,10 @@ int cli_cmd_target(int argc, char **argv)
                                  : "two-dimensional Newton argument",
                    cert.unique ? "the minimal support is supp(Q), unique up to translation"
                                : "supp(Q) is a minimal support");
+        else
+            printf("open        %s <= m* <= %s over all integer keys  (no certificate; a "
+                   "search at span S gives m* within it, docs/math.md §1.4)\n",
+                   bs, us);
         if (cert.dim == 3)
             print_faces3d(&cert);
         if (small)

@@ -64,6 +64,12 @@ grep -q "^lower bound 8  (vertices of the Newton polytope of the reduced denomin
 run 0 "$HEADFUSE" target --family chain:d=4
 grep -q "^lower bound 69  (end slices: the limit targets at both ends and least positive multiples between)$" out.txt ||
   fail "plain output: $(cat out.txt)"
+# what holds over all keys, in words, when nothing certifies it (issue 40, item 4)
+grep -q "^open        69 <= m\* <= 82 over all integer keys  (no certificate" out.txt || fail "open line: $(cat out.txt)"
+"$HEADFUSE" target --family chain:d=4 --json | $PY -c 'import json,sys; o=json.load(sys.stdin); assert o["span_free"] is None and "d = 2 and d = 3" in o["span_free_note"], o["span_free_note"]' ||
+  fail "span_free_note"
+run 0 "$HEADFUSE" target --family wd:d=3
+grep -q "^open" out.txt && fail "a certified target said open: $(cat out.txt)"
 run 0 "$HEADFUSE" target --family chain:d=3
 grep -q "^lower bound 24  (three-dimensional Newton argument)$" out.txt ||
   fail "plain output: $(cat out.txt)"
