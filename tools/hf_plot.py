@@ -34,8 +34,7 @@ import h5py
 # three decimals, and a file column when there are several files.
 FIELDS = ["name", "d", "span", "m_star", "lb", "lb_rule", "ub", "status", "engine", "max_atoms",
           "n_min_raw", "n_min_sym", "group_order", "nodes", "units", "seconds"]
-HEADERS = ["name", "d", "span", "m*", "LB", "rule", "UB", "status", "engine", "max_atoms", "n_min",
-           "n_sym", "group", "nodes", "units", "seconds"]
+HEADERS = FIELDS  # one name for each column, as in --json, --csv and RESULT.h5
 TEXT_FIELDS = ("name", "lb_rule", "status", "engine")
 STATUS_MARKERS = {"certified": ("o", "certified: m*, the minimum for all keys"),
                   "exhaustive": ("s", "exhaustive: m*, the minimum within the span"),
@@ -102,8 +101,6 @@ def read_rows(path):
 
 def cell(row, field):
     v = row[field]
-    if field == "max_atoms" and v == 0:
-        return "none"  # no limit: the search went up to UB
     if v is None:
         return "-"
     if field == "seconds":

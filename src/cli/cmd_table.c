@@ -28,8 +28,8 @@ static const char *usage_text =
     "  table (JSON: group_order null, group_note the reason).\n"
     "  m_star is exact at any size (wd:d=64: 18446744073709551616), in --json an integer;\n"
     "  lb and ub there are numbers below 2^53 and decimal strings from 2^53 on.\n"
-    "  A file that does not exist is skipped with a warning (none existing: exit 2); a\n"
-    "  damaged one fails the whole table (exit 6).\n";
+    "  A file that does not exist is skipped with a warning while another exists (none\n"
+    "  existing: exit 4); a damaged one fails the whole table (exit 6).\n";
 
 /* The table fields, in the documented order. */
 static const char *const fields[] = {
@@ -409,22 +409,34 @@ int cli_cmd_table(int argc, char **argv)
         return 2;
     }
 
-    /* A missing file is skipped with a warning: a sweep's table prints while some of its
-     * files are still to come. A damaged file still fails the whole table. */
+    /* A missing file is skipped with a warning while another file exists: a sweep's table
+     * prints while some of its files are still to come. None existing: the reader's own
+     * message (exit 4, and the hint when FILE.shards/ holds a stopped run). A damaged file
+     * still fails the whole table. */
     int kept = 0;
     for (int i = 0; i < npos; i++) {
         struct stat st;
         if (stat(pos[i], &st) != 0 && errno == ENOENT)
-            fprintf(stderr, "headfuse table: warning: %s: no such file, skipped\n", pos[i]);
-        else
-            pos[kept++] = pos[i];
+            continue;
+        kept++;
     }
-    if (kept == 0) {
-        fprintf(stderr, "headfuse table: none of the %d file(s) given exists\n", npos);
-        free(pos);
-        return 2;
+    if (kept > 0) {
+        kept = 0;
+        for (int i = 0; i < npos; i++) {
+            struct stat st;
+            char shards[4200];
+            if (stat(pos[i], &st) == 0 || errno != ENOENT) {
+                pos[kept++] = pos[i];
+                continue;
+            }
+            snprintf(shards, sizeof shards, "%s.shards", pos[i]);
+            fprintf(stderr, "headfuse table: warning: %s: no such file, skipped%s\n", pos[i],
+                    stat(shards, &st) == 0 ? " (its .shards/ holds a stopped run: rerun it with "
+                                             "--resume to write it)"
+                                           : "");
+        }
+        npos = kept;
     }
-    npos = kept;
 
     /* APPROX.h5 files (headfuse approx) have a table of their own */
     int napprox = 0;

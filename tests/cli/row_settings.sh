@@ -71,8 +71,8 @@ grep -Eq '^wd:d=16 +16 +1 +65536 +65536 +newton_vertices +65536 +certified +none
 run 0 "$HEADFUSE" table rows.h5 missing.h5
 grep -q "^headfuse table: warning: missing.h5: no such file, skipped$" err.txt || fail "table, missing file: $(cat err.txt)"
 [ "$(grep -c '^wd:d=2 ' out.txt)" = 2 ] || fail "table, missing file: rows of rows.h5: $(cat out.txt)"
-run 2 "$HEADFUSE" table missing.h5 gone.h5
-grep -q "none of the 2 file(s) given exists" err.txt || fail "table, no file: $(cat err.txt)"
+run 4 "$HEADFUSE" table missing.h5 gone.h5
+grep -q "missing.h5: cannot open result: No such file or directory" err.txt || fail "table, no file: $(cat err.txt)"
 
 # RESULT.h5 itself: format 4, the fields, the job file's text
 $PY - rows.h5 rows.yaml <<'PY' || fail "RESULT.h5 content"
