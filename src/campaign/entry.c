@@ -487,6 +487,23 @@ static void cone_warn(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t 
     fprintf(stderr, "[%s] warning: %s\n", t->name, why);
 }
 
+/* Which rule set the first size, when it is not LB: the within-span bound (docs/search.md,
+ * "Shape rules"), so that a row's seconds spent on it are explained. Rank 0, not quiet. */
+static void first_size_said(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t *t,
+                            const hf_search_t *s)
+{
+    long first = hf_search_first_size(s);
+    fmpz_t lb;
+    fmpz_init(lb);
+    if (rank == 0 && !cfg->quiet && fmpz_set_str(lb, hf_search_lb(s), 10) == 0 &&
+        fmpz_cmp_si(lb, first) < 0 && first <= hf_search_last_size(s))
+        fprintf(stderr,
+                "[%s] first size %ld: the within-span bound (faces of Newt(Q) in the span, "
+                "docs/search.md, \"Shape rules\"), above LB %s\n",
+                t->name, first, hf_search_lb(s));
+    fmpz_clear(lb);
+}
+
 /* What decided a row: assembled into it in one place (row_settle). */
 typedef struct {
     const hf_bounds_t *bounds;
@@ -676,6 +693,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                   "(with --resume if an earlier run saved units)");
     if (e != HF_OK)
         goto out;
+    first_size_said(rank, cfg, t, s);
     e = hf_agree_root(comm, rank == 0 ? prepare_shard_dir(cfg) : HF_OK);
     if (e != HF_OK)
         goto out;

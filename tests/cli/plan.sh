@@ -119,3 +119,11 @@ run 0 "$HEADFUSE" run c3.yaml --list --json
 run 75 env HEADFUSE_STOP_AT=rays:1 "$HEADFUSE" search --family chain:d=3 --span 6 --engine cone --out w.h5
 grep -q "^\[chain:d=3\] warning: the cone has 100 unknowns" err.txt || fail "search warning: $(cat err.txt)"
 echo "ok: a cone of 100 unknowns is warned of in the plan and by the search"
+
+# the rule that set a first size above LB is said (issue 40, item 3): chain:d=5 at span 3
+# in the layered engine starts at the within-span bound's 204, above LB 201 (stopped as
+# soon as its face tables start)
+run 75 env HEADFUSE_STOP_AT=tables:1 "$HEADFUSE" search --family chain:d=5 --span 3 --engine layered --out l5.h5
+grep -q '^\[chain:d=5\] first size 204: the within-span bound (faces of Newt(Q) in the span, docs/search.md, "Shape rules"), above LB 201$' err.txt ||
+  fail "first size: $(cat err.txt)"
+echo "ok: the first size's rule is said when it is not LB"
