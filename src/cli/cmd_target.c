@@ -311,10 +311,17 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "ub_exact", json_boolean(ub_exact));
         json_object_set_new(o, "certified",
                             json_boolean((ub_exact && fmpz_equal(low.lb, ub)) || cert.certified));
+        /* m* whenever it is proven: by the 2-D or 3-D certificate, or by LB = UB (then the
+         * rule is LB's; docs/math.md §1.4) */
+        int lb_ub = ub_exact && fmpz_equal(low.lb, ub);
         json_object_set_new(o, "m_star_certified",
-                            cert.certified ? json_integer(cert.m_star) : json_null());
+                            cert.certified ? json_integer(cert.m_star)
+                            : lb_ub        ? cli_json_bigint(ub)
+                                           : json_null());
         json_object_set_new(o, "certified_rule",
-                            cert.certified ? json_string(cert.rule) : json_null());
+                            cert.certified ? json_string(cert.rule)
+                            : lb_ub        ? json_string(low.rule)
+                                           : json_null());
         json_object_set_new(o, "span_free", span_free_json(&cert));
         /* why span_free is null: the arguments are for two and three variables */
         json_object_set_new(o, "span_free_note",

@@ -17,6 +17,9 @@ grep -q '^certified   m\* = 27  (LB = UB)$' out.txt || fail "multi:d=3,k=3 certi
 out=$("$HEADFUSE" target --family multi:d=3,k=3 --json)
 [ "$(json_get "$out" 'o["lb"], o["lb_rule"], o["newton_vertices"], o["ub"], o["certified"]')" = "(27, 'slices', 8, 27, True)" ] ||
   fail "multi:d=3,k=3 --json: $out"
+# a row certified by LB = UB gives its m* and rule as the 2-D/3-D certificates do
+[ "$(json_get "$out" 'o["m_star_certified"], o["certified_rule"]')" = "(27, 'slices')" ] ||
+  fail "multi:d=3,k=3 m_star_certified: $out"
 
 # 3^64: a decimal string in JSON, the digits on the text lines
 out=$("$HEADFUSE" target --family multi:d=64,k=3 --json)
