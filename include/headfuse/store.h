@@ -314,6 +314,10 @@ hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const lo
  * rename: the one commit of the store); otherwise remove it. Returns the agreed status. */
 hf_err_t hf_witness_close(hf_witness_t **w, hf_err_t status);
 
+/* fsync of the directory holding path, so that a name just created or renamed there
+ * survives a crash. Best effort: it comes after the file is complete under its name. */
+void hf_store_sync_dir(const char *path);
+
 /* ---- write fault injection (for tests) ---- */
 
 /* Make the Nth store write call from now fail, once (0 disables). Write calls are

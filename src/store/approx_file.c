@@ -219,11 +219,9 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     f = H5I_INVALID_HID;
     if (rc < 0)
         goto fail;
-    if (HF_SYSW(EIO, rename(tmp, path)) != 0) {
-        err =
-            hf_error(HF_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+    /* the one commit of a finished file: fsync, rename, fsync of the directory */
+    if ((err = hf_store_commit(tmp, path)) != HF_OK)
         unlink(tmp);
-    }
     goto done;
 fail:
     err = hf_h5_fail(HF_ERR_IO, path, step);

@@ -735,10 +735,9 @@ uint32_t hf_store_checksum(const char *s, size_t n)
 
 /* ---- the one atomic commit of a finished file ---- */
 
-/* fsync of the directory holding path (its new name survives a crash). Best effort: it comes
- * after the rename, when the file is complete under its name, so a failure is not reported
- * as the file's (the caller's old file is gone by then). */
-static void sync_dir(const char *path)
+/* Best effort (store.h): it comes after the rename, when the file is complete under its
+ * name, so a failure is not reported as the file's (the caller's old file is gone by then). */
+void hf_store_sync_dir(const char *path)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
@@ -770,6 +769,6 @@ hf_err_t hf_store_commit(const char *tmp, const char *path)
         return hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(e));
     if (HF_SYSW(EIO, rename(tmp, path)) < 0)
         return hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
-    sync_dir(path);
+    hf_store_sync_dir(path);
     return HF_OK;
 }

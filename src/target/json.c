@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <flint/fmpz.h>
@@ -526,6 +527,8 @@ hf_err_t hf_target_save_json(const hf_target_t *t, const char *path)
     }
     size_t len = strlen(text);
     int bad = fwrite(text, 1, len, f) != len;
+    /* on disk before the rename: a crash leaves the old file or the whole new one */
+    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     f = NULL;
     if (bad) {
