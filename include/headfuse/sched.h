@@ -175,9 +175,8 @@ hf_err_t hf_sched_gather_bytes(MPI_Comm comm, hf_err_t status, const void *mine,
 
 /* Install the SIGTERM/SIGUSR1 handlers (flag only; async-signal-safe). */
 void hf_sched_install_signals(void);
-/* Nonzero once a stop signal arrived (also settable for tests). */
+/* Nonzero once a stop signal arrived (a test requests one with hf_stop_request, core). */
 int hf_sched_stop_requested(void);
-void hf_sched_request_stop(void);
 
 /* Collective over comm. Every rank passes its own search (same target and options).
  * Outcome identical on all ranks except seconds/idle_fraction. */

@@ -29,11 +29,6 @@ int hf_sched_stop_requested(void)
     return hf_stop_requested();
 }
 
-void hf_sched_request_stop(void)
-{
-    hf_stop_request();
-}
-
 /* State of one run on one rank: the size being decided and its progress. */
 typedef struct {
     MPI_Comm comm;
