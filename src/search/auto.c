@@ -76,9 +76,10 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
     *engine = opts->engine;
     if (opts->engine != HF_ENGINE_AUTO)
         return HF_OK;
-    /* the largest size as hf_search_create has it when auto resolves (search_bounds): the
-     * box's points, or UB when the product head fits the span (max_atoms comes later) */
-    double npts = pow(opts->span + 1.0, t->d), last = npts;
+    /* the largest size as hf_search_create has it when auto resolves (max_atoms comes
+     * later); the box's points capped at LONG_MAX */
+    double points = pow(opts->span + 1.0, t->d);
+    long last = points >= (double)LONG_MAX ? LONG_MAX : (long)points;
     if (n > HF_SEARCH_CONE_AUTO_MAX && n <= AUTO_CONE_UNKNOWNS_MAX) {
         fmpz_t ub;
         int exact = 0;
@@ -88,11 +89,11 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
             fmpz_set(ub, opts->bounds->ub);
         else
             e = hf_bounds_upper(t, ub, &exact);
-        if (e == HF_OK && fmpz_get_d(ub) < npts && hf_search_product_fits(t, opts->span))
-            last = fmpz_get_d(ub);
+        if (e == HF_OK)
+            last = hf_search_size_cap(t, opts->span, last, ub);
         fmpz_clear(ub);
         HF_TRY(e);
     }
-    *engine = auto_choice(t, n, last > (double)LONG_MAX ? LONG_MAX : (long)last);
+    *engine = auto_choice(t, n, last);
     return HF_OK;
 }

@@ -192,6 +192,13 @@ static hf_err_t search_box(hf_search_t *s)
     return HF_OK;
 }
 
+long hf_search_size_cap(const hf_target_t *t, int span, long npts, const fmpz_t ub)
+{
+    /* UB caps the sizes only when the product head lies inside the span box: otherwise a
+     * feasible support in the box may need more atoms than UB */
+    return fmpz_cmp_si(ub, npts) < 0 && hf_search_product_fits(t, span) ? fmpz_get_si(ub) : npts;
+}
+
 /* LB and UB (UB of a top-level search only) and the sizes they allow: from the bounds
  * record when the caller has one, else computed. */
 static hf_err_t search_bounds(hf_search_t *s, const hf_bounds_t *given)
@@ -214,10 +221,7 @@ static hf_err_t search_bounds(hf_search_t *s, const hf_bounds_t *given)
         else
             HF_CHECK(err, hf_bounds_upper(&s->t, ub, &exact), done);
         HF_CHECK(err, search_fmpz_str(ub, &s->ub_str), done);
-        /* UB caps the sizes only when the product head lies inside the span box:
-         * otherwise a feasible support in the box may need more atoms than UB. */
-        if (fmpz_cmp_si(ub, s->npts) < 0 && hf_search_product_fits(&s->t, s->span))
-            s->last = fmpz_get_si(ub);
+        s->last = hf_search_size_cap(&s->t, s->span, s->npts, ub);
     } else if (!(s->ub_str = hf_strdup("?"))) {
         err = HF_ERR_NOMEM;
     }

@@ -218,6 +218,10 @@ void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 long hf_search_rbox_points(const hf_fraction_t *f, int span);
 /* The same from the extents e[d] of Newt(Q). */
 long hf_search_rbox_size(const int64_t *e, int d, int span);
+/* The largest size a search of t at span tries (before max_atoms): UB where the product head
+ * lies inside the span box, else npts, the box's points. The one rule for hf_search_create
+ * and hf_search_engine_planned, so that auto resolves alike in both. */
+long hf_search_size_cap(const hf_target_t *t, int span, long npts, const fmpz_t ub);
 /* Newt(Q) of s while s is being made (NULL when Q is too large for the shape rules, or
  * when no polytope was computed): computed once, with its faces for a top-level search. */
 hf_err_t hf_search_newton(hf_search_t *s, const hf_newton_t **N);
