@@ -46,8 +46,8 @@ static void slice_values(long idx, int p, const int64_t *ext, int64_t *e)
 
 /* The first atom of support j whose first p coordinates are not below e (m if none):
  * binary search over the sorted keys, one key read per step. */
-static hf_err_t first_atom(hf_supports_reader_t *r, long j, long m, int d, int p,
-                           const int64_t *e, long *out)
+static hf_err_t first_atom(hf_supports_reader_t *r, long j, long m, int d, int p, const int64_t *e,
+                           long *out)
 {
     long lo = 0, hi = m;
     int64_t key[HF_D_MAX];
@@ -334,9 +334,8 @@ hf_err_t hf_campaign_verify_large(MPI_Comm comm, const hf_target_t *t, const hf_
     hf_supports_close(&r);
     err = hf_agree_all(comm, err);
     /* the verdict: every rank's flags and lambda */
-    int flags = err == HF_OK ? W.flags | (outside || W.mixed ? 1 << HF_VERIFY_SLICE_NOT_MULTIPLE
-                                                              : 0)
-                             : 0;
+    int flags =
+        err == HF_OK ? W.flags | (outside || W.mixed ? 1 << HF_VERIFY_SLICE_NOT_MULTIPLE : 0) : 0;
     char mine[512] = "", *all = NULL;
     if (err == HF_OK && W.have_lambda) {
         char *s = fmpq_get_str(NULL, 10, W.lambda);
