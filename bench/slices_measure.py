@@ -47,7 +47,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from span_free_3d import ROOT, random_target, run_search, run_target  # noqa: E402
+from span_free_3d import ROOT, parse_spans, random_target, run_search, run_target  # noqa: E402
 
 
 def block_heads(rng, axis, d):
@@ -94,13 +94,6 @@ def bounds(o, after):
     if o["certified"]:
         cert = num(o["m_star_certified"]) if o["m_star_certified"] is not None else num(o["ub"])
     return lb, cert, sf.get("dim") == 3
-
-
-def parse_spans(text):
-    if not text:
-        return []
-    lo, _, hi = text.partition("-")
-    return list(range(int(lo), int(hi or lo) + 1))
 
 
 def measure(a, name, cases, spans, work, failures):

@@ -87,6 +87,14 @@ def run_search(hf, case, span, ranks, timeout, work):
     return row, time.time() - t0
 
 
+def parse_spans(text):
+    """"3-6" -> [3, 4, 5, 6], "4" -> [4], "" -> []."""
+    if not text:
+        return []
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -101,8 +109,7 @@ def main():
                     help="test only: claim one key more than the span-free lower bound, "
                     "which the checks must refute (tests/cli/bench_span_free_3d.sh)")
     a = ap.parse_args()
-    lo, _, hi = a.spans.partition("-")
-    spans = list(range(int(lo), int(hi or lo) + 1))
+    spans = parse_spans(a.spans)
     hf = os.path.join(a.build, "headfuse")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
