@@ -32,7 +32,7 @@ struct hf_large_s {
 hf_err_t hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine, int *large)
 {
     HF_TRY(hf_search_large_wanted(t, span, engine, large));
-    if (!*large || engine == HF_ENGINE_CONE)
+    if (!*large || !hf_engine_ops(engine)->resolve)
         return HF_OK;
     /* auto takes the cone when its unknowns are few (auto.c): from Newt(Q)'s extents */
     hf_slice_plan_t plan;
@@ -46,7 +46,7 @@ hf_err_t hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engi
 {
     (void)span;
     *large = 0;
-    if (engine != HF_ENGINE_AUTO && engine != HF_ENGINE_CONE)
+    if (!hf_engine_ops(engine) || !hf_engine_ops(engine)->large_rows)
         return HF_OK;
     double terms = 0;
     HF_TRY(hf_fraction_estimate_terms(t, &terms));

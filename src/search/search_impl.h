@@ -118,7 +118,19 @@ typedef struct {
     int (*span_bound_moot)(const hf_search_t *s);
     /* add the engine's counters, and its sub-searches', to st and *face_tests */
     void (*stats)(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
+    /* nonzero: the engine may run a row as a large row (large.c; auto: when it resolves to
+     * such an engine) */
+    int large_rows;
+    /* nonzero: the engine decides a small limit target exactly and cheaply when its unknowns
+     * are at most HF_SEARCH_CONE_AUTO_MAX (the shape rule's counts, shape.c); its cost grows
+     * with them (hf_engine_counts_unknowns) */
+    int small_exact;
 } hf_engine_ops_t;
+
+/* The registry (registry.c, engine.h): an engine's table of operations, NULL outside the
+ * table; the first engine that decides small targets exactly (ops->small_exact), 0 when none. */
+const hf_engine_ops_t *hf_engine_ops(hf_engine_t e);
+int hf_engine_small_exact(hf_engine_t *out);
 
 /* The engines' tables, one per HF_ENGINE_TABLE row (defined in the engine's file). */
 #define HF_ENGINE_OPS_DECL(code, name, prunes, ops, text) extern const hf_engine_ops_t ops;
