@@ -286,9 +286,6 @@ void hf_search_best_lower(const hf_lower_t *low, const hf_certificate_t *c, fmpz
 
 /* 1 when s is a large row. */
 int hf_search_is_large(const hf_search_t *s);
-/* The estimated terms of Q above which a cone search is a large row (2^18; tests set it
- * lower, HEADFUSE_LARGE_MIN_TERMS, to run small rows on the large rows' path). */
-void hf_search_set_large_min_terms(long terms);
 /* Unknowns of R (nr of an implicit support). */
 long hf_search_large_unknowns(const hf_search_t *s);
 /* The order of two implicit supports of s (after preparation): *cmp < 0, 0 or > 0 as the

@@ -14,8 +14,6 @@
 #include "headfuse/bounds.h"
 #include "search/search_impl.h"
 
-long hf_search_test_skip_unit = -1;
-
 /* ---------------------------------------------------------------- creation */
 
 /* (S + 1)^d, or -1 above max. */
@@ -46,7 +44,7 @@ static hf_err_t search_box_fits(int span, int d, int large)
                     "span: box {0..%d}^%d has more than %ld points (point indices are 32 bits "
                     "except in a large row, a cone search of more than %ld estimated terms of Q: "
                     "HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
-                    span, d, HF_SEARCH_BOX_MAX, hf_search_large_min_terms);
+                    span, d, HF_SEARCH_BOX_MAX, hf_search_large_min_terms());
 }
 
 static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
@@ -447,7 +445,7 @@ hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
         return hf_error(HF_ERR_INPUT, "search: size %ld: unit %ld: cells %lld..%lld: empty range",
                         m, unit, (long long)lo, (long long)range->hi - 1);
     range->pos = lo;
-    if (s->top && unit == hf_search_test_skip_unit)
+    if (s->top && unit == hf_knob(HF_KNOB_SEARCH_SKIP_UNIT, -1))
         return HF_OK;
     /* a large row lists no candidate's points: no scratch of m points (m may pass 2^32) */
     if (!s->large)
