@@ -344,9 +344,9 @@ static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, c
 }
 
 /* The one-time preparation. With a split, the calls of the cone engine's double
- * description (cone_dd.c): an agreement before every step and after the last, and for each
- * dealt step the deal of its positive rays' cells and the exchange of the new rays; what is
- * not in a dealt step runs on every rank. */
+ * description (cone_steps.c, cone_exchange.c): an agreement before every step and after the last,
+ * and for each dealt step the deal of its positive rays' cells and the exchange of the new rays;
+ * what is not in a dealt step runs on every rank. */
 static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
 {
     replay_t *r = ctx;
@@ -355,7 +355,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
         compute(r, w->prepare);
     } else if (w->prep.rounds[0].pairs >= 0) {
         /* every step recorded with its pairs (HF_CONE_SPLIT_PAIRS_MIN=0): the agreement
-         * before it, then the step dealt when it has as many pairs as cone_dd.c deals at
+         * before it, then the step dealt when it has as many pairs as cone_exchange.c deals at
          * this rank count, else run whole on every rank */
         const hf_search_split_t *sp = r->split;
         double thr = hf_cone_split_threshold(r->nranks), signs = 0;
@@ -367,7 +367,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
             const round_t *rd = w->prep.rounds + i;
             double t_s = MPI_Wtime();
             /* its signs: a share on each rank and their gather (one byte a ray) when
-             * cone_dd.c splits them at this rank count, else all on every rank */
+             * cone_steps.c splits them at this rank count, else all on every rank */
             if (rd->signs >= 0 && hf_cone_split_signs(rd->rays, r->nranks)) {
                 compute(r, rd->signs / r->nranks);
                 HF_TRY(replay_exchange(HF_OK, (size_t)((rd->rays + r->nranks - 1) / r->nranks)));

@@ -15,7 +15,7 @@
  *   agree N                            its agreements without an exchange (the cone
  *                                      engine's double description agrees at every step)
  *   x ... / s ... / p ...              its rounds (the cone engine's large steps: one
- *                                      sub-unit each, cells as cone_dd.c makes them), as below
+ *                                      sub-unit each, cells as cone_steps.c makes them), as below
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
  *   x NSUB BYTES SECONDS [PAIRS [SIGNS RAYS]]  one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
     rec.search = s;
     /* the one-time preparation through the split, as the scheduler runs it with several
      * ranks: the cone engine's double description deals its large steps (x rounds of one
-     * sub-unit whose cells are the step's cells, cone_dd.c) and agrees between steps */
+     * sub-unit whose cells are the step's cells, cone_exchange.c) and agrees between steps */
     hf_search_set_split(s, &split);
     double t0 = cpu();
     if ((err = hf_search_prepare(s, NULL, NULL)) != HF_OK) {

@@ -1,6 +1,6 @@
 /* Declarations shared by the cone engine's files: the engine (cone.c: rows, hyperplanes,
- * faces by Close-by-One, units) and its double description (cone_dd.c: the extreme rays
- * of support <= a bound). docs/search.md, "Engine cone". */
+ * faces by Close-by-One, units) and its double description (cone_dd.c and the files of
+ * cone_dd_impl.h: the extreme rays of support <= a bound). docs/search.md, "Engine cone". */
 #ifndef HF_CONE_IMPL_H
 #define HF_CONE_IMPL_H
 
@@ -126,7 +126,7 @@ extern long hf_cone_test_drop_cell;
  * this many negative rays, so that no cell holds more than a slice of a step (one positive
  * ray against all negatives took up to 0.6 s of a 12 s step of chain:d=3 span 6, which no
  * number of ranks could shorten; the last cells of a dealt step are its tail). A cell
- * costs nothing of its own (dd_pairs runs a positive ray's cells in one loop). Tests lower
+ * costs nothing of its own (hf_dd_pairs runs a positive ray's cells in one loop). Tests lower
  * it (HF_CONE_CELL_NEGATIVES too) to make cells of a few pairs. */
 extern long hf_cone_cell_negatives;
 
