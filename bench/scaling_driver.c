@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/control.h"
 #include "headfuse/agree.h"
 #include "headfuse/core.h"
 #include "headfuse/sched.h"
@@ -477,9 +478,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     r.flops = argc > 2 ? atof(argv[2]) : 1e9;
-    /* the cone engine's knob (cone_dd.c): the replay deals the steps it would deal */
-    if (getenv("HF_CONE_SPLIT_PAIRS_MIN"))
-        hf_cone_split_pairs_min = atol(getenv("HF_CONE_SPLIT_PAIRS_MIN"));
+    /* the cone engine's knobs (control.h; HF_CONE_SPLIT_PAIRS_MIN): the replay deals the
+     * steps it would deal */
+    if (hf_control_from_env() != HF_OK) {
+        fprintf(stderr, "%s\n", hf_error_msg());
+        return 2;
+    }
     r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
     r.log_rounds = getenv("HF_REPLAY_ROUNDS") && strcmp(getenv("HF_REPLAY_ROUNDS"), "0");
     if (r.nranks == 1)

@@ -47,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "headfuse/control.h"
 #include "headfuse/core.h"
 #include "headfuse/search.h"
 #include "search/cone_impl.h"
@@ -231,6 +232,11 @@ int main(int argc, char **argv)
 {
     if (argc < 4) {
         fprintf(stderr, "usage: %s FAMILY-SPEC|FILE.json SPAN ENGINE [MAX_ATOMS [K/N]]\n", argv[0]);
+        return 2;
+    }
+    /* the cone engine's knobs (control.h): HF_CONE_SPLIT_PAIRS_MIN=0 records every step */
+    if (hf_control_from_env() != HF_OK) {
+        fprintf(stderr, "%s: %s\n", argv[0], hf_error_msg());
         return 2;
     }
     hf_target_t t;

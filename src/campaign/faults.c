@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "headfuse/campaign.h"
+#include "headfuse/control.h"
 #include "headfuse/core.h"
 #include "headfuse/stop.h"
 
@@ -78,12 +79,11 @@ static hf_err_t stop_at_from_env(int here)
 
 hf_err_t hf_campaign_faults_from_env(void)
 {
-    long h5, alloc, count, only = -2, large = 0;
-    /* HEADFUSE_LARGE_MIN_TERMS=N: rows of more than N estimated terms of Q are large rows
-     * (docs/search.md, "Large rows"), so that small ones test the large rows' path */
-    HF_TRY(env_count("HEADFUSE_LARGE_MIN_TERMS", &large));
-    if (getenv("HEADFUSE_LARGE_MIN_TERMS"))
-        hf_search_set_large_min_terms(large);
+    long h5, alloc, count, only = -2;
+    /* the knobs that variables set (control.h), e.g. HEADFUSE_LARGE_MIN_TERMS=N: rows of
+     * more than N estimated terms of Q are large rows (docs/search.md, "Large rows"), so
+     * that small ones test the large rows' path */
+    HF_TRY(hf_control_from_env());
     /* HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of more than N atoms are read in pieces from
      * their file (verify's slices, on small rows) */
     long hold = 0;

@@ -17,27 +17,6 @@
 
 #include "search/cone_dd_impl.h"
 
-/* ------------------------------------------------------------------ the tests' knobs */
-
-/* Steps with fewer pair tests than this run whole on every process (no exchange): the
- * deal and the exchange cost tens of microseconds. Tests lower it to deal every step. */
-long hf_cone_split_pairs_min = 1L << 16;
-long hf_cone_test_drop_cell = -1;
-long hf_cone_cell_negatives = 32;
-
-/* The tests' knobs from the environment (docs/search.md): deal smaller steps too, on
- * several ranks, and cut a step into smaller cells. */
-static void dd_knobs_from_env(void)
-{
-    const char *env = getenv("HF_CONE_SPLIT_PAIRS_MIN");
-    long knob;
-    if (env && hf_parse_long(env, -1, 0, LONG_MAX, &knob) == HF_PARSE_OK)
-        hf_cone_split_pairs_min = knob;
-    env = getenv("HF_CONE_CELL_NEGATIVES");
-    if (env && hf_parse_long(env, -1, 1, LONG_MAX, &knob) == HF_PARSE_OK)
-        hf_cone_cell_negatives = knob;
-}
-
 /* ------------------------------------------------------------------ the plan */
 
 static void dd_plan_clear(dd_plan_t *pl)
@@ -322,7 +301,6 @@ hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
     dd_plan_t pl;
     dd_found_t F = {.words = c->words};
     dd_ctl_t ctl = {.poll = poll, .poll_ctx = poll_ctx, .info = &c->info, .split = split};
-    dd_knobs_from_env();
     /* with a split this is collective: every process returns the agreed status of the
      * steps (a failure of its own before them is carried to their first agreement); only
      * a failure in storing the rays, after the last agreement, is this process's alone */

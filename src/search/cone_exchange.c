@@ -10,7 +10,7 @@
 double hf_cone_split_threshold(int nranks)
 {
     (void)nranks;
-    return (double)hf_cone_split_pairs_min;
+    return (double)hf_knob(HF_KNOB_CONE_SPLIT_PAIRS_MIN, HF_CONE_SPLIT_PAIRS_MIN);
 }
 
 int hf_cone_split_signs(long rays, int nranks)

@@ -222,17 +222,17 @@ hf_err_t hf_dd_pairs(const dd_job_t *job, long lo, hf_search_range_t *range, hf_
     const long *negl = st->negl, *posl = st->posl;
     const uint64_t *sig = st->sig;
     const long nblk = st->nblk, blk = st->blk;
-    long cell = lo;
+    long cell = lo, drop = hf_knob(HF_KNOB_CONE_DROP_CELL, -1);
     while (err == HF_OK && cell < range->hi) {
         long pa = cell / nblk;
         dd_run_t run = {pa * nblk, pa * nblk + nblk, 0};
         run.stop = range->hi < run.stop ? range->hi : run.stop;
-        if (!sink->next && hf_cone_test_drop_cell >= cell && hf_cone_test_drop_cell < run.stop) {
-            if (cell == hf_cone_test_drop_cell) { /* the planted bug of the tests */
+        if (!sink->next && drop >= cell && drop < run.stop) {
+            if (cell == drop) { /* the planted bug of the tests */
                 cell++;
                 continue;
             }
-            run.stop = hf_cone_test_drop_cell;
+            run.stop = drop;
         }
         run.nend = run_nend(&run, st);
         long i = posl[pa], nb = (cell - run.first) * blk;

@@ -125,7 +125,8 @@ static hf_err_t dd_step_lists(const rayset_t *cur, dd_step_t *st, hf_cone_info_t
             st->negl[st->nneg++] = i;
         }
     }
-    st->blk = hf_cone_cell_negatives > 0 ? hf_cone_cell_negatives : 1;
+    long blk = hf_knob(HF_KNOB_CONE_CELL_NEGATIVES, HF_CONE_CELL_NEGATIVES);
+    st->blk = blk > 0 ? blk : 1;
     st->nblk = st->nneg > 0 ? (st->nneg + st->blk - 1) / st->blk : 1;
     st->ncells = st->npos * st->nblk;
     if (info)
