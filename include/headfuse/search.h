@@ -24,6 +24,15 @@
 #include "headfuse/bounds.h" /* hf_bounds_t, hf_lower_t */
 #include "headfuse/engine.h" /* hf_engine_t: the registry */
 #include "headfuse/target.h" /* HF_SPAN_MAX */
+#include "headfuse/stop.h"
+
+/* The search module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_SEARCH_STOP_PHASES(X)                                                                   \
+    X(ROWS, "building the cone's rows")                                                            \
+    X(RAYS, "computing the cone's rays")                                                           \
+    X(SIZES, "listing the sizes of the cone's faces")                                              \
+    X(TABLES, "building the layered engine's face tables")
+HF_SEARCH_STOP_PHASES(HF_STOP_DECLARE)
 
 /* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
  * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */

@@ -14,6 +14,8 @@
 #include "headfuse/bounds.h"
 #include "search/search_impl.h"
 
+HF_SEARCH_STOP_PHASES(HF_STOP_DEFINE)
+
 /* ---------------------------------------------------------------- creation */
 
 /* (S + 1)^d, or -1 above max. */

@@ -8,6 +8,8 @@
 
 #include "symmetry/symmetry_impl.h"
 
+HF_SYMMETRY_STOP_PHASES(HF_STOP_DEFINE)
+
 /* Scratch for the images of one support of m keys. */
 typedef struct {
     int d;
