@@ -470,14 +470,14 @@ hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
 /* Before a cone of many unknowns is built: the plan's warning (hf_campaign_cone_warning),
  * on rank 0 unless quiet. The engine planned is the engine made (cli.plan checks it). */
 static void cone_warn(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t *t,
-                      const hf_search_opts_t *o)
+                      const hf_search_opts_t *o, const hf_bounds_t *b)
 {
     hf_engine_t eng;
     long unknowns = 0;
     char why[512];
     if (rank != 0 || cfg->quiet)
         return;
-    if (hf_search_engine_planned(t, o, &eng, &unknowns) != HF_OK) {
+    if (hf_search_engine_planned(t, o, b, &eng, &unknowns) != HF_OK) {
         hf_error_clear(); /* only a warning: the search itself reports any error */
         return;
     }
@@ -680,10 +680,8 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         goto out;
     }
 
-    hf_search_opts_t sbo = *sopts;
-    sbo.bounds = b;
-    cone_warn(rank, cfg, t, &sbo);
-    e = hf_search_create(t, &sbo, &s);
+    cone_warn(rank, cfg, t, sopts, b);
+    e = hf_search_create(t, sopts, b, &s);
     if (e == HF_OK) {
         e = hf_campaign_fingerprint(t, sopts, hf_search_engine(s), fp);
         ro.engine = hf_engine_name(hf_search_engine(s));

@@ -200,10 +200,9 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                         t->name, dl, du, HF_BIGINT_LEN - 1);
     if (shortcut) /* certified by its bounds: no search is built */
         return HF_OK;
-    hf_search_opts_t o = *so;
-    o.bounds = b;
-    HF_TRY(hf_search_check(t, &o));
-    HF_TRY(hf_search_memory(t, &o, lim ? lim->ranks : 1, &m));
+    /* the one check of the options (search.h), before anything is estimated or built */
+    HF_TRY(hf_search_check(t, so));
+    HF_TRY(hf_search_memory(t, so, b, lim ? lim->ranks : 1, &m));
     if (est)
         *est = m;
     if (!lim || m.total <= lim->bytes)
