@@ -235,17 +235,3 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                     "target's bounds without a search: %s",
                     t->name, so->span, tot, m.ranks, parts, limit, lim->source, cmd);
 }
-
-hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
-                               hf_campaign_plan_t *plan)
-{
-    for (long i = 0; i < job->nentries; i++) {
-        hf_bounds_t b;
-        hf_bounds_init(&b);
-        hf_err_t e = hf_campaign_check_entry(job, i, &b, lim, plan ? plan + i : NULL);
-        hf_bounds_clear(&b);
-        if (e != HF_OK)
-            return e;
-    }
-    return HF_OK;
-}
