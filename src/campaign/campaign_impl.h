@@ -1,6 +1,7 @@
-/* Internal to the campaign module: fingerprints, and what the files of a job run share
- * (job_run.c, the run loop; job_state.c, the state directory and rows; job_migrate.c, the
- * journalled move of an edited job's state; job_preflight.c, the checks before any work). */
+/* Internal to the campaign module: the row library (row.c: fingerprints, the settling of a
+ * row, what a stop says), and what the files of a job run share (job_run.c, the run loop;
+ * job_state.c, the state directory and rows; job_migrate.c, the journalled move of an
+ * edited job's state; job_preflight.c, the checks before any work). */
 #ifndef HF_CAMPAIGN_IMPL_H
 #define HF_CAMPAIGN_IMPL_H
 
@@ -20,6 +21,42 @@
  * a test pins values written by earlier versions. out: 16 hex digits. */
 hf_err_t hf_campaign_fingerprint(const hf_target_t *t, const hf_search_opts_t *o,
                                  hf_engine_t engine, char out[40]);
+
+/* ------------------------------------------------------------------ the row library */
+
+/* A stop that came in a phase of an entry: its message ("stopped on request while ...",
+ * headfuse/stop.h) says also what was kept and what --resume will do (fmt, printf's). Other
+ * errors, and a stop relayed from another rank, pass unchanged. */
+hf_err_t hf_campaign_stop_said(hf_err_t e, const char *fmt, ...);
+/* What a stop says before the search started, and once every unit is saved (with the
+ * shard directory). */
+#define HF_CAMPAIGN_NOT_STARTED                                                                    \
+    "the search was not started, nothing new is saved: rerun the same command (with --resume "     \
+    "if an earlier run saved units)"
+#define HF_CAMPAIGN_UNITS_SAVED                                                                    \
+    "every unit of the search is finished and saved in %s: rerun the same command with "           \
+    "--resume to write the table (the search is prepared again, no unit is run again)"
+
+/* The canonical order of supports: two key lists of len entries compared, and n key lists
+ * sorted (idx[0..n) in their order). */
+int hf_campaign_keys_cmp(const int64_t *a, const int64_t *b, long len);
+hf_err_t hf_campaign_keys_sort(int64_t *const *keys, long n, long len, long *idx);
+
+/* What decided a row: assembled into it in one place (hf_campaign_row_settle). */
+typedef struct {
+    const hf_bounds_t *bounds;
+    const char *engine;           /* the engine that ran (auto resolved), or HF_ENGINE_NONE */
+    long m_star;                  /* -1: no support found (or too large to hold) */
+    int m_star_is_lb;             /* m* is LB, at any size (the certified shortcut) */
+    int none;                     /* every size up to UB decided without a support */
+    const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
+} hf_campaign_outcome_t;
+
+/* The row's LB, UB, rule, engine, m* and status from its outcome. The status is
+ * certified when LB = UB (as numbers), or when a minimum proven over all keys is the m*
+ * found (then LB is m* and the rule the certificate's); else exhaustive (m* found),
+ * infeasible (no support up to UB) or open (stopped at max_atoms). */
+void hf_campaign_row_settle(hf_row_t *row, const hf_campaign_outcome_t *o);
 
 /* Collective: a large row's n minimal supports (search.h, "large rows") from rank 0's
  * found records of size m (records[nrec], their texts: multipliers) into the file path, which

@@ -1,9 +1,7 @@
 /* One search entry across the ranks: shards per rank, resume from earlier shards, the
- * scheduler, and the reduction of the shards into one table row on rank 0; the
- * certified shortcut; a search written to its own RESULT.h5 (headfuse/campaign.h). */
+ * scheduler, and the reduction of the shards into one table row on rank 0
+ * (headfuse/campaign.h). The row library below it is row.c. */
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +18,6 @@
 #include "headfuse/symmetry.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-/* FNV-1a: a fingerprint of the job, so shards of another job are never merged. Out of
- * memory is an error: a fingerprint of no target would match other jobs' shards. */
-hf_err_t hf_campaign_fingerprint(const hf_target_t *t, const hf_search_opts_t *o,
-                                 hf_engine_t engine, char out[40])
-{
-    char *json = hf_target_to_json(t);
-    if (!json)
-        return HF_ERR_NOMEM;
-    char opts[160];
-    /* the engine in use (auto resolved): units of different engines are different units;
-     * prune=0 is the plain engine, as the options said before the engine said it alone */
-    snprintf(opts, sizeof opts, "|span=%d|prune=%d|max=%ld|engine=%s|fmt=2", o->span,
-             hf_engine_prunes(engine), o->max_atoms, hf_engine_name(engine));
-    uint64_t h = hf_hash_str(hf_hash_str(HF_CAMPAIGN_HASH_INIT, json), opts);
-    snprintf(out, 40, "%016llx", (unsigned long long)h);
-    free(json);
-    return HF_OK;
-}
 
 static int cmp_done(const void *a, const void *b)
 {
@@ -86,53 +65,7 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_
     return HF_OK;
 }
 
-/* A stop that came in a phase of the entry: its message ("stopped on request while ...",
- * headfuse/stop.h) says also what was kept and what --resume will do. Other errors, and a
- * stop relayed from another rank, pass unchanged. */
-static hf_err_t stop_said(hf_err_t e, const char *fmt, ...)
-{
-    if (e != HF_ERR_INTERRUPTED || hf_error_is_relayed())
-        return e;
-    char what[1024], tail[1024];
-    snprintf(what, sizeof what, "%s", hf_error_msg());
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tail, sizeof tail, fmt, ap);
-    va_end(ap);
-    return hf_error(HF_ERR_INTERRUPTED, "%s; %s", what, tail);
-}
-
 /* ------------------------------------------------------------------ reduction */
-
-/* Compare two key lists of len entries. */
-static int cmp_keys(const int64_t *a, const int64_t *b, long len)
-{
-    for (long i = 0; i < len; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
-/* Key lists of one length, for hf_sort. */
-typedef struct {
-    int64_t *const *keys;
-    long len;
-} keylists_t;
-
-static int cmp_keylists(const void *ctx, long a, long b)
-{
-    const keylists_t *k = ctx;
-    return cmp_keys(k->keys[a], k->keys[b], k->len);
-}
-
-/* The n key lists in order: idx[0..n) sorted by them. */
-static hf_err_t sort_keylists(int64_t *const *keys, long n, long len, long *idx)
-{
-    keylists_t k = {keys, len};
-    for (long i = 0; i < n; i++)
-        idx[i] = i;
-    return hf_sort(idx, n, cmp_keylists, &k);
-}
 
 /* The supports of size m_star, sorted canonically, each decoded once from its record. */
 static hf_err_t reduce_supports(const hf_target_t *t, const hf_shards_merged_t *g, long m_star,
@@ -154,9 +87,9 @@ static hf_err_t reduce_supports(const hf_target_t *t, const hf_shards_merged_t *
         keys[n - 1] = w[n - 1].keys;
     }
     if (e == HF_OK)
-        e = sort_keylists(keys, n, len, idx);
+        e = hf_campaign_keys_sort(keys, n, len, idx);
     for (long i = 0; e == HF_OK && i < n; i++) {
-        if (i > 0 && !cmp_keys(keys[idx[i - 1]], keys[idx[i]], len)) {
+        if (i > 0 && !hf_campaign_keys_cmp(keys[idx[i - 1]], keys[idx[i]], len)) {
             e = hf_error(HF_ERR_CORRUPT, "the same support was recorded twice");
             break;
         }
@@ -273,10 +206,10 @@ hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf
         for (int r = 0; r < step; r++)
             for (long i = r; i < n; i += step)
                 lists[i] = got + (at++) * len;
-        e = sort_keylists(lists, n, len, idx);
+        e = hf_campaign_keys_sort(lists, n, len, idx);
         *n_sym = 0;
         for (long i = 0; e == HF_OK && i < n; i++)
-            if (i == 0 || cmp_keys(lists[idx[i - 1]], lists[idx[i]], len))
+            if (i == 0 || hf_campaign_keys_cmp(lists[idx[i - 1]], lists[idx[i]], len))
                 (*n_sym)++;
     }
     if (rank != 0)
@@ -311,26 +244,6 @@ static hf_err_t product_support(const hf_target_t *t, hf_supports_t *sup)
 }
 
 /* ------------------------------------------------------------------ the entry */
-
-int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
-                            const hf_search_opts_t *o)
-{
-    /* a row records the engine that ran (auto resolved) */
-    const hf_row_t *w = r->rows + i;
-    return w->span == o->span && w->max_atoms == o->max_atoms &&
-           hf_engine_satisfies(o->engine, w->engine) && !strcmp(r->target_json[i], t_json);
-}
-
-static long box_points(int d, int span)
-{
-    long p = 1;
-    for (int j = 0; j < d; j++) {
-        if (p > (1L << 40) / (span + 1))
-            return -1; /* astronomically many */
-        p *= span + 1;
-    }
-    return p;
-}
 
 /* Progress report: the share of the run each rank spent waiting for work, and how the work
  * was dealt (rounds, and ranges split off running ones by rank 0). The first ranks' shares
@@ -435,38 +348,6 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
     return e;
 }
 
-hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
-                               const hf_bounds_t *b, const char *max_name, int *shortcut)
-{
-    const fmpz *lb = b->low.lb;
-    *shortcut = 0;
-    if (o->max_atoms > 0 && fmpz_cmp_si(lb, o->max_atoms) > 0) {
-        char *ls = fmpz_get_str(NULL, 10, lb);
-        hf_err_t e =
-            hf_error(HF_ERR_INPUT,
-                     "%s %ld: below the lower bound LB = %s of %s (%s, valid for any "
-                     "keys): no head of at most %ld atoms equals it, so nothing can be "
-                     "searched; give %s %s or more, or no limit",
-                     max_name, o->max_atoms, ls, t->name, b->low.rule, o->max_atoms, max_name, ls);
-        flint_free(ls);
-        return e;
-    }
-    long points = box_points(t->d, o->span);
-    /* LB = UB is m* within the span only where a head of UB atoms fits the span: the product
-     * head (otherwise the span may hold no support of that size, or none at all) */
-    *shortcut = b->ub_exact && fmpz_equal(lb, b->ub) && hf_search_product_fits(t, o->span) &&
-                (points < 0 || points > HF_CERTIFIED_ENUM_POINTS ||
-                 fmpz_cmp_si(lb, HF_CERTIFIED_ENUM_ATOMS) > 0);
-    /* widths add (docs/math.md §5.6): a span below an extent of Newt(Q) holds no support,
-     * decided before P/Q is built (a pruning search's rule; plain enumerates the box) */
-    int none = 0;
-    if (!*shortcut && hf_engine_prunes(o->engine))
-        HF_TRY(hf_search_span_holds_none(t, o->span, &none));
-    if (none)
-        *shortcut = 2;
-    return HF_OK;
-}
-
 /* Before a cone of many unknowns is built: the plan's warning (hf_campaign_cone_warning),
  * on rank 0 unless quiet. The engine planned is the engine made (cli.plan checks it). */
 static void cone_warn(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t *t,
@@ -502,51 +383,6 @@ static void first_size_said(int rank, const hf_campaign_cfg_t *cfg, const hf_tar
                 "docs/search.md, \"Shape rules\"), above LB %s\n",
                 t->name, first, hf_search_lb(s));
     fmpz_clear(lb);
-}
-
-/* What decided a row: assembled into it in one place (row_settle). */
-typedef struct {
-    const hf_bounds_t *bounds;
-    const char *engine;           /* the engine that ran (auto resolved), or HF_ENGINE_NONE */
-    long m_star;                  /* -1: no support found (or too large to hold) */
-    int m_star_is_lb;             /* m* is LB, at any size (the certified shortcut) */
-    int none;                     /* every size up to UB decided without a support */
-    const hf_certificate_t *cert; /* a minimum proven over all keys, or NULL */
-} row_outcome_t;
-
-/* The row's LB, UB, rule, engine, m* and status from its outcome. The status is
- * certified when LB = UB (as numbers), or when a minimum proven over all keys is the m*
- * found (then LB is m* and the rule the certificate's); else exhaustive (m* found),
- * infeasible (no support up to UB) or open (stopped at max_atoms). */
-static void row_settle(hf_row_t *row, const row_outcome_t *o)
-{
-    const hf_bounds_t *b = o->bounds;
-    char *ls = fmpz_get_str(NULL, 10, b->low.lb), *us = fmpz_get_str(NULL, 10, b->ub);
-    snprintf(row->lb, sizeof row->lb, "%s", ls);
-    snprintf(row->ub, sizeof row->ub, "%s", us);
-    flint_free(us);
-    flint_free(ls);
-    snprintf(row->lb_rule, sizeof row->lb_rule, "%s", b->low.rule);
-    snprintf(row->engine, sizeof row->engine, "%s", o->engine);
-    row->m_star = o->m_star;
-    /* LB = UB certifies m* where the span holds a support of that size (found, or the
-     * product head's: the shortcut), not a row whose span holds none */
-    int certified = fmpz_equal(b->low.lb, b->ub) &&
-                    (o->m_star_is_lb || (o->m_star >= 0 && fmpz_equal_si(b->low.lb, o->m_star)));
-    if (!certified && o->cert && o->cert->certified && o->m_star == o->cert->m_star) {
-        certified = 1;
-        snprintf(row->lb, sizeof row->lb, "%ld", o->cert->m_star);
-        snprintf(row->lb_rule, sizeof row->lb_rule, "%s", o->cert->rule);
-    }
-    snprintf(row->status, sizeof row->status, "%s",
-             certified        ? "certified"
-             : o->m_star >= 0 ? "exhaustive"
-             : o->none        ? "infeasible"
-                              : "open");
-    /* m* exactly, past 64 bits too (decimals: cannot fail) */
-    char m[32];
-    snprintf(m, sizeof m, "%ld", o->m_star);
-    (void)hf_row_set_m_star(row, o->m_star_is_lb ? row->lb : m);
 }
 
 /* Rank 0: make the shard directory; refuse to mix with an earlier run unless resuming. */
@@ -636,7 +472,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     row->span = sopts->span;
     row->m_star = row->n_min_raw = row->n_min_sym = row->group_order = -1;
     row->max_atoms = sopts->max_atoms;
-    row_outcome_t ro = {.bounds = b, .engine = hf_engine_name(sopts->engine), .m_star = -1};
+    hf_campaign_outcome_t ro = {.bounds = b, .engine = hf_engine_name(sopts->engine), .m_star = -1};
 
     /* the bounds, once: for the shortcut, the search's sizes and the row */
     int shortcut = 0;
@@ -652,16 +488,14 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
                                    &shortcut);
     if (fe == HF_OK) /* the box and the memory estimate, before anything is built */
         fe = hf_campaign_check_row(t, sopts, b, shortcut, cfg->memory ? cfg->memory : &lim, NULL);
-    hf_err_t e = stop_said(hf_agree_all(comm, fe),
-                           "the search was not started, nothing new is saved: rerun the same "
-                           "command (with --resume if an earlier run saved units)");
+    hf_err_t e = hf_campaign_stop_said(hf_agree_all(comm, fe), HF_CAMPAIGN_NOT_STARTED);
     if (e != HF_OK)
         goto out;
     if (shortcut == 2) {
         /* no support fits the span: infeasible without building anything */
         ro.engine = HF_ENGINE_NONE;
         ro.none = 1;
-        row_settle(row, &ro);
+        hf_campaign_row_settle(row, &ro);
         row->n_min_raw = row->n_min_sym = 0;
         row->seconds = MPI_Wtime() - t0;
         goto out;
@@ -672,7 +506,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         ro.m_star = fmpz_fits_si(b->low.lb) ? fmpz_get_si(b->low.lb) : -1;
         ro.engine = HF_ENGINE_NONE;
         ro.m_star_is_lb = 1;
-        row_settle(row, &ro);
+        hf_campaign_row_settle(row, &ro);
         if (rank == 0)
             e = product_support(t, sup);
         e = hf_agree_root(comm, e);
@@ -686,9 +520,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         e = hf_campaign_fingerprint(t, sopts, hf_search_engine(s), fp);
         ro.engine = hf_engine_name(hf_search_engine(s));
     }
-    e = stop_said(hf_agree_all(comm, e),
-                  "the search was not started, nothing new is saved: rerun the same command "
-                  "(with --resume if an earlier run saved units)");
+    e = hf_campaign_stop_said(hf_agree_all(comm, e), HF_CAMPAIGN_NOT_STARTED);
     if (e != HF_OK)
         goto out;
     first_size_said(rank, cfg, t, s);
@@ -770,15 +602,12 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
     /* a minimum proven over all integer keys (two dimensions, search.h) certifies the row
      * when the span holds it: then LB is m* itself */
     hf_certificate_t cert;
-    e = stop_said(hf_agree_all(comm, hf_search_certify(t, &cert)),
-                  "every unit of the search is finished and saved in %s: rerun the same "
-                  "command with --resume to write the table (the search is prepared again, "
-                  "no unit is run again)",
-                  cfg->shard_dir);
+    e = hf_campaign_stop_said(hf_agree_all(comm, hf_search_certify(t, &cert)),
+                              HF_CAMPAIGN_UNITS_SAVED, cfg->shard_dir);
     if (e != HF_OK)
         goto out;
     ro.cert = &cert;
-    row_settle(row, &ro);
+    hf_campaign_row_settle(row, &ro);
     if (rank == owner && rank != 0) /* while rank 0 merges */
         hf_sched_idle_run(&idle);
     int large = hf_search_is_large(s);
@@ -826,11 +655,7 @@ hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_
         e = hf_campaign_count_orbits(comm, grp, sup, &nsym);
         row->n_min_sym = nsym;
     }
-    e = stop_said(e,
-                  "every unit of the search is finished and saved in %s: rerun the same "
-                  "command with --resume to write the table (the search is prepared again, "
-                  "no unit is run again)",
-                  cfg->shard_dir);
+    e = hf_campaign_stop_said(e, HF_CAMPAIGN_UNITS_SAVED, cfg->shard_dir);
     row->seconds = MPI_Wtime() - t0;
     report_idle(comm, rank, size, t->name, &oc, cfg->quiet);
 out:
@@ -841,211 +666,5 @@ out:
     free(done);
     hf_search_destroy(&s);
     hf_bounds_clear(&own);
-    return e;
-}
-
-/* ------------------------------------------------------------------ result files */
-
-void hf_campaign_iso_time(char *buf, size_t n)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-char *hf_campaign_command_line(int argc, char **argv)
-{
-    size_t len = 16;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 3;
-    char *s = hf_malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    strcat(s, "headfuse");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        int quote = strpbrk(argv[i], " ;\"'") != NULL;
-        if (quote)
-            strcat(s, "'");
-        strcat(s, argv[i]);
-        if (quote)
-            strcat(s, "'");
-    }
-    return s;
-}
-
-hf_err_t hf_campaign_provenance(hf_result_t *res, const char *cmdline, const char *start, int ranks)
-{
-    /* NULL is the command line out of memory: a result without its command is refused */
-    if (!cmdline)
-        return hf_error(HF_ERR_NOMEM, "out of memory recording the command line");
-    char host[256] = "?", endt[32];
-    gethostname(host, sizeof host);
-    host[sizeof host - 1] = '\0';
-    hf_campaign_iso_time(endt, sizeof endt);
-    char **fields[] = {&res->version, &res->git_commit, &res->command_line,
-                       &res->host,    &res->start_time, &res->end_time};
-    const char *values[] = {HF_VERSION, HF_GIT_COMMIT, cmdline, host, start, endt};
-    for (int i = 0; i < 6; i++) {
-        free(*fields[i]);
-        if (!(*fields[i] = hf_strdup(values[i])))
-            return HF_ERR_NOMEM;
-    }
-    res->ranks = ranks;
-    return HF_OK;
-}
-
-hf_err_t hf_campaign_result_read(const char *path, hf_result_t *r)
-{
-    hf_err_t e = hf_result_read(path, r);
-    struct stat st;
-    char shards[4200];
-    snprintf(shards, sizeof shards, "%s.shards", path);
-    if (e == HF_ERR_IO && access(path, F_OK) != 0 && errno == ENOENT && stat(shards, &st) == 0 &&
-        S_ISDIR(st.st_mode))
-        e = hf_error(HF_ERR_IO,
-                     "%s: no such file, but %s/ holds the saved work of a search or run that was "
-                     "stopped before writing it: rerun that command with --resume to finish it "
-                     "and write %s",
-                     path, shards, path);
-    return e;
-}
-
-hf_err_t hf_campaign_check_ranks(int size)
-{
-    const char *expect = getenv("HF_EXPECT_RANKS");
-    if (!expect || !*expect)
-        return HF_OK;
-    long n = 0;
-    if (hf_parse_long(expect, -1, 1, INT_MAX, &n) != HF_PARSE_OK)
-        return hf_error(HF_ERR_INPUT, "HF_EXPECT_RANKS=%s: must be a positive integer", expect);
-    if (n != size)
-        return hf_error(HF_ERR_MPI,
-                        "HF_EXPECT_RANKS=%s but this MPI job has %d rank(s): the launcher did "
-                        "not start the tasks as one MPI job (with srun use --mpi=pmix; see "
-                        "docs/cluster.md)",
-                        expect, size);
-    return HF_OK;
-}
-
-hf_err_t hf_campaign_check_output(const char *opt, const char *path, int force, const char *keep)
-{
-    char why[1024];
-    int p = hf_job_output_problem(path, why, sizeof why);
-    if (p < 0)
-        return HF_ERR_NOMEM;
-    if (p > 0)
-        return hf_error(HF_ERR_INPUT, "%s %s: %s", opt, path, why);
-    if (!force && access(path, F_OK) == 0)
-        return hf_error(HF_ERR_INPUT, "%s %s: exists; give --force to overwrite it%s%s", opt, path,
-                        keep ? ", or " : "", keep ? keep : "");
-    return HF_OK;
-}
-
-/* ------------------------------------------------------------------ one search, one file */
-
-/* Rank 0, before any work: the output's directory is writable, and an existing file is
- * overwritten only with --force; with --resume, an existing result of this very search
- * means there is nothing left to do (*complete, its row in *row). */
-static hf_err_t check_out(const char *out, int force, int resume, const hf_target_t *t,
-                          const hf_search_opts_t *so, int *complete, hf_row_t *row)
-{
-    *complete = 0;
-    hf_err_t e = hf_campaign_check_output("--out", out, force || resume,
-                                          "--resume to keep it if it is the result of this search");
-    if (e != HF_OK || force || !resume || access(out, F_OK) != 0)
-        return e;
-    hf_result_t r;
-    hf_result_init(&r);
-    char *json = hf_target_to_json(t);
-    if (!json)
-        return HF_ERR_NOMEM;
-    e = hf_result_read(out, &r);
-    if (e == HF_ERR_NOMEM) {
-        free(json);
-        return e;
-    }
-    if (e == HF_OK && r.nrows == 1 && hf_campaign_row_matches(&r, 0, json, so)) {
-        *complete = 1;
-        *row = r.rows[0];
-    } else if (e == HF_OK) {
-        e = hf_error(HF_ERR_INPUT,
-                     "--out %s: exists and holds another result (%ld row%s%s%s), not this "
-                     "search's; give --force to overwrite it",
-                     out, r.nrows, r.nrows == 1 ? ": " : "", r.nrows == 1 ? r.rows[0].name : "",
-                     r.nrows == 1 && strcmp(r.target_json[0], json) ? "" : ", other settings");
-    } else {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", hf_error_msg());
-        e = hf_error(HF_ERR_INPUT,
-                     "--out %s: exists and is not a readable result (%s); give --force to "
-                     "overwrite it",
-                     out, why);
-    }
-    hf_result_clear(&r);
-    free(json);
-    return e;
-}
-
-hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *so,
-                            const hf_campaign_search_opts_t *o, hf_row_t *row, int *complete)
-{
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    hf_result_t res;
-    hf_supports_t sup;
-    hf_unit_record_t *units = NULL;
-    long nunits = 0;
-    char shard_dir[4096], *tjson = NULL;
-    snprintf(shard_dir, sizeof shard_dir, "%s.shards", o->out);
-    hf_result_init(&res);
-    hf_supports_init(&sup, 0, t->d, t->dv);
-    *complete = 0;
-    hf_err_t e = rank == 0 ? check_out(o->out, o->force, o->resume, t, so, complete, row) : HF_OK;
-    if ((e = hf_agree_root(comm, e)) != HF_OK)
-        goto out;
-    MPI_Bcast(complete, 1, MPI_INT, 0, comm);
-    if (*complete) /* --resume after the result was written: it stays as it is */
-        goto out;
-    hf_supports_clear(&sup);
-    hf_campaign_memory_t lim;
-    e = hf_agree_all(
-        comm, hf_campaign_memory_limit(o->max_memory, NULL, hf_campaign_node_ranks(comm), &lim));
-    lim.ranks = size;
-    if (e != HF_OK)
-        goto out;
-    hf_campaign_cfg_t cfg = {.shard_dir = shard_dir,
-                             .resume = o->resume,
-                             .quiet = o->quiet,
-                             .row = 0,
-                             .command_line = o->command_line,
-                             .max_name = "--max-atoms",
-                             .memory = &lim};
-    HF_CHECK(e, hf_campaign_entry(comm, t, so, &cfg, row, &sup, &units, &nunits), out);
-    if (rank == 0) {
-        tjson = hf_target_to_json(t);
-        e = tjson ? hf_result_add_row(&res, row, &sup, tjson) : HF_ERR_NOMEM;
-        res.units = units;
-        res.nunits = nunits;
-        units = NULL;
-        if (e == HF_OK)
-            e = hf_campaign_provenance(&res, o->command_line, o->start, size);
-        if (e == HF_OK)
-            e = stop_said(hf_result_write(o->out, &res),
-                          "%s was not written; every unit is saved in %s: rerun the same "
-                          "command with --resume to write it",
-                          o->out, shard_dir);
-        if (e == HF_OK)
-            hf_shards_remove(shard_dir);
-    }
-    e = hf_agree_root(comm, e);
-out:
-    hf_result_clear(&res);
-    hf_supports_clear(&sup);
-    free(units);
-    free(tjson);
     return e;
 }
