@@ -74,7 +74,6 @@ hf_err_t hf_campaign_search(MPI_Comm comm, const hf_target_t *t, const hf_search
     MPI_Bcast(complete, 1, MPI_INT, 0, comm);
     if (*complete) /* --resume after the result was written: it stays as it is */
         goto out;
-    hf_supports_clear(&sup);
     hf_campaign_memory_t lim;
     e = hf_agree_all(
         comm, hf_campaign_memory_limit(o->max_memory, NULL, hf_campaign_node_ranks(comm), &lim));
