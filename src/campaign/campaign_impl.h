@@ -6,8 +6,9 @@
  * job_preflight.c, the checks before any work).
  *
  * The files call one way (docs/architecture.md, the campaign's row): row.c, memory.c,
- * large.c at the bottom; plan.c; job_state.c and job_migrate.c; job_preflight.c; the
- * entry's phases, then entry.c; search_file.c and job_run.c at the top. */
+ * large.c at the bottom; plan.c; job_state.c with job_migrate.c (these two still call each
+ * other: the state's path helpers live in job_state.c); job_preflight.c; the entry's phases,
+ * then entry.c; search_file.c and job_run.c at the top. */
 #ifndef HF_CAMPAIGN_IMPL_H
 #define HF_CAMPAIGN_IMPL_H
 
