@@ -200,10 +200,9 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                         t->name, dl, du, HF_BIGINT_LEN - 1);
     if (shortcut) /* certified by its bounds: no search is built */
         return HF_OK;
-    hf_search_opts_t o = *so;
-    o.bounds = b;
-    HF_TRY(hf_search_check(t, &o));
-    HF_TRY(hf_search_memory(t, &o, lim ? lim->ranks : 1, &m));
+    /* the one check of the options (search.h), before anything is estimated or built */
+    HF_TRY(hf_search_check(t, so));
+    HF_TRY(hf_search_memory(t, so, b, lim ? lim->ranks : 1, &m));
     if (est)
         *est = m;
     if (!lim || m.total <= lim->bytes)
@@ -235,18 +234,4 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                     "--max-memory SIZE (job key max_memory, or HEADFUSE_MAX_MEMORY), or see the "
                     "target's bounds without a search: %s",
                     t->name, so->span, tot, m.ranks, parts, limit, lim->source, cmd);
-}
-
-hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
-                               hf_campaign_plan_t *plan)
-{
-    for (long i = 0; i < job->nentries; i++) {
-        hf_bounds_t b;
-        hf_bounds_init(&b);
-        hf_err_t e = hf_campaign_check_entry(job, i, &b, lim, plan ? plan + i : NULL);
-        hf_bounds_clear(&b);
-        if (e != HF_OK)
-            return e;
-    }
-    return HF_OK;
 }
