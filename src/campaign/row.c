@@ -16,6 +16,7 @@
 
 #include <flint/fmpz.h>
 
+#include "headfuse/control.h"
 #include "campaign/campaign_impl.h"
 
 /* ------------------------------------------------------------------ searches and rows */
@@ -238,7 +239,7 @@ hf_err_t hf_campaign_result_read(const char *path, hf_result_t *r)
 
 hf_err_t hf_campaign_check_ranks(int size)
 {
-    const char *expect = getenv("HF_EXPECT_RANKS");
+    const char *expect = hf_env(HF_ENV_EXPECT_RANKS);
     if (!expect || !*expect)
         return HF_OK;
     long n = 0;
