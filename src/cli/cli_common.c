@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/core.h"
+#include "headfuse/report.h"
 
 /* A decimal integer in [lo, hi] (the one integer grammar, core.h). */
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -183,24 +184,6 @@ int cli_check_size(const char *cmd, const char *opt, const char *value)
     return 2;
 }
 
-json_t *cli_json_bigint(const fmpz_t x)
-{
-    fmpz_t lim;
-    fmpz_init(lim);
-    fmpz_one(lim);
-    fmpz_mul_2exp(lim, lim, 53);
-    json_t *j;
-    if (fmpz_cmpabs(x, lim) < 0) {
-        j = json_integer((json_int_t)fmpz_get_si(x));
-    } else {
-        char *s = fmpz_get_str(NULL, 10, x);
-        j = json_string(s);
-        flint_free(s);
-    }
-    fmpz_clear(lim);
-    return j;
-}
-
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
 {
     for (long i = 0; i < h->natoms; i++) {
@@ -219,77 +202,9 @@ void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
     }
 }
 
-/* The mark of a big integer held as a string: a control character no other string of
- * ours begins with, which jansson writes escaped. */
-#define CLI_BIGINT_MARK "\001hf-int:"
-#define CLI_BIGINT_MARK_DUMPED "\"\\u0001hf-int:"
-
-json_t *cli_json_decimal(const char *decimal)
-{
-    if (!decimal || !strcmp(decimal, "-1"))
-        return json_null();
-    errno = 0;
-    char *end;
-    long long v = strtoll(decimal, &end, 10);
-    if (errno == 0 && *decimal && !*end)
-        return json_integer((json_int_t)v);
-    size_t n = strlen(decimal);
-    for (size_t i = 0; i < n; i++)
-        if (decimal[i] < '0' || decimal[i] > '9')
-            return json_string(decimal); /* not a number: kept as text, never rewritten */
-    char *t = hf_malloc(n + sizeof CLI_BIGINT_MARK);
-    if (!t)
-        return NULL;
-    snprintf(t, n + sizeof CLI_BIGINT_MARK, "%s%s", CLI_BIGINT_MARK, decimal);
-    json_t *j = json_string(t);
-    free(t);
-    return j;
-}
-
-char *cli_json_dumps(const json_t *j)
-{
-    char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
-    if (!s)
-        return NULL;
-    /* a whole string "\u0001hf-int:DIGITS" -> DIGITS, in place (the text only gets
-     * shorter); strings are followed from their opening quote, so a quote or a mark
-     * inside another string is never taken for one */
-    size_t ml = strlen(CLI_BIGINT_MARK_DUMPED);
-    char *r = s, *w = s;
-    int in_string = 0;
-    while (*r) {
-        if (in_string) {
-            if (*r == '\\' && r[1]) {
-                *w++ = *r++;
-            } else if (*r == '"') {
-                in_string = 0;
-            }
-            *w++ = *r++;
-            continue;
-        }
-        if (*r == '"') {
-            const char *d = r + ml, *e = d;
-            if (!strncmp(r, CLI_BIGINT_MARK_DUMPED, ml)) {
-                while (*e >= '0' && *e <= '9')
-                    e++;
-                if (e > d && *e == '"') {
-                    memmove(w, d, (size_t)(e - d));
-                    w += e - d;
-                    r = (char *)e + 1;
-                    continue;
-                }
-            }
-            in_string = 1;
-        }
-        *w++ = *r++;
-    }
-    *w = '\0';
-    return s;
-}
-
 void cli_json_print(json_t *j)
 {
-    char *s = cli_json_dumps(j);
+    char *s = hf_json_dumps(j);
     if (s) {
         puts(s);
         free(s);

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <jansson.h>
-#include <flint/fmpz.h>
 #include <mpi.h>
 
 #include "headfuse/agree.h"
@@ -83,36 +82,11 @@ int cli_check_size(const char *cmd, const char *opt, const char *value);
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
 
-/* JSON integer when |x| < 2^53, else a decimal string. New reference. */
-json_t *cli_json_bigint(const fmpz_t x);
-/* A JSON integer of any size from its decimal text ("-1": JSON null). Jansson's integers
- * are 64-bit, so a larger one is held as a marked string that cli_json_dumps (and so
- * cli_json_print) writes as the bare digits: Python's json, jq 1.7 and other readers of
- * arbitrary-precision integers read it exactly. New reference. */
-json_t *cli_json_decimal(const char *decimal);
-/* json_dumps (compact, key order preserved) with cli_json_decimal's integers written
- * as numbers. Free with free(); NULL when out of memory. */
-char *cli_json_dumps(const json_t *j);
 /* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
-/* Print one JSON object on stdout (compact keys order preserved) and release it. */
+/* Print one JSON value on stdout (compact, key order preserved, integers of any size:
+ * hf_json_dumps) and release it. */
 void cli_json_print(json_t *j);
-
-/* A row's plan (hf_campaign_plan_t) in words, for `run --list` and `target --span`
- * (cli_plan.c; docs/cluster.md, "A plan before a run"): the engine, the ranks kept busy,
- * the memory per rank and per node, the time with its basis. */
-typedef struct {
-    char engine[96], ranks[320], memory[256], time[224];
-    char warning[512]; /* "" or the cone's warning (hf_campaign_cone_warning) */
-} cli_plan_words_t;
-void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w);
-/* The nodes of a plan in words: "64 ranks on 1 node (64 a node), a node's memory 250 GiB
- * (SOURCE)". */
-void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n);
-/* The plan as a JSON object: engine, search, large_row, unknowns, ranks, busy_ranks (null:
- * known after the preparation), memory_per_rank, node_ranks, memory_per_node, seconds
- * (null: unknown), time_basis. */
-json_t *cli_plan_json(const hf_campaign_plan_t *p);
 
 /* Report an error from the library ("headfuse CMD: message") and return the exit
  * status for it. */

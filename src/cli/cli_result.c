@@ -1,5 +1,5 @@
-/* Shared by the commands that write result files (search, run): MPI start, the command
- * line, a table row as JSON and as one printed line. */
+/* Shared by the commands that write result files (search, run): MPI start and end, a
+ * table row as one printed line and what it proves. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,42 +11,6 @@
 #include "headfuse/sched.h"
 #include "headfuse/search.h"
 #include "cli/cli_common.h"
-
-json_t *cli_row_json(const hf_row_t *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(r->name));
-    json_object_set_new(o, "d", json_integer(r->d));
-    json_object_set_new(o, "span", json_integer(r->span));
-    char m[HF_BIGINT_LEN];
-    /* an integer at any size (wd:d=64: 18446744073709551616), null when none */
-    json_object_set_new(o, "m_star", cli_json_decimal(hf_row_m_star(r, m)));
-    fmpz_t x;
-    fmpz_init(x);
-    fmpz_set_str(x, r->lb, 10);
-    json_object_set_new(o, "lb", cli_json_bigint(x));
-    fmpz_set_str(x, r->ub, 10);
-    json_object_set_new(o, "ub", cli_json_bigint(x));
-    fmpz_clear(x);
-    json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "lb_rule", json_string(r->lb_rule));
-    json_object_set_new(o, "engine", json_string(r->engine));
-    json_object_set_new(o, "max_atoms",
-                        r->max_atoms < 0 ? json_null() : json_integer(r->max_atoms));
-    json_object_set_new(o, "n_min_raw",
-                        r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
-    json_object_set_new(o, "n_min_sym",
-                        r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
-    json_object_set_new(o, "group_order",
-                        r->group_order < 0 ? json_null() : json_integer(r->group_order));
-    /* why group_order is null although the search ran (null when known or not said) */
-    json_object_set_new(o, "group_note",
-                        r->group_note[0] ? json_string(r->group_note) : json_null());
-    json_object_set_new(o, "nodes", json_integer(r->nodes));
-    json_object_set_new(o, "units", json_integer(r->units));
-    json_object_set_new(o, "seconds", json_real(r->seconds));
-    return o;
-}
 
 /* A count for the one-line summary: "?" when unknown (-1). */
 static const char *count_text(int64_t v, char *buf, size_t n)

@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
@@ -76,7 +77,7 @@ static json_t *entry_json(const hf_job_t *job, long i, const hf_campaign_plan_t 
     /* the estimate per rank in bytes; null: certified by its bounds, no search */
     json_object_set_new(o, "memory_bytes",
                         p->mem.total > 0 ? json_integer((json_int_t)p->mem.total) : json_null());
-    json_object_set_new(o, "plan", cli_plan_json(p));
+    json_object_set_new(o, "plan", hf_report_plan_json(p));
     return o;
 }
 
@@ -108,11 +109,11 @@ static void print_list(const hf_job_t *job, const hf_campaign_plan_t *plan, long
         printf("%ld\t%s\n", i, d ? d : job->entries[i].label);
         free(d);
     }
-    cli_plan_nodes(lim, nodes, sizeof nodes);
+    hf_report_plan_nodes(lim, nodes, sizeof nodes);
     printf("plan: %s\n", nodes);
     for (long i = 0; i < job->nentries; i++) {
-        cli_plan_words_t w;
-        cli_plan_words(plan + i, &w);
+        hf_report_plan_words_t w;
+        hf_report_plan_words(plan + i, &w);
         printf("plan %ld: engine %s; ranks %s; memory %s; time %s\n", i, w.engine, w.ranks,
                w.memory, w.time);
         if (w.warning[0])
@@ -260,7 +261,7 @@ int cli_cmd_run(int argc, char **argv)
         if (rank == 0 && json) {
             json_t *rows = json_array();
             for (long i = 0; i < res.nrows; i++)
-                json_array_append_new(rows, cli_row_json(res.rows + i));
+                json_array_append_new(rows, hf_report_row_json(res.rows + i));
             cli_json_print(rows);
         } else if (rank == 0 && oc.complete)
             printf("%s: already complete (%ld rows); nothing to do\n", job.output, job.nentries);

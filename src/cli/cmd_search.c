@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 
 /* %s: the engines (HF_ENGINE_TABLE), "auto|cone|layered|plain" */
 static const char *usage_format =
@@ -105,7 +106,7 @@ int cli_cmd_search(int argc, char **argv)
     if ((e = hf_campaign_search(MPI_COMM_WORLD, &t, &so, &co, &row, &complete)) != HF_OK)
         goto fail;
     if (rank == 0 && json)
-        cli_json_print(cli_row_json(&row));
+        cli_json_print(hf_report_row_json(&row));
     else if (rank == 0) {
         if (complete) /* --resume after the result was written: nothing to do */
             printf("%s: already complete; nothing to do\n", out);

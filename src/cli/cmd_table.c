@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "headfuse/approx_store.h"
 #include "cli/cli_common.h"
+#include "headfuse/report.h"
 
 static const char *usage_text =
     "usage: headfuse table RESULT.h5 [MORE.h5 ...] [--json|--csv|--markdown] [--supports]\n"
@@ -191,13 +192,13 @@ static void print_json(const hf_result_t *res, const char *const *paths, int nfi
     json_t *rows = json_array();
     for (int f = 0; f < nfiles; f++)
         for (long i = 0; i < res[f].nrows; i++) {
-            json_t *o = cli_row_json(&res[f].rows[i]);
+            json_t *o = hf_report_row_json(&res[f].rows[i]);
             json_object_set_new(o, "file", json_string(paths[f]));
             if (supports)
                 json_supports(o, &res[f].supports[i]);
             json_array_append_new(rows, o);
         }
-    char *s = cli_json_dumps(rows); /* m_star as an integer at any size */
+    char *s = hf_json_dumps(rows); /* m_star as an integer at any size */
     if (s) {
         puts(s);
         free(s);

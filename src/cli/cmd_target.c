@@ -11,6 +11,7 @@
 #include "headfuse/algebra.h"
 #include "headfuse/bounds.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 #include "headfuse/search.h"
 #include "headfuse/verify.h"
 
@@ -107,7 +108,7 @@ static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t 
 {
     int fits = !lim->node_check || lim->node_bytes <= 0 || p->node_total <= lim->node_bytes;
     if (o) {
-        json_t *pj = cli_plan_json(p);
+        json_t *pj = hf_report_plan_json(p);
         json_object_set_new(pj, "nodes", json_integer(lim->nodes));
         json_object_set_new(pj, "node_memory_bytes",
                             lim->node_bytes > 0 ? json_real(lim->node_bytes) : json_null());
@@ -117,10 +118,10 @@ static void plan_report(const hf_campaign_plan_t *p, const hf_campaign_memory_t 
         json_object_set_new(o, "plan", pj);
         return;
     }
-    cli_plan_words_t w;
+    hf_report_plan_words_t w;
     char nodes[512];
-    cli_plan_words(p, &w);
-    cli_plan_nodes(lim, nodes, sizeof nodes);
+    hf_report_plan_words(p, &w);
+    hf_report_plan_nodes(lim, nodes, sizeof nodes);
     printf("plan        %s\n", nodes);
     printf("plan        engine %s\n", w.engine);
     printf("plan        ranks %s\n", w.ranks);
@@ -303,11 +304,11 @@ int cli_cmd_target(int argc, char **argv)
         json_object_set_new(o, "dv", json_integer(t.dv));
         json_object_set_new(o, "heads", json_integer(t.nheads));
         json_object_set_new(o, "head_atoms", json_integer(hf_target_head_atoms(&t)));
-        json_object_set_new(o, "lb", cli_json_bigint(best));
+        json_object_set_new(o, "lb", hf_json_bigint(best));
         json_object_set_new(o, "lb_rule", json_string(best_rule));
         json_object_set_new(o, "newton_vertices",
-                            low.newton_known ? cli_json_bigint(low.newton_vertices) : json_null());
-        json_object_set_new(o, "ub", cli_json_bigint(ub));
+                            low.newton_known ? hf_json_bigint(low.newton_vertices) : json_null());
+        json_object_set_new(o, "ub", hf_json_bigint(ub));
         json_object_set_new(o, "ub_exact", json_boolean(ub_exact));
         json_object_set_new(o, "certified",
                             json_boolean((ub_exact && fmpz_equal(low.lb, ub)) || cert.certified));
@@ -316,7 +317,7 @@ int cli_cmd_target(int argc, char **argv)
         int lb_ub = ub_exact && fmpz_equal(low.lb, ub);
         json_object_set_new(o, "m_star_certified",
                             cert.certified ? json_integer(cert.m_star)
-                            : lb_ub        ? cli_json_bigint(ub)
+                            : lb_ub        ? hf_json_bigint(ub)
                                            : json_null());
         json_object_set_new(o, "certified_rule",
                             cert.certified ? json_string(cert.rule)
