@@ -1,7 +1,8 @@
-/* What the commands report, as values (part of the campaign module), with their JSON forms:
- * the command line prints them in words or writes their JSON as it is (--json); nothing
- * here prints. For now: JSON with integers of any size, a table row's JSON and a row's plan
- * in words and as JSON.
+/* What the commands report, as values (part of the campaign module): `headfuse target`'s
+ * bounds, certificate, product head and plan at a span, `check`'s decision of one key set.
+ * Each call fills a plain value (_init/_clear, under the ownership rule of
+ * docs/architecture.md) that the command line prints in words, and gives it its documented
+ * JSON form, which the command line writes as it is (--json). Nothing here prints.
  *
  * JSON integers: jansson holds 64 bits, so a larger integer is held as a marked string
  * that hf_json_dumps writes as bare digits (Python's json, jq 1.7 and other readers of
@@ -45,5 +46,91 @@ void hf_report_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n);
  * busy_ranks, slices, memory_per_rank, node_ranks, memory_per_node, seconds, time_basis
  * (null where unknown or without a search). New reference. */
 json_t *hf_report_plan_json(const hf_campaign_plan_t *p);
+
+/* ------------------------------------------------------------------ target */
+
+/* The product head is built and verified exactly up to this many atoms. */
+#define HF_REPORT_PRODUCT_MAX (1L << 16)
+
+/* What `headfuse target` says of a target: the best lower bound with its rule, the upper
+ * bound, the certificate over all keys, the product head, the memory of P/Q. */
+typedef struct {
+    double fraction_bytes;  /* hf_fraction_estimate: P/Q on each rank of a search */
+    hf_lower_t low;         /* the bounds' LB with its rule (hf_bounds_lower_info) */
+    hf_certificate_t cert;  /* the 2-D or 3-D argument (hf_search_certify) */
+    fmpz_t lb;              /* the best lower bound: cert's or low's (hf_search_best_lower) */
+    const char *lb_rule;    /* its rule (static) */
+    fmpz_t ub;              /* the product construction's upper bound */
+    int ub_exact;           /* 0: too large to merge keys (the product of head sizes) */
+    int lb_ub;              /* 1: low.lb = ub certifies m* (docs/math.md §1.4) */
+    int certified;          /* m* proven over all keys: lb_ub or cert.certified */
+    int product;            /* 1: UB <= HF_REPORT_PRODUCT_MAX, product_head built */
+    hf_head_t product_head; /* the product head, verified exactly (empty unless product) */
+    double product_err;     /* its numeric cross-check's largest error */
+} hf_report_target_t;
+
+void hf_report_target_init(hf_report_target_t *r); /* empty; cannot fail */
+void hf_report_target_clear(hf_report_target_t *r);
+/* Fill r (initialised), replacing its value; on failure r keeps it. A product head that
+ * fails exact verification is HF_ERR_INTERNAL. Not collective. */
+hf_err_t hf_report_target(const hf_target_t *t, hf_report_target_t *r);
+/* The report as `target --json` writes it: name, d, dv, heads, head_atoms, lb, lb_rule,
+ * newton_vertices, ub, ub_exact, certified, m_star_certified, certified_rule, span_free,
+ * span_free_note, fraction_bytes_estimate, product_head. New reference. */
+json_t *hf_report_target_json(const hf_target_t *t, const hf_report_target_t *r);
+/* The 2-D or 3-D argument's counts ("span_free"), or null when none ran. New reference. */
+json_t *hf_report_certificate_json(const hf_certificate_t *c);
+
+/* What a plan at a span is asked for (`target --span`): the span, the ranks and nodes
+ * (>= 1), --max-memory and --node-memory's text (NULL: not given). */
+typedef struct {
+    int span, ranks, nodes;
+    const char *max_memory, *node_memory;
+} hf_report_span_opts_t;
+
+/* A search of the target at a span, before it runs: what `search` and `run` check
+ * (hf_campaign_check_row) and its plan, against the limits, not refused here. */
+typedef struct {
+    int span;
+    int shortcut;             /* hf_campaign_certified's: 1 certified, 2 no support fits */
+    hf_err_t refused;         /* HF_OK, or why no search can be built (hf_campaign_plan_row) */
+    char why[2048];           /* the message of refused ("" when HF_OK) */
+    hf_campaign_memory_t lim; /* the limits (hf_campaign_memory_plan) */
+    hf_campaign_plan_t plan;  /* when refused is HF_OK; plan.mem the estimate per rank */
+    int fits;                 /* plan.mem.total within lim.bytes */
+    int node_fits;            /* the ranks of a node within its memory (or not checked) */
+} hf_report_span_t;
+
+/* Fill r (a plain value, no _clear), replacing its value; on failure r keeps it. The errors
+ * are those of the limits and the bounds; a search that cannot be built is r->refused, not
+ * an error (but HF_ERR_NOMEM is). */
+hf_err_t hf_report_span(const hf_target_t *t, const hf_report_span_opts_t *o, hf_report_span_t *r);
+/* As `target --json --span` writes it ("memory"): span, search, refused, bytes, ranks,
+ * large_row, process, fraction, box, keys, bytes_per_key, fits, limit, limit_source and
+ * plan (hf_report_plan_json with nodes, node_memory_bytes, node_memory_source, node_fits,
+ * node_checked). New reference. */
+json_t *hf_report_span_json(const hf_report_span_t *r);
+
+/* ------------------------------------------------------------------ check */
+
+/* `headfuse check`: whether m keys carry one head equal to the target. */
+typedef struct {
+    long m;
+    int feasible;
+    int reason;        /* hf_reason_t (exact.h: not included, its FLINT headers clash with
+                        * PETSc's complex I in approx's command) */
+    hf_head_t witness; /* when feasible: checked again by the independent verifier */
+    double err;        /* the numeric cross-check at 64 queries */
+} hf_report_check_t;
+
+void hf_report_check_init(hf_report_check_t *r); /* empty; cannot fail */
+void hf_report_check_clear(hf_report_check_t *r);
+/* Decide keys[m * t->d] exactly (P/Q, hf_exact_check) into r (initialised), replacing its
+ * value; on failure r keeps it. Infeasible is an outcome, not an error; a witness that
+ * fails the independent verifier is HF_ERR_INTERNAL. Not collective. */
+hf_err_t hf_report_check(const hf_target_t *t, long m, const int64_t *keys, hf_report_check_t *r);
+/* As `check --json` writes it: target, m, feasible, reason, reason_text and, when
+ * feasible, witness, verified, max_abs_error. New reference. */
+json_t *hf_report_check_json(const hf_target_t *t, const hf_report_check_t *r);
 
 #endif
