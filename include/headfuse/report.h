@@ -1,8 +1,8 @@
 /* What the commands report, as values (part of the campaign module): `headfuse target`'s
- * bounds, certificate, product head and plan at a span, `check`'s decision of one key set.
- * Each call fills a plain value (_init/_clear, under the ownership rule of
- * docs/architecture.md) that the command line prints in words, and gives it its documented
- * JSON form, which the command line writes as it is (--json). Nothing here prints.
+ * bounds, certificate, product head and plan at a span, `check`'s decision of one key set,
+ * `table`'s files, rows and supports. Each call fills a plain value (_init/_clear, under the
+ * ownership rule of docs/architecture.md) that the command line prints in words, and gives it its
+ * documented JSON form, which the command line writes as it is (--json). Nothing here prints.
  *
  * JSON integers: jansson holds 64 bits, so a larger integer is held as a marked string
  * that hf_json_dumps writes as bare digits (Python's json, jq 1.7 and other readers of
@@ -27,9 +27,45 @@ json_t *hf_json_decimal(const char *decimal);
  * numbers. Free with free(); NULL when out of memory. */
 char *hf_json_dumps(const json_t *j);
 
+/* The fields of a table row, in the documented order (`headfuse table`'s columns). */
+typedef enum {
+    HF_FIELD_NAME,
+    HF_FIELD_D,
+    HF_FIELD_SPAN,
+    HF_FIELD_M_STAR,
+    HF_FIELD_LB,
+    HF_FIELD_LB_RULE,
+    HF_FIELD_UB,
+    HF_FIELD_STATUS,
+    HF_FIELD_ENGINE,
+    HF_FIELD_MAX_ATOMS,
+    HF_FIELD_N_MIN_RAW,
+    HF_FIELD_N_MIN_SYM,
+    HF_FIELD_GROUP_ORDER,
+    HF_FIELD_NODES,
+    HF_FIELD_UNITS,
+    HF_FIELD_SECONDS,
+    HF_FIELD_COUNT
+} hf_field_t;
+/* Their names: "name", "d", ..., "seconds". */
+extern const char *const hf_report_row_fields[HF_FIELD_COUNT];
+/* Field i of a row as text: m_star exact at any size, seconds with 3 decimals, "" for an
+ * unknown value (-1). buf (n bytes, at least HF_BIGINT_LEN) may hold the text. */
+const char *hf_report_row_field(const hf_row_t *r, int i, char *buf, size_t n);
+/* The upper end of what a row proves over all integer keys (docs/math.md §1.4): a support
+ * within the span is one over all keys, so the smaller of its m* within the span (when it
+ * has one) and UB, as decimal text (buf: HF_BIGINT_LEN bytes, may hold m*). */
+const char *hf_report_row_upper(const hf_row_t *r, char *buf);
 /* A table row with the documented field names (README.md, docs/hdf5-format.md). New
  * reference. */
 json_t *hf_report_row_json(const hf_row_t *r);
+/* A row's supports into its JSON object o: "supports" (the keys of each) and "witnesses"
+ * (their exact weights and values, as check --json writes heads). A support that cannot
+ * be read is left out. */
+void hf_report_supports_json(json_t *o, const hf_supports_t *s);
+/* A row's supports as text: their keys in the --keys syntax, "0,0;1,0 | 0,0;0,1"
+ * (malloc'd; NULL when one cannot be read, the message saying why). */
+char *hf_report_supports_text(const hf_supports_t *s);
 /* A row's plan (hf_campaign_plan_row) in words, beside hf_campaign_plan_engine and
  * hf_campaign_cone_warning (`target --span`, `run --list`; docs/cluster.md, "A plan before
  * a run"): the engine, the ranks kept busy, the memory per rank and per node, the time
@@ -132,5 +168,31 @@ hf_err_t hf_report_check(const hf_target_t *t, long m, const int64_t *keys, hf_r
 /* As `check --json` writes it: target, m, feasible, reason, reason_text and, when
  * feasible, witness, verified, max_abs_error. New reference. */
 json_t *hf_report_check_json(const hf_target_t *t, const hf_report_check_t *r);
+
+/* ------------------------------------------------------------------ table */
+
+/* The files of `headfuse table`, read before anything is printed. */
+typedef struct {
+    int n; /* the files kept, paths[0..n) (the caller's strings) */
+    const char **paths;
+    int nmissing; /* files skipped: they do not exist while another does */
+    const char **missing;
+    unsigned char *missing_shards; /* 1: its PATH.shards/ holds a stopped run */
+    int napprox;      /* how many of the kept files are APPROX.h5 (hf_approx_file_detect) */
+    hf_result_t *res; /* the results of the kept files when none is APPROX.h5 */
+    int nread;        /* how many of res hold a value to clear */
+} hf_report_table_t;
+
+void hf_report_table_init(hf_report_table_t *r); /* empty; cannot fail */
+void hf_report_table_clear(hf_report_table_t *r);
+/* The n files of a table into r (initialised), replacing its value: a file that does not
+ * exist is skipped while another exists (a sweep's table prints while some of its files
+ * are still to come); none existing, every file is kept (the reader's own message then
+ * says so, exit 4, with the hint when FILE.shards/ holds a stopped run). */
+hf_err_t hf_report_table(const char *const *paths, int n, hf_report_table_t *r);
+/* Then read them into r's napprox and res: APPROX.h5 files are counted (HF_ERR_CORRUPT
+ * when one cannot be opened safely) and, when there is none, every result is read
+ * (hf_campaign_result_read: the messages name the file). On failure r keeps its value. */
+hf_err_t hf_report_table_read(hf_report_table_t *r);
 
 #endif

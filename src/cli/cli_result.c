@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_common.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 #include "headfuse/sched.h"
 #include "headfuse/search.h"
-#include "cli/cli_common.h"
 
 /* A count for the one-line summary: "?" when unknown (-1). */
 static const char *count_text(int64_t v, char *buf, size_t n)
@@ -19,6 +20,32 @@ static const char *count_text(int64_t v, char *buf, size_t n)
         return "?";
     snprintf(buf, n, "%lld", (long long)v);
     return buf;
+}
+
+/* What the row proves, in words. */
+static void print_scope(FILE *f, const hf_row_t *row)
+{
+    char m[HF_BIGINT_LEN];
+    const char *exact = hf_row_m_star(row, m);
+    if (!strcmp(row->status, "certified")) {
+        fprintf(f, "  over all integer keys: m* = %s (certified)\n",
+                strcmp(exact, "-1") ? exact : row->lb);
+        return;
+    }
+    char u[HF_BIGINT_LEN];
+    const char *hi = hf_report_row_upper(row, u);
+    if (!strcmp(row->status, "exhaustive"))
+        fprintf(f, "  within span %d: m* = %s (every smaller support decided)", row->span, exact);
+    else if (!strcmp(row->status, "infeasible"))
+        fprintf(f, "  within span %d: no head equals the target", row->span);
+    else
+        fprintf(f, "  within span %d: no head up to max_atoms %lld", row->span,
+                (long long)row->max_atoms);
+    if (!strcmp(row->lb, hi))
+        fprintf(f, "; over all integer keys: m* = %s (LB = UB)\n", hi);
+    else
+        fprintf(f, "; over all integer keys: %s <= m* <= %s (not decided by this row)\n", row->lb,
+                hi);
 }
 
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
@@ -55,46 +82,8 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     if (out)
         fprintf(f, "  -> %s", out);
     fputc('\n', f);
-    cli_print_row_scope(f, row);
+    print_scope(f, row);
     fflush(f);
-}
-
-/* The smaller of two decimal integers (a row's m* within its span and its UB). */
-static const char *min_dec(const char *a, const char *b)
-{
-    fmpz_t x, y;
-    fmpz_init(x);
-    fmpz_init(y);
-    int bad = fmpz_set_str(x, a, 10) || fmpz_set_str(y, b, 10);
-    const char *m = bad || fmpz_cmp(x, y) <= 0 ? a : b;
-    fmpz_clear(x);
-    fmpz_clear(y);
-    return m;
-}
-
-void cli_print_row_scope(FILE *f, const hf_row_t *row)
-{
-    char m[HF_BIGINT_LEN];
-    const char *exact = hf_row_m_star(row, m);
-    if (!strcmp(row->status, "certified")) {
-        fprintf(f, "  over all integer keys: m* = %s (certified)\n",
-                strcmp(exact, "-1") ? exact : row->lb);
-        return;
-    }
-    /* a support within the span is one over all keys: m* within it bounds the minimum */
-    const char *hi = strcmp(exact, "-1") ? min_dec(exact, row->ub) : row->ub;
-    if (!strcmp(row->status, "exhaustive"))
-        fprintf(f, "  within span %d: m* = %s (every smaller support decided)", row->span, exact);
-    else if (!strcmp(row->status, "infeasible"))
-        fprintf(f, "  within span %d: no head equals the target", row->span);
-    else
-        fprintf(f, "  within span %d: no head up to max_atoms %lld", row->span,
-                (long long)row->max_atoms);
-    if (!strcmp(row->lb, hi))
-        fprintf(f, "; over all integer keys: m* = %s (LB = UB)\n", hi);
-    else
-        fprintf(f, "; over all integer keys: %s <= m* <= %s (not decided by this row)\n", row->lb,
-                hi);
 }
 
 int cli_mpi_end(int status)
