@@ -1,8 +1,9 @@
 /* What the commands report, as values (part of the campaign module): `headfuse target`'s
  * bounds, certificate, product head and plan at a span, `check`'s decision of one key set,
- * `table`'s files, rows and supports. Each call fills a plain value (_init/_clear, under the
- * ownership rule of docs/architecture.md) that the command line prints in words, and gives it its
- * documented JSON form, which the command line writes as it is (--json). Nothing here prints.
+ * `table`'s files, rows and supports, `verify`'s witnesses. Each call fills a plain value
+ * (_init/_clear, under the ownership rule of docs/architecture.md) that the command line prints in
+ * words, and gives it its documented JSON form, which the command line writes as it is (--json).
+ * Nothing here prints.
  *
  * JSON integers: jansson holds 64 bits, so a larger integer is held as a marked string
  * that hf_json_dumps writes as bare digits (Python's json, jq 1.7 and other readers of
@@ -194,5 +195,26 @@ hf_err_t hf_report_table(const char *const *paths, int n, hf_report_table_t *r);
  * when one cannot be opened safely) and, when there is none, every result is read
  * (hf_campaign_result_read: the messages name the file). On failure r keeps its value. */
 hf_err_t hf_report_table_read(hf_report_table_t *r);
+
+/* ------------------------------------------------------------------ verify */
+
+/* What `verify` reports as it goes, on rank 0 (ctx is passed back; NULL: not reported): */
+typedef struct {
+    /* support j of row i of r failed, and why */
+    void (*failed)(void *ctx, const hf_result_t *r, long i, long j, const char *why);
+    /* row i is done: bad of its witnesses failed; maxerr is the numeric cross-check's
+     * largest error over the verified ones (NaN shows) */
+    void (*row)(void *ctx, const hf_result_t *r, long i, long bad, double maxerr);
+    void *ctx;
+} hf_report_verify_fns_t;
+
+/* Collective: every witness stored in the result file path (read on every rank) checked
+ * against the target stored with its row by the independent verifier: a witness held in
+ * memory on rank 0, a large one slice by slice across the ranks (hf_campaign_verify_large).
+ * fns (or NULL) hears of each failure and each row. *failed: how many failed, on every rank. A row
+ * whose target cannot be read or does not match its supports is HF_ERR_CORRUPT; errors are agreed.
+ */
+hf_err_t hf_report_verify(MPI_Comm comm, const char *path, const hf_report_verify_fns_t *fns,
+                          long *failed);
 
 #endif
