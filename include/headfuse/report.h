@@ -1,9 +1,9 @@
 /* What the commands report, as values (part of the campaign module): `headfuse target`'s
  * bounds, certificate, product head and plan at a span, `check`'s decision of one key set,
- * `table`'s files, rows and supports, `verify`'s witnesses. Each call fills a plain value
- * (_init/_clear, under the ownership rule of docs/architecture.md) that the command line prints in
- * words, and gives it its documented JSON form, which the command line writes as it is (--json).
- * Nothing here prints.
+ * `table`'s files, rows and supports, `verify`'s witnesses,
+ * `run --list`'s plans. Each call fills a plain value (_init/_clear, under the ownership rule of
+ * docs/architecture.md) that the command line prints in words, and gives it its documented
+ * JSON form, which the command line writes as it is (--json). Nothing here prints.
  *
  * JSON integers: jansson holds 64 bits, so a larger integer is held as a marked string
  * that hf_json_dumps writes as bare digits (Python's json, jq 1.7 and other readers of
@@ -216,5 +216,29 @@ typedef struct {
  */
 hf_err_t hf_report_verify(MPI_Comm comm, const char *path, const hf_report_verify_fns_t *fns,
                           long *failed);
+
+/* ------------------------------------------------------------------ run --list */
+
+/* A job checked and planned without MPI (`run --list`). */
+typedef struct {
+    hf_job_t job;
+    hf_campaign_memory_t lim;
+    hf_campaign_plan_t *plan; /* one per entry */
+    long big;                 /* the entry with the largest estimate per rank, -1: none
+                               * (every entry is certified by its bounds) */
+} hf_report_job_t;
+
+void hf_report_job_init(hf_report_job_t *r); /* empty; cannot fail */
+void hf_report_job_clear(hf_report_job_t *r);
+/* Load the job at path (out: --out or NULL) into r (initialised), replacing its value (on
+ * failure r keeps it), its limits for `ranks` ranks on `nodes` nodes (hf_campaign_memory_plan) and
+ * every entry checked and planned as the preflight does (hf_campaign_job_check). */
+hf_err_t hf_report_job(const char *path, const char *out, const char *max_memory,
+                       const char *node_memory, int ranks, int nodes, hf_report_job_t *r);
+/* As `run --list --json` writes it: job, output, max_memory_bytes, max_memory_source,
+ * ranks, nodes, node_ranks, node_memory_bytes, node_memory_source, entries (index,
+ * target, span, max_atoms, prune, engine, engine_requested, line, memory_bytes, plan).
+ * New reference. */
+json_t *hf_report_job_json(const hf_report_job_t *r);
 
 #endif
