@@ -1,7 +1,7 @@
 /* What the commands report, as values (part of the campaign module): `headfuse target`'s
  * bounds, certificate, product head and plan at a span, `check`'s decision of one key set,
- * `table`'s files, rows and supports, `verify`'s witnesses,
- * `run --list`'s plans. Each call fills a plain value (_init/_clear, under the ownership rule of
+ * `table`'s files and supports, `verify`'s witnesses, `run --list`'s plans and `approx`'s
+ * summary. Each call fills a plain value (_init/_clear, under the ownership rule of
  * docs/architecture.md) that the command line prints in words, and gives it its documented
  * JSON form, which the command line writes as it is (--json). Nothing here prints.
  *
@@ -240,5 +240,35 @@ hf_err_t hf_report_job(const char *path, const char *out, const char *max_memory
  * target, span, max_atoms, prune, engine, engine_requested, line, memory_bytes, plan).
  * New reference. */
 json_t *hf_report_job_json(const hf_report_job_t *r);
+
+/* ------------------------------------------------------------------ approx */
+
+/* What an approximation table says about the exact minimum (docs/approx.md): */
+typedef enum {
+    HF_VERDICT_NONE,      /* no budget reached rounding level */
+    HF_VERDICT_CONFIRMED, /* first at the known exact head's size, and LB = that size */
+    HF_VERDICT_AT_EXACT,  /* first at the known exact head's size */
+    HF_VERDICT_BELOW,     /* first below it: a smaller exact head probably exists */
+    HF_VERDICT_AT_LB,     /* first at the exact lower bound: numerically m* */
+    HF_VERDICT_IN_RANGE   /* first at m, nothing more to say */
+} hf_approx_verdict_t;
+
+/* The verdict of r (with p's lower bound) and m, the first budget at rounding level (0
+ * for HF_VERDICT_NONE). */
+hf_approx_verdict_t hf_report_approx_verdict(const hf_approx_result_t *r, const hf_approx_prov_t *p,
+                                             int *m);
+
+/* A mean squared error as RMS (infinite when it is not finite). */
+double hf_report_rms(double mse);
+/* A row of the table as JSON (file first when not NULL): name, d, m, train_mse, test_mse,
+ * train_rms, test_rms, restarts, best_restart, start, iterations, converged_reason, status,
+ * seconds (null when not finite). New reference. */
+json_t *hf_report_approx_row_json(const hf_approx_result_t *r, const hf_approx_row_t *row,
+                                  const char *file);
+/* The whole result as `approx --json` writes it: name, d, dv, the fits' settings, target_rms,
+ * exact_atoms, exact_source, lower_bound, ranks, file (when not NULL) and rows. New
+ * reference. */
+json_t *hf_report_approx_json(const hf_approx_result_t *r, const hf_approx_prov_t *p,
+                              const char *file);
 
 #endif
