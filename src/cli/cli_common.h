@@ -18,8 +18,18 @@
  *   INT    a decimal integer in [lo, hi]; long
  *   REAL   a positive finite number; double
  *   U64    a nonnegative decimal integer below 2^64; uint64_t
- *   RANGE  "A..B" or "A" with lo <= A <= B <= hi; long[2] (A and B) */
-typedef enum { CLI_FLAG, CLI_STR, CLI_PATH, CLI_INT, CLI_REAL, CLI_U64, CLI_RANGE } cli_kind_t;
+ *   RANGE  "A..B" or "A" with lo <= A <= B <= hi; long[2] (A and B)
+ *   SIZE   a size in bytes, "4G", "512M" (hf_parse_bytes); const char * (the text) */
+typedef enum {
+    CLI_FLAG,
+    CLI_STR,
+    CLI_PATH,
+    CLI_INT,
+    CLI_REAL,
+    CLI_U64,
+    CLI_RANGE,
+    CLI_SIZE
+} cli_kind_t;
 
 /* One option a subcommand accepts. required, when not NULL, makes the option
  * mandatory and names its value in the message ("--out RESULT.h5 is required"). */
@@ -59,25 +69,29 @@ typedef struct {
     {                                                                                              \
         (n), CLI_RANGE, (p), (lo), (hi), (req)                                                     \
     }
+#define CLI_OPT_SIZE(n, p)                                                                         \
+    {                                                                                              \
+        (n), CLI_SIZE, (p), 0, 0, NULL                                                             \
+    }
 #define CLI_OPT_END                                                                                \
     {                                                                                              \
         NULL, CLI_FLAG, NULL, 0, 0, NULL                                                           \
     }
+
+/* What cli_parse returns when the command goes on (else its exit status). */
+#define CLI_GO (-1)
 
 /* Scan argv[1..]: options from the table, positionals into pos[] (at most maxpos).
  * Every value is checked against its kind here, with one message format: "headfuse
  * CMD: OPTION VALUE: must be ..." (and "headfuse CMD: OPTION VALUE is required"). An
  * unknown option, a missing value, a bad value, a missing required option, or an option
  * with a value given twice (`--span 2 --span 3` would otherwise keep only the last)
- * prints one line and returns 2, else 0. A repeated flag changes nothing. Options not
- * given leave dest as it was (the default). With --help given, values are not checked
- * and required options may be missing. */
-int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
-              int maxpos, int *npos);
-
-/* A --max-memory value (NULL: not given) is a size in bytes (hf_parse_bytes): 0 if so, else
- * prints "headfuse CMD: --max-memory V: must be ..." and returns 2. */
-int cli_check_size(const char *cmd, const char *opt, const char *value);
+ * prints one line and returns 2. A repeated flag changes nothing. Options not given leave
+ * dest as it was (the default). Every command takes --help: then values are not checked,
+ * required options may be missing, usage is printed on stdout and 0 returned. Otherwise
+ * CLI_GO. */
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const cli_opt_t *opts,
+              const char **pos, int maxpos, int *npos);
 
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);

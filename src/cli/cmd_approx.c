@@ -224,7 +224,7 @@ int cli_cmd_approx(int argc, char **argv)
 {
     const char *family = NULL, *out = NULL, *from = NULL, *pos[1];
     long atoms[2] = {0, 0}, samples = 0, test_samples = 0, restarts = 0, pmax = -1;
-    int quiet = 0, json = 0, force = 0, help = 0, npos, status;
+    int quiet = 0, json = 0, force = 0, npos, status;
     hf_approx_opts_t o;
     hf_approx_opts_default(&o);
     cli_opt_t opts[] = {
@@ -241,15 +241,10 @@ int cli_cmd_approx(int argc, char **argv)
         CLI_OPT_FLAG("--quiet", &quiet),
         CLI_OPT_FLAG("--json", &json),
         CLI_OPT_FLAG("--force", &force),
-        CLI_OPT_FLAG("--help", &help),
         CLI_OPT_END};
     int pstart = petsc_start(argc, argv);
-    if ((status = cli_parse("approx", pstart, argv, opts, pos, 1, &npos)))
+    if ((status = cli_parse("approx", usage_text, pstart, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
     o.m_lo = (int)atoms[0];
     o.m_hi = (int)atoms[1];
     if (samples)

@@ -32,18 +32,13 @@ static void print_plain(const hf_target_t *t, const hf_report_check_t *r)
 int cli_cmd_check(int argc, char **argv)
 {
     const char *family = NULL, *keys_text = NULL, *pos[1];
-    int json = 0, help = 0, npos, status;
+    int json = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
                         {"--keys", CLI_STR, &keys_text, 0, 0, "KEYS"},
                         CLI_OPT_FLAG("--json", &json),
-                        CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
-    if ((status = cli_parse("check", argc, argv, opts, pos, 1, &npos)))
+    if ((status = cli_parse("check", usage_text, argc, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
     hf_target_t t;
     hf_target_init_empty(&t);
     hf_report_check_t r;

@@ -123,29 +123,21 @@ int cli_cmd_run(int argc, char **argv)
 {
     const char *out_opt = NULL, *max_memory = NULL, *node_memory = NULL, *pos[1];
     long entry = -1, ranks = 0, nodes = 0;
-    int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
+    int resume = 0, force = 0, quiet = 0, json = 0, list = 0, collect = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_PATH("--out", &out_opt, NULL),
                         CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
                         CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
                         CLI_OPT_INT("--nodes", &nodes, 1, 1L << 20, NULL),
-                        CLI_OPT_STR("--node-memory", &node_memory),
+                        CLI_OPT_SIZE("--max-memory", &max_memory),
+                        CLI_OPT_SIZE("--node-memory", &node_memory),
                         CLI_OPT_FLAG("--resume", &resume),
                         CLI_OPT_FLAG("--force", &force),
                         CLI_OPT_FLAG("--collect", &collect),
                         CLI_OPT_FLAG("--list", &list),
                         CLI_OPT_FLAG("--quiet", &quiet),
                         CLI_OPT_FLAG("--json", &json),
-                        CLI_OPT_STR("--max-memory", &max_memory),
-                        CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
-    if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
-        return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-    if ((status = cli_check_size("run", "--max-memory", max_memory)) ||
-        (status = cli_check_size("run", "--node-memory", node_memory)))
+    if ((status = cli_parse("run", usage_text, argc, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
     if (npos != 1) {
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");

@@ -277,29 +277,23 @@ static int print_approx(const hf_report_table_t *tab, int fmt, int supports)
 
 int cli_cmd_table(int argc, char **argv)
 {
-    int json = 0, csv = 0, markdown = 0, supports = 0, help = 0, npos = 0, status;
+    int json = 0, csv = 0, markdown = 0, supports = 0, npos = 0, status;
     const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
     if (!pos)
         return cli_fail("table", HF_ERR_NOMEM);
-    cli_opt_t opts[] = {
-        CLI_OPT_FLAG("--json", &json),         CLI_OPT_FLAG("--csv", &csv),
-        CLI_OPT_FLAG("--markdown", &markdown), CLI_OPT_FLAG("--supports", &supports),
-        CLI_OPT_FLAG("--help", &help),         CLI_OPT_END};
-    if ((status = cli_parse("table", argc, argv, opts, pos, argc, &npos))) {
-        free(pos);
-        return status;
-    }
-    if (help) {
-        fputs(usage_text, stdout);
-        free(pos);
-        return 0;
-    }
-    if (json + csv + markdown > 1 || npos == 0) {
+    cli_opt_t opts[] = {CLI_OPT_FLAG("--json", &json), CLI_OPT_FLAG("--csv", &csv),
+                        CLI_OPT_FLAG("--markdown", &markdown),
+                        CLI_OPT_FLAG("--supports", &supports), CLI_OPT_END};
+    status = cli_parse("table", usage_text, argc, argv, opts, pos, argc, &npos);
+    if (status == CLI_GO && (json + csv + markdown > 1 || npos == 0)) {
         fprintf(stderr, "headfuse table: %s\n%s",
                 npos ? "give at most one of --json, --csv, --markdown" : "no result file given",
                 usage_text);
+        status = 2;
+    }
+    if (status != CLI_GO) {
         free(pos);
-        return 2;
+        return status;
     }
     hf_report_table_t tab;
     hf_report_table_init(&tab);

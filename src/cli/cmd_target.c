@@ -220,25 +220,17 @@ int cli_cmd_target(int argc, char **argv)
     const char *family = NULL, *export_path = NULL, *max_memory = NULL, *node_memory = NULL,
                *pos[1];
     long span = 0, ranks = 0, nodes = 0;
-    int json = 0, help = 0, npos, status = 0;
+    int json = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
                         CLI_OPT_PATH("--export", &export_path, NULL),
                         CLI_OPT_FLAG("--json", &json),
                         CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, NULL),
                         CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
                         CLI_OPT_INT("--nodes", &nodes, 1, 1L << 20, NULL),
-                        CLI_OPT_STR("--max-memory", &max_memory),
-                        CLI_OPT_STR("--node-memory", &node_memory),
-                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_SIZE("--max-memory", &max_memory),
+                        CLI_OPT_SIZE("--node-memory", &node_memory),
                         CLI_OPT_END};
-    if ((status = cli_parse("target", argc, argv, opts, pos, 1, &npos)))
-        return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-    if ((status = cli_check_size("target", "--max-memory", max_memory)) ||
-        (status = cli_check_size("target", "--node-memory", node_memory)))
+    if ((status = cli_parse("target", usage_text, argc, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
     if ((max_memory || ranks || nodes || node_memory) && !span) {
         fprintf(stderr,

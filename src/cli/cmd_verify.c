@@ -67,19 +67,17 @@ static int verify_file(const char *path, int several, int quiet)
 
 int cli_cmd_verify(int argc, char **argv)
 {
-    int quiet = 0, help = 0, npos = 0, status;
+    int quiet = 0, npos = 0, status;
     const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
     if (!pos)
         return cli_fail("verify", HF_ERR_NOMEM);
-    cli_opt_t opts[] = {CLI_OPT_FLAG("--quiet", &quiet), CLI_OPT_FLAG("--help", &help),
-                        CLI_OPT_END};
-    if ((status = cli_parse("verify", argc, argv, opts, pos, argc, &npos)) == 0 && help)
-        fputs(usage_text, stdout);
-    else if (status == 0 && npos == 0) {
+    cli_opt_t opts[] = {CLI_OPT_FLAG("--quiet", &quiet), CLI_OPT_END};
+    status = cli_parse("verify", usage_text, argc, argv, opts, pos, argc, &npos);
+    if (status == CLI_GO && npos == 0) {
         fprintf(stderr, "headfuse verify: no result file given\n%s", usage_text);
         status = 2;
     }
-    if (status || help) {
+    if (status != CLI_GO) {
         free(pos);
         return status;
     }
