@@ -15,11 +15,17 @@ void hf_report_table_init(hf_report_table_t *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Clear and free the first n results of res. */
+static void results_free(hf_result_t *res, int n)
+{
+    for (int i = 0; i < n; i++)
+        hf_result_clear(&res[i]);
+    free(res);
+}
+
 void hf_report_table_clear(hf_report_table_t *r)
 {
-    for (int i = 0; i < r->nread; i++)
-        hf_result_clear(&r->res[i]);
-    free(r->res);
+    results_free(r->res, r->nread);
     free(r->paths);
     free(r->missing);
     free(r->missing_shards);
@@ -83,14 +89,10 @@ hf_err_t hf_report_table_read(hf_report_table_t *r)
     for (; e == HF_OK && res && nread < r->n; nread++)
         e = hf_campaign_result_read(r->paths[nread], &res[nread]);
     if (e != HF_OK) {
-        for (int i = 0; i < nread; i++)
-            hf_result_clear(&res[i]);
-        free(res);
+        results_free(res, nread);
         return e;
     }
-    for (int i = 0; i < r->nread; i++) /* the old results give way */
-        hf_result_clear(&r->res[i]);
-    free(r->res);
+    results_free(r->res, r->nread); /* the old results give way */
     r->res = res;
     r->nread = nread;
     r->napprox = napprox;
