@@ -4,7 +4,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <jansson.h>
 
 #include "headfuse/store.h"
 
@@ -28,13 +27,10 @@ void cli_mpi_start(int *argc, char ***argv, int *rank, int *size, char *start, s
 /* End an MPI command: a barrier, MPI_Finalize, and status (SIGTERM ignored when it is
  * nonzero, so that mpirun's stop of the last ranks does not replace it). */
 int cli_mpi_end(int status);
-/* A table row as a JSON object with the documented field names. */
-json_t *cli_row_json(const hf_row_t *r);
 /* A row in words: one line ("wd:d=3 span 2: m* = 8  [certified] ..."; out, if not NULL,
- * is the file it was written to), then cli_print_row_scope's. */
+ * is the file it was written to), then what the row proves: over all integer keys
+ * (certified m*, or LB <= m* <= the smaller of UB and the span's m*) and within the span
+ * (docs/math.md §1.4). */
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out);
-/* What the row proves, in words: over all integer keys (certified m*, or LB <= m* <= the
- * smaller of UB and the span's m*) and within the span (docs/math.md §1.4). */
-void cli_print_row_scope(FILE *f, const hf_row_t *row);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/core.h"
+#include "headfuse/report.h"
 
 /* A decimal integer in [lo, hi] (the one integer grammar, core.h). */
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -36,6 +37,11 @@ static void describe(const cli_opt_t *o, char *buf, size_t n)
     case CLI_RANGE:
         snprintf(buf, n, "a range A..B or one integer A, with %ld <= A <= B <= %ld", o->lo, o->hi);
         break;
+    case CLI_SIZE:
+        snprintf(buf, n,
+                 "a size in bytes such as 4G, 512M or 1500000000 (K, M, G, T: powers of "
+                 "1024)");
+        break;
     default:
         snprintf(buf, n, "a file name, not empty");
     }
@@ -52,6 +58,11 @@ static int take_value(const cli_opt_t *o, const char *v)
     case CLI_PATH:
         *(const char **)o->dest = v;
         return *v != '\0';
+    case CLI_SIZE: {
+        double bytes;
+        *(const char **)o->dest = v;
+        return hf_parse_bytes(v, &bytes) == HF_PARSE_OK;
+    }
     case CLI_INT:
         return parse_int(v, o->lo, o->hi, o->dest);
     case CLI_REAL: {
@@ -88,13 +99,14 @@ static int take_value(const cli_opt_t *o, const char *v)
     }
 }
 
-int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
-              int maxpos, int *npos)
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const cli_opt_t *opts,
+              const char **pos, int maxpos, int *npos)
 {
     /* which options were given: a second value would silently replace the first */
     unsigned char seen[64] = {0};
     const char *value[64] = {NULL};
     int help = 0;
+    const cli_opt_t help_opt = CLI_OPT_FLAG("--help", &help); /* every command's */
     *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -112,21 +124,22 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
         for (; o->name; o++)
             if (strlen(o->name) == len && !strncmp(o->name, a, len))
                 break;
+        if (!o->name && len == strlen(help_opt.name) && !strncmp(help_opt.name, a, len))
+            o = &help_opt;
         if (!o->name) {
             fprintf(stderr, "headfuse %s: unknown option '%.*s' (see headfuse %s --help)\n", cmd,
                     (int)len, a, cmd);
             return 2;
         }
-        size_t k = (size_t)(o - opts);
         if (o->kind == CLI_FLAG) {
             if (eq) {
                 fprintf(stderr, "headfuse %s: option %s takes no value\n", cmd, o->name);
                 return 2;
             }
             *(int *)o->dest = 1;
-            help |= !strcmp(o->name, "--help");
             continue;
         }
+        size_t k = (size_t)(o - opts);
         if (k < sizeof seen && seen[k]) {
             fprintf(stderr, "headfuse %s: option %s given twice (give it once)\n", cmd, o->name);
             return 2;
@@ -142,8 +155,12 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
             return 2;
         }
     }
-    /* values are checked in the table's order, after the scan: --help wins over them */
-    for (size_t k = 0; !help && opts[k].name && k < sizeof seen; k++) {
+    if (help) { /* --help wins over the values */
+        fputs(usage, stdout);
+        return 0;
+    }
+    /* values are checked in the table's order, after the scan */
+    for (size_t k = 0; opts[k].name && k < sizeof seen; k++) {
         const cli_opt_t *o = opts + k;
         char what[160];
         if (o->kind == CLI_FLAG)
@@ -158,7 +175,7 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, con
             return 2;
         }
     }
-    return 0;
+    return CLI_GO;
 }
 
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
@@ -169,36 +186,6 @@ hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t)
         return hf_error(HF_ERR_INPUT, "no target: give a JSON file or --family NAME:d=N (%s)",
                         hf_family_list());
     return family ? hf_target_from_family(t, family) : hf_target_load_json(t, path);
-}
-
-int cli_check_size(const char *cmd, const char *opt, const char *value)
-{
-    double b;
-    if (!value || hf_parse_bytes(value, &b) == HF_PARSE_OK)
-        return 0;
-    fprintf(stderr,
-            "headfuse %s: %s %s: must be a size in bytes such as 4G, 512M or 1500000000 (K, M, "
-            "G, T: powers of 1024)\n",
-            cmd, opt, value);
-    return 2;
-}
-
-json_t *cli_json_bigint(const fmpz_t x)
-{
-    fmpz_t lim;
-    fmpz_init(lim);
-    fmpz_one(lim);
-    fmpz_mul_2exp(lim, lim, 53);
-    json_t *j;
-    if (fmpz_cmpabs(x, lim) < 0) {
-        j = json_integer((json_int_t)fmpz_get_si(x));
-    } else {
-        char *s = fmpz_get_str(NULL, 10, x);
-        j = json_string(s);
-        flint_free(s);
-    }
-    fmpz_clear(lim);
-    return j;
 }
 
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
@@ -219,77 +206,9 @@ void cli_print_head(FILE *f, const hf_head_t *h, const char *indent)
     }
 }
 
-/* The mark of a big integer held as a string: a control character no other string of
- * ours begins with, which jansson writes escaped. */
-#define CLI_BIGINT_MARK "\001hf-int:"
-#define CLI_BIGINT_MARK_DUMPED "\"\\u0001hf-int:"
-
-json_t *cli_json_decimal(const char *decimal)
-{
-    if (!decimal || !strcmp(decimal, "-1"))
-        return json_null();
-    errno = 0;
-    char *end;
-    long long v = strtoll(decimal, &end, 10);
-    if (errno == 0 && *decimal && !*end)
-        return json_integer((json_int_t)v);
-    size_t n = strlen(decimal);
-    for (size_t i = 0; i < n; i++)
-        if (decimal[i] < '0' || decimal[i] > '9')
-            return json_string(decimal); /* not a number: kept as text, never rewritten */
-    char *t = hf_malloc(n + sizeof CLI_BIGINT_MARK);
-    if (!t)
-        return NULL;
-    snprintf(t, n + sizeof CLI_BIGINT_MARK, "%s%s", CLI_BIGINT_MARK, decimal);
-    json_t *j = json_string(t);
-    free(t);
-    return j;
-}
-
-char *cli_json_dumps(const json_t *j)
-{
-    char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
-    if (!s)
-        return NULL;
-    /* a whole string "\u0001hf-int:DIGITS" -> DIGITS, in place (the text only gets
-     * shorter); strings are followed from their opening quote, so a quote or a mark
-     * inside another string is never taken for one */
-    size_t ml = strlen(CLI_BIGINT_MARK_DUMPED);
-    char *r = s, *w = s;
-    int in_string = 0;
-    while (*r) {
-        if (in_string) {
-            if (*r == '\\' && r[1]) {
-                *w++ = *r++;
-            } else if (*r == '"') {
-                in_string = 0;
-            }
-            *w++ = *r++;
-            continue;
-        }
-        if (*r == '"') {
-            const char *d = r + ml, *e = d;
-            if (!strncmp(r, CLI_BIGINT_MARK_DUMPED, ml)) {
-                while (*e >= '0' && *e <= '9')
-                    e++;
-                if (e > d && *e == '"') {
-                    memmove(w, d, (size_t)(e - d));
-                    w += e - d;
-                    r = (char *)e + 1;
-                    continue;
-                }
-            }
-            in_string = 1;
-        }
-        *w++ = *r++;
-    }
-    *w = '\0';
-    return s;
-}
-
 void cli_json_print(json_t *j)
 {
-    char *s = cli_json_dumps(j);
+    char *s = hf_json_dumps(j);
     if (s) {
         puts(s);
         free(s);

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <jansson.h>
-#include <flint/fmpz.h>
 #include <mpi.h>
 
 #include "headfuse/agree.h"
@@ -19,8 +18,18 @@
  *   INT    a decimal integer in [lo, hi]; long
  *   REAL   a positive finite number; double
  *   U64    a nonnegative decimal integer below 2^64; uint64_t
- *   RANGE  "A..B" or "A" with lo <= A <= B <= hi; long[2] (A and B) */
-typedef enum { CLI_FLAG, CLI_STR, CLI_PATH, CLI_INT, CLI_REAL, CLI_U64, CLI_RANGE } cli_kind_t;
+ *   RANGE  "A..B" or "A" with lo <= A <= B <= hi; long[2] (A and B)
+ *   SIZE   a size in bytes, "4G", "512M" (hf_parse_bytes); const char * (the text) */
+typedef enum {
+    CLI_FLAG,
+    CLI_STR,
+    CLI_PATH,
+    CLI_INT,
+    CLI_REAL,
+    CLI_U64,
+    CLI_RANGE,
+    CLI_SIZE
+} cli_kind_t;
 
 /* One option a subcommand accepts. required, when not NULL, makes the option
  * mandatory and names its value in the message ("--out RESULT.h5 is required"). */
@@ -60,59 +69,38 @@ typedef struct {
     {                                                                                              \
         (n), CLI_RANGE, (p), (lo), (hi), (req)                                                     \
     }
+#define CLI_OPT_SIZE(n, p)                                                                         \
+    {                                                                                              \
+        (n), CLI_SIZE, (p), 0, 0, NULL                                                             \
+    }
 #define CLI_OPT_END                                                                                \
     {                                                                                              \
         NULL, CLI_FLAG, NULL, 0, 0, NULL                                                           \
     }
+
+/* What cli_parse returns when the command goes on (else its exit status). */
+#define CLI_GO (-1)
 
 /* Scan argv[1..]: options from the table, positionals into pos[] (at most maxpos).
  * Every value is checked against its kind here, with one message format: "headfuse
  * CMD: OPTION VALUE: must be ..." (and "headfuse CMD: OPTION VALUE is required"). An
  * unknown option, a missing value, a bad value, a missing required option, or an option
  * with a value given twice (`--span 2 --span 3` would otherwise keep only the last)
- * prints one line and returns 2, else 0. A repeated flag changes nothing. Options not
- * given leave dest as it was (the default). With --help given, values are not checked
- * and required options may be missing. */
-int cli_parse(const char *cmd, int argc, char **argv, const cli_opt_t *opts, const char **pos,
-              int maxpos, int *npos);
-
-/* A --max-memory value (NULL: not given) is a size in bytes (hf_parse_bytes): 0 if so, else
- * prints "headfuse CMD: --max-memory V: must be ..." and returns 2. */
-int cli_check_size(const char *cmd, const char *opt, const char *value);
+ * prints one line and returns 2. A repeated flag changes nothing. Options not given leave
+ * dest as it was (the default). Every command takes --help: then values are not checked,
+ * required options may be missing, usage is printed on stdout and 0 returned. Otherwise
+ * CLI_GO. */
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const cli_opt_t *opts,
+              const char **pos, int maxpos, int *npos);
 
 /* Load the target named by a JSON path or a --family spec (exactly one must be given). */
 hf_err_t cli_load_target(const char *path, const char *family, hf_target_t *t);
 
-/* JSON integer when |x| < 2^53, else a decimal string. New reference. */
-json_t *cli_json_bigint(const fmpz_t x);
-/* A JSON integer of any size from its decimal text ("-1": JSON null). Jansson's integers
- * are 64-bit, so a larger one is held as a marked string that cli_json_dumps (and so
- * cli_json_print) writes as the bare digits: Python's json, jq 1.7 and other readers of
- * arbitrary-precision integers read it exactly. New reference. */
-json_t *cli_json_decimal(const char *decimal);
-/* json_dumps (compact, key order preserved) with cli_json_decimal's integers written
- * as numbers. Free with free(); NULL when out of memory. */
-char *cli_json_dumps(const json_t *j);
 /* A head as text, one atom per line: "<indent>(k1,k2) -> weight, value..." (exact). */
 void cli_print_head(FILE *f, const hf_head_t *h, const char *indent);
-/* Print one JSON object on stdout (compact keys order preserved) and release it. */
+/* Print one JSON value on stdout (compact, key order preserved, integers of any size:
+ * hf_json_dumps) and release it. */
 void cli_json_print(json_t *j);
-
-/* A row's plan (hf_campaign_plan_t) in words, for `run --list` and `target --span`
- * (cli_plan.c; docs/cluster.md, "A plan before a run"): the engine, the ranks kept busy,
- * the memory per rank and per node, the time with its basis. */
-typedef struct {
-    char engine[96], ranks[320], memory[256], time[224];
-    char warning[512]; /* "" or the cone's warning (hf_campaign_cone_warning) */
-} cli_plan_words_t;
-void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w);
-/* The nodes of a plan in words: "64 ranks on 1 node (64 a node), a node's memory 250 GiB
- * (SOURCE)". */
-void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n);
-/* The plan as a JSON object: engine, search, large_row, unknowns, ranks, busy_ranks (null:
- * known after the preparation), memory_per_rank, node_ranks, memory_per_node, seconds
- * (null: unknown), time_basis. */
-json_t *cli_plan_json(const hf_campaign_plan_t *p);
 
 /* Report an error from the library ("headfuse CMD: message") and return the exit
  * status for it. */

@@ -1,5 +1,5 @@
-/* Shared by the commands that write result files (search, run): MPI start, the command
- * line, a table row as JSON and as one printed line. */
+/* Shared by the commands that write result files (search, run): MPI start and end, a
+ * table row as one printed line and what it proves. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -7,46 +7,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_common.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 #include "headfuse/sched.h"
 #include "headfuse/search.h"
-#include "cli/cli_common.h"
-
-json_t *cli_row_json(const hf_row_t *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(r->name));
-    json_object_set_new(o, "d", json_integer(r->d));
-    json_object_set_new(o, "span", json_integer(r->span));
-    char m[HF_BIGINT_LEN];
-    /* an integer at any size (wd:d=64: 18446744073709551616), null when none */
-    json_object_set_new(o, "m_star", cli_json_decimal(hf_row_m_star(r, m)));
-    fmpz_t x;
-    fmpz_init(x);
-    fmpz_set_str(x, r->lb, 10);
-    json_object_set_new(o, "lb", cli_json_bigint(x));
-    fmpz_set_str(x, r->ub, 10);
-    json_object_set_new(o, "ub", cli_json_bigint(x));
-    fmpz_clear(x);
-    json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "lb_rule", json_string(r->lb_rule));
-    json_object_set_new(o, "engine", json_string(r->engine));
-    json_object_set_new(o, "max_atoms",
-                        r->max_atoms < 0 ? json_null() : json_integer(r->max_atoms));
-    json_object_set_new(o, "n_min_raw",
-                        r->n_min_raw < 0 ? json_null() : json_integer(r->n_min_raw));
-    json_object_set_new(o, "n_min_sym",
-                        r->n_min_sym < 0 ? json_null() : json_integer(r->n_min_sym));
-    json_object_set_new(o, "group_order",
-                        r->group_order < 0 ? json_null() : json_integer(r->group_order));
-    /* why group_order is null although the search ran (null when known or not said) */
-    json_object_set_new(o, "group_note",
-                        r->group_note[0] ? json_string(r->group_note) : json_null());
-    json_object_set_new(o, "nodes", json_integer(r->nodes));
-    json_object_set_new(o, "units", json_integer(r->units));
-    json_object_set_new(o, "seconds", json_real(r->seconds));
-    return o;
-}
 
 /* A count for the one-line summary: "?" when unknown (-1). */
 static const char *count_text(int64_t v, char *buf, size_t n)
@@ -55,6 +20,32 @@ static const char *count_text(int64_t v, char *buf, size_t n)
         return "?";
     snprintf(buf, n, "%lld", (long long)v);
     return buf;
+}
+
+/* What the row proves, in words. */
+static void print_scope(FILE *f, const hf_row_t *row)
+{
+    char m[HF_BIGINT_LEN];
+    const char *exact = hf_row_m_star(row, m);
+    if (!strcmp(row->status, "certified")) {
+        fprintf(f, "  over all integer keys: m* = %s (certified)\n",
+                strcmp(exact, "-1") ? exact : row->lb);
+        return;
+    }
+    char u[HF_BIGINT_LEN];
+    const char *hi = hf_report_row_upper(row, u);
+    if (!strcmp(row->status, "exhaustive"))
+        fprintf(f, "  within span %d: m* = %s (every smaller support decided)", row->span, exact);
+    else if (!strcmp(row->status, "infeasible"))
+        fprintf(f, "  within span %d: no head equals the target", row->span);
+    else
+        fprintf(f, "  within span %d: no head up to max_atoms %lld", row->span,
+                (long long)row->max_atoms);
+    if (!strcmp(row->lb, hi))
+        fprintf(f, "; over all integer keys: m* = %s (LB = UB)\n", hi);
+    else
+        fprintf(f, "; over all integer keys: %s <= m* <= %s (not decided by this row)\n", row->lb,
+                hi);
 }
 
 void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
@@ -91,46 +82,8 @@ void cli_print_row(FILE *f, const hf_row_t *row, const char *out)
     if (out)
         fprintf(f, "  -> %s", out);
     fputc('\n', f);
-    cli_print_row_scope(f, row);
+    print_scope(f, row);
     fflush(f);
-}
-
-/* The smaller of two decimal integers (a row's m* within its span and its UB). */
-static const char *min_dec(const char *a, const char *b)
-{
-    fmpz_t x, y;
-    fmpz_init(x);
-    fmpz_init(y);
-    int bad = fmpz_set_str(x, a, 10) || fmpz_set_str(y, b, 10);
-    const char *m = bad || fmpz_cmp(x, y) <= 0 ? a : b;
-    fmpz_clear(x);
-    fmpz_clear(y);
-    return m;
-}
-
-void cli_print_row_scope(FILE *f, const hf_row_t *row)
-{
-    char m[HF_BIGINT_LEN];
-    const char *exact = hf_row_m_star(row, m);
-    if (!strcmp(row->status, "certified")) {
-        fprintf(f, "  over all integer keys: m* = %s (certified)\n",
-                strcmp(exact, "-1") ? exact : row->lb);
-        return;
-    }
-    /* a support within the span is one over all keys: m* within it bounds the minimum */
-    const char *hi = strcmp(exact, "-1") ? min_dec(exact, row->ub) : row->ub;
-    if (!strcmp(row->status, "exhaustive"))
-        fprintf(f, "  within span %d: m* = %s (every smaller support decided)", row->span, exact);
-    else if (!strcmp(row->status, "infeasible"))
-        fprintf(f, "  within span %d: no head equals the target", row->span);
-    else
-        fprintf(f, "  within span %d: no head up to max_atoms %lld", row->span,
-                (long long)row->max_atoms);
-    if (!strcmp(row->lb, hi))
-        fprintf(f, "; over all integer keys: m* = %s (LB = UB)\n", hi);
-    else
-        fprintf(f, "; over all integer keys: %s <= m* <= %s (not decided by this row)\n", row->lb,
-                hi);
 }
 
 int cli_mpi_end(int status)

@@ -14,6 +14,7 @@
 #include "headfuse/core.h"
 #include "headfuse/approx.h"
 #include "headfuse/approx_store.h"
+#include "headfuse/report.h"
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse approx (FILE.json | --family NAME:d=N[,k=K]) --atoms A..B\n"
@@ -40,14 +41,10 @@ static int petsc_start(int argc, char **argv)
 
 /* ---------------------------------------------------------------- printing */
 
-static double rms(double mse)
+/* Where the known exact head comes from, in words. */
+static const char *exact_source(const hf_approx_result_t *r)
 {
-    return isfinite(mse) ? sqrt(mse) : INFINITY;
-}
-
-static json_t *json_num(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
+    return !strcmp(r->exact_source, "product") ? "product construction" : "--from witness";
 }
 
 /* One budget's note for the text table. */
@@ -69,44 +66,38 @@ static const char *row_note(const hf_approx_result_t *r, const hf_approx_row_t *
 /* The summary under the table: what the numbers say about the exact minimum. */
 static void print_summary(FILE *out, const hf_approx_result_t *r, const hf_approx_prov_t *p)
 {
-    const hf_approx_row_t *first = NULL;
-    for (int i = 0; i < r->nrows && !first; i++)
-        if (!strcmp(r->rows[i].status, "rounding"))
-            first = r->rows + i;
-    long lb = -1; /* stays -1 when absent or beyond long */
-    if (p->lower_bound)
-        hf_parse_long(p->lower_bound, -1, 0, LONG_MAX, &lb);
-    if (!first) {
+    int m;
+    switch (hf_report_approx_verdict(r, p, &m)) {
+    case HF_VERDICT_NONE:
         fprintf(out, "no budget reached rounding level");
         if (r->exact_atoms > 0)
             fprintf(out, " (the known exact head has %ld atoms)", r->exact_atoms);
         fprintf(out, "\n");
-        return;
-    }
-    int from_bottom = first == r->rows && first->m > 1;
-    if (r->exact_atoms > 0 && first->m == r->exact_atoms && !from_bottom) {
-        if (lb == r->exact_atoms)
-            fprintf(out,
-                    "exact minimum m* = %d confirmed numerically: rounding level first at m = %d, "
-                    "and LB = UB = %d is certified exactly\n",
-                    first->m, first->m, first->m);
-        else
-            fprintf(out, "rounding level first at m = %d, the size of the known exact head (%s)\n",
-                    first->m,
-                    !strcmp(r->exact_source, "product") ? "product construction"
-                                                        : "--from witness");
-    } else if (r->exact_atoms > 0 && first->m < r->exact_atoms) {
+        break;
+    case HF_VERDICT_CONFIRMED:
+        fprintf(out,
+                "exact minimum m* = %d confirmed numerically: rounding level first at m = %d, "
+                "and LB = UB = %d is certified exactly\n",
+                m, m, m);
+        break;
+    case HF_VERDICT_AT_EXACT:
+        fprintf(out, "rounding level first at m = %d, the size of the known exact head (%s)\n", m,
+                exact_source(r));
+        break;
+    case HF_VERDICT_BELOW:
         fprintf(out,
                 "rounding level already at m = %d < %ld atoms of the known exact head: a smaller "
                 "exact head probably exists (numerical evidence; decide it with headfuse search)\n",
-                first->m, r->exact_atoms);
-    } else if (lb == first->m && !from_bottom) {
+                m, r->exact_atoms);
+        break;
+    case HF_VERDICT_AT_LB:
         fprintf(out,
                 "rounding level first at m = %d, equal to the exact lower bound: numerically "
                 "the exact minimum is %d (certify it with headfuse search)\n",
-                first->m, first->m);
-    } else {
-        fprintf(out, "rounding level first at m = %d in the range\n", first->m);
+                m, m);
+        break;
+    default:
+        fprintf(out, "rounding level first at m = %d in the range\n", m);
     }
 }
 
@@ -149,8 +140,7 @@ static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_p
             r->name, r->d, r->dv, r->samples, r->test_samples, r->sigma,
             (unsigned long long)r->seed, r->restarts, r->tao_type, (int)p->ranks);
     if (r->exact_atoms > 0)
-        fprintf(out, "exact head known: %ld atoms (%s)", r->exact_atoms,
-                !strcmp(r->exact_source, "product") ? "product construction" : "--from witness");
+        fprintf(out, "exact head known: %ld atoms (%s)", r->exact_atoms, exact_source(r));
     else
         fprintf(out, "no exact head known to the run");
     if (p->lower_bound && p->lower_bound[0])
@@ -162,64 +152,58 @@ static void print_text(FILE *out, const hf_approx_result_t *r, const hf_approx_p
         const hf_approx_row_t *row = r->rows + i;
         row_note(r, row, note, sizeof note);
         /* the test RMS relative to the target's own RMS: 1 is no better than the zero head */
-        double rel = r->target_rms > 0 ? rms(row->test_mse) / r->target_rms : rms(row->test_mse);
+        double rel = r->target_rms > 0 ? hf_report_rms(row->test_mse) / r->target_rms
+                                       : hf_report_rms(row->test_mse);
         fprintf(out, "%5d  %-10.3e %-10.3e %-9.2e %8ld %5ld  %-8s %6ld  %-22s %8.2f%s%s\n", row->m,
-                rms(row->train_mse), rms(row->test_mse), rel, row->restarts, row->best_restart,
-                row->start, row->iterations, row->converged_reason, row->seconds,
+                hf_report_rms(row->train_mse), hf_report_rms(row->test_mse), rel, row->restarts,
+                row->best_restart, row->start, row->iterations, row->converged_reason, row->seconds,
                 note[0] ? "  " : "", note);
     }
     print_diverged(out, r);
     print_summary(out, r, p);
 }
 
-static json_t *row_json(const hf_approx_result_t *r, const hf_approx_row_t *row, const char *file)
+/* An APPROX.h5 file's table in format fmt (cli_table_approx). */
+static void print_approx(const char *path, const hf_approx_result_t *r, const hf_approx_prov_t *p,
+                         int fmt)
 {
-    json_t *o = json_object();
-    if (file)
-        json_object_set_new(o, "file", json_string(file));
-    json_object_set_new(o, "name", json_string(r->name ? r->name : ""));
-    json_object_set_new(o, "d", json_integer(r->d));
-    json_object_set_new(o, "m", json_integer(row->m));
-    json_object_set_new(o, "train_mse", json_num(row->train_mse));
-    json_object_set_new(o, "test_mse", json_num(row->test_mse));
-    json_object_set_new(o, "train_rms", json_num(rms(row->train_mse)));
-    json_object_set_new(o, "test_rms", json_num(rms(row->test_mse)));
-    json_object_set_new(o, "restarts", json_integer(row->restarts));
-    json_object_set_new(o, "best_restart", json_integer(row->best_restart));
-    json_object_set_new(o, "start", json_string(row->start));
-    json_object_set_new(o, "iterations", json_integer(row->iterations));
-    json_object_set_new(o, "converged_reason", json_string(row->converged_reason));
-    json_object_set_new(o, "status", json_string(row->status));
-    json_object_set_new(o, "seconds", json_num(row->seconds));
-    return o;
-}
-
-static json_t *result_json(const hf_approx_result_t *r, const hf_approx_prov_t *p, const char *file)
-{
-    json_t *o = json_object(), *rows = json_array();
-    json_object_set_new(o, "name", json_string(r->name ? r->name : ""));
-    json_object_set_new(o, "d", json_integer(r->d));
-    json_object_set_new(o, "dv", json_integer(r->dv));
-    json_object_set_new(o, "samples", json_integer(r->samples));
-    json_object_set_new(o, "test_samples", json_integer(r->test_samples));
-    json_object_set_new(o, "restarts", json_integer(r->restarts));
-    json_object_set_new(o, "sigma", json_num(r->sigma));
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
-    json_object_set_new(o, "tao_type", json_string(r->tao_type));
-    json_object_set_new(o, "target_rms", json_num(r->target_rms));
-    json_object_set_new(o, "exact_atoms",
-                        r->exact_atoms > 0 ? json_integer(r->exact_atoms) : json_null());
-    json_object_set_new(o, "exact_source", json_string(r->exact_source));
-    json_object_set_new(o, "lower_bound",
-                        p->lower_bound && p->lower_bound[0] ? json_string(p->lower_bound)
-                                                            : json_null());
-    json_object_set_new(o, "ranks", json_integer(p->ranks));
-    if (file)
-        json_object_set_new(o, "file", json_string(file));
-    for (int i = 0; i < r->nrows; i++)
-        json_array_append_new(rows, row_json(r, r->rows + i, NULL));
-    json_object_set_new(o, "rows", rows);
-    return o;
+    char note[128];
+    switch (fmt) {
+    case 1: {
+        json_t *a = json_array();
+        for (int i = 0; i < r->nrows; i++)
+            json_array_append_new(a, hf_report_approx_row_json(r, r->rows + i, path));
+        cli_json_print(a);
+        break;
+    }
+    case 2:
+        printf("name,d,m,train_mse,test_mse,restarts,best_restart,iterations,converged_reason,"
+               "seconds,start,status\n");
+        for (int i = 0; i < r->nrows; i++) {
+            const hf_approx_row_t *row = r->rows + i;
+            printf("%s,%d,%d,%.17g,%.17g,%ld,%ld,%ld,%s,%.3f,%s,%s\n", r->name, r->d, row->m,
+                   row->train_mse, row->test_mse, row->restarts, row->best_restart, row->iterations,
+                   row->converged_reason, row->seconds, row->start, row->status);
+        }
+        break;
+    case 3:
+        printf("| target | m | train RMS | test RMS | restarts | best | start | iterations | "
+               "reason | seconds | note |\n");
+        printf("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n");
+        for (int i = 0; i < r->nrows; i++) {
+            const hf_approx_row_t *row = r->rows + i;
+            printf("| %s | %d | %.3e | %.3e | %ld | %ld | %s | %ld | %s | %.2f | %s |\n", r->name,
+                   row->m, hf_report_rms(row->train_mse), hf_report_rms(row->test_mse),
+                   row->restarts, row->best_restart, row->start, row->iterations,
+                   row->converged_reason, row->seconds, row_note(r, row, note, sizeof note));
+        }
+        break;
+    default:
+        printf("%s\n", path);
+        print_text(stdout, r, p);
+        break;
+    }
+    fflush(stdout);
 }
 
 int cli_table_approx(const char *path, int fmt)
@@ -229,61 +213,18 @@ int cli_table_approx(const char *path, int fmt)
     hf_approx_result_init(&r);
     hf_approx_prov_init(&p);
     hf_err_t e = hf_approx_file_read(path, &r, &p);
-    if (e != HF_OK) {
-        int status = cli_fail("table", e);
-        hf_approx_result_clear(&r);
-        hf_approx_prov_clear(&p);
-        return status;
-    }
-    char note[128];
-    switch (fmt) {
-    case 1: {
-        json_t *a = json_array();
-        for (int i = 0; i < r.nrows; i++)
-            json_array_append_new(a, row_json(&r, r.rows + i, path));
-        cli_json_print(a);
-        break;
-    }
-    case 2:
-        printf("name,d,m,train_mse,test_mse,restarts,best_restart,iterations,converged_reason,"
-               "seconds,start,status\n");
-        for (int i = 0; i < r.nrows; i++) {
-            const hf_approx_row_t *row = r.rows + i;
-            printf("%s,%d,%d,%.17g,%.17g,%ld,%ld,%ld,%s,%.3f,%s,%s\n", r.name, r.d, row->m,
-                   row->train_mse, row->test_mse, row->restarts, row->best_restart, row->iterations,
-                   row->converged_reason, row->seconds, row->start, row->status);
-        }
-        break;
-    case 3:
-        printf("| target | m | train RMS | test RMS | restarts | best | start | iterations | "
-               "reason | seconds | note |\n");
-        printf("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|\n");
-        for (int i = 0; i < r.nrows; i++) {
-            const hf_approx_row_t *row = r.rows + i;
-            printf("| %s | %d | %.3e | %.3e | %ld | %ld | %s | %ld | %s | %.2f | %s |\n", r.name,
-                   row->m, rms(row->train_mse), rms(row->test_mse), row->restarts,
-                   row->best_restart, row->start, row->iterations, row->converged_reason,
-                   row->seconds, row_note(&r, row, note, sizeof note));
-        }
-        break;
-    default:
-        printf("%s\n", path);
-        print_text(stdout, &r, &p);
-        break;
-    }
-    fflush(stdout);
+    if (e == HF_OK)
+        print_approx(path, &r, &p, fmt);
     hf_approx_result_clear(&r);
     hf_approx_prov_clear(&p);
-    return 0;
+    return e == HF_OK ? 0 : cli_fail("table", e);
 }
-
-/* ---------------------------------------------------------------- --from */
 
 int cli_cmd_approx(int argc, char **argv)
 {
     const char *family = NULL, *out = NULL, *from = NULL, *pos[1];
     long atoms[2] = {0, 0}, samples = 0, test_samples = 0, restarts = 0, pmax = -1;
-    int quiet = 0, json = 0, force = 0, help = 0, npos, status;
+    int quiet = 0, json = 0, force = 0, npos, status;
     hf_approx_opts_t o;
     hf_approx_opts_default(&o);
     cli_opt_t opts[] = {
@@ -300,15 +241,10 @@ int cli_cmd_approx(int argc, char **argv)
         CLI_OPT_FLAG("--quiet", &quiet),
         CLI_OPT_FLAG("--json", &json),
         CLI_OPT_FLAG("--force", &force),
-        CLI_OPT_FLAG("--help", &help),
         CLI_OPT_END};
     int pstart = petsc_start(argc, argv);
-    if ((status = cli_parse("approx", pstart, argv, opts, pos, 1, &npos)))
+    if ((status = cli_parse("approx", usage_text, pstart, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
     o.m_lo = (int)atoms[0];
     o.m_hi = (int)atoms[1];
     if (samples)
@@ -370,7 +306,7 @@ int cli_cmd_approx(int argc, char **argv)
         missed |= !strcmp(res.rows[i].status, "missed");
     if (rank == 0) {
         if (json) {
-            cli_json_print(result_json(&res, &prov, out));
+            cli_json_print(hf_report_approx_json(&res, &prov, out));
         } else {
             print_text(stdout, &res, &prov);
             printf("-> %s\n", out);

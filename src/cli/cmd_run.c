@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 
 static const char *usage_text =
     "usage: mpirun -n N headfuse run JOB.yaml [--out RESULT.h5] [--resume] [--force] [--quiet]\n"
@@ -46,44 +47,12 @@ static const char *usage_text =
 
 /* ------------------------------------------------------------------ the command */
 
-/* --list: the checked job without MPI (a login node may not start MPI programs), each
- * entry checked as the preflight checks it and planned (hf_campaign_plan_row) for `ranks`
- * ranks on `nodes` nodes. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
- * per entry, "plan: NODES", "plan I: ..." per entry, then "memory: ..." (the largest
- * estimate and the limit). */
-typedef struct {
-    const char *path, *out, *max_memory, *node_memory;
-    long ranks, nodes;
-    int json;
-} list_opts_t;
-
-/* Entry i of the listing as JSON: its settings and its plan. */
-static json_t *entry_json(const hf_job_t *job, long i, const hf_campaign_plan_t *p)
+/* The listing's last line: the largest estimate (entry r->big, or none) against the limit. */
+static void print_memory_line(const hf_report_job_t *r)
 {
-    const hf_job_entry_t *en = job->entries + i;
-    json_t *o = json_object();
-    json_object_set_new(o, "index", json_integer(i));
-    json_object_set_new(o, "target", json_string(en->label));
-    json_object_set_new(o, "span", json_integer(en->span));
-    json_object_set_new(o, "max_atoms", json_integer(en->max_atoms));
-    json_object_set_new(o, "prune", json_boolean(hf_engine_prunes((hf_engine_t)en->engine)));
-    /* the engine that will run (auto resolved; "none": no search), and the one asked for */
-    json_object_set_new(o, "engine",
-                        json_string(p->shortcut ? HF_ENGINE_NONE : hf_engine_name(p->engine)));
-    json_object_set_new(o, "engine_requested",
-                        json_string(hf_engine_name((hf_engine_t)en->engine)));
-    json_object_set_new(o, "line", json_integer(en->line));
-    /* the estimate per rank in bytes; null: certified by its bounds, no search */
-    json_object_set_new(o, "memory_bytes",
-                        p->mem.total > 0 ? json_integer((json_int_t)p->mem.total) : json_null());
-    json_object_set_new(o, "plan", cli_plan_json(p));
-    return o;
-}
-
-/* The listing's last line: the largest estimate (entry big, or -1) against the limit. */
-static void print_memory_line(const hf_job_t *job, const hf_campaign_plan_t *plan, long big,
-                              const hf_campaign_memory_t *lim)
-{
+    const hf_job_t *job = &r->job;
+    const hf_campaign_memory_t *lim = &r->lim;
+    long big = r->big;
     char a[32], b[32];
     hf_bytes_text(lim->bytes, b, sizeof b);
     if (big < 0) {
@@ -92,15 +61,15 @@ static void print_memory_line(const hf_job_t *job, const hf_campaign_plan_t *pla
         return;
     }
     char *d = hf_job_entry_describe(job, big);
-    hf_bytes_text(plan[big].mem.total, a, sizeof a);
+    hf_bytes_text(r->plan[big].mem.total, a, sizeof a);
     printf("memory: at most %s per rank on %d rank(s) (entry %ld, %s), limit %s (%s)\n", a,
            lim->ranks, big, d ? d : job->entries[big].label, b, lim->source);
     free(d);
 }
 
-static void print_list(const hf_job_t *job, const hf_campaign_plan_t *plan, long big,
-                       const hf_campaign_memory_t *lim)
+static void print_list(const hf_report_job_t *r)
 {
+    const hf_job_t *job = &r->job;
     char nodes[512];
     printf("job %s: %ld entries -> %s\n", job->name, job->nentries, job->output);
     for (long i = 0; i < job->nentries; i++) {
@@ -108,71 +77,38 @@ static void print_list(const hf_job_t *job, const hf_campaign_plan_t *plan, long
         printf("%ld\t%s\n", i, d ? d : job->entries[i].label);
         free(d);
     }
-    cli_plan_nodes(lim, nodes, sizeof nodes);
+    hf_report_plan_nodes(&r->lim, nodes, sizeof nodes);
     printf("plan: %s\n", nodes);
     for (long i = 0; i < job->nentries; i++) {
-        cli_plan_words_t w;
-        cli_plan_words(plan + i, &w);
+        hf_report_plan_words_t w;
+        hf_report_plan_words(r->plan + i, &w);
         printf("plan %ld: engine %s; ranks %s; memory %s; time %s\n", i, w.engine, w.ranks,
                w.memory, w.time);
         if (w.warning[0])
             printf("plan %ld: warning: %s\n", i, w.warning);
     }
-    print_memory_line(job, plan, big, lim);
+    print_memory_line(r);
 }
 
-static void print_list_json(const hf_job_t *job, const hf_campaign_plan_t *plan,
-                            const hf_campaign_memory_t *lim)
+/* --list: the checked job without MPI (a login node may not start MPI programs), each
+ * entry checked as the preflight checks it and planned (hf_campaign_plan_row) for `ranks`
+ * ranks on `nodes` nodes. Text: "job NAME: N entries -> OUTPUT", "INDEX<TAB>DESCRIPTION"
+ * per entry, "plan: NODES", "plan I: ..." per entry, then "memory: ..." (the largest
+ * estimate and the limit). */
+static int list_job(const char *path, const char *out, const char *max_memory,
+                    const char *node_memory, long ranks, long nodes, int json)
 {
-    json_t *arr = json_array(), *o = json_object();
-    for (long i = 0; i < job->nentries; i++)
-        json_array_append_new(arr, entry_json(job, i, plan + i));
-    json_object_set_new(o, "job", json_string(job->name));
-    json_object_set_new(o, "output", json_string(job->output));
-    json_object_set_new(o, "max_memory_bytes", json_integer((json_int_t)lim->bytes));
-    json_object_set_new(o, "max_memory_source", json_string(lim->source));
-    json_object_set_new(o, "ranks", json_integer(lim->ranks));
-    json_object_set_new(o, "nodes", json_integer(lim->nodes));
-    json_object_set_new(o, "node_ranks", json_integer(lim->node_ranks));
-    json_object_set_new(o, "node_memory_bytes",
-                        lim->node_bytes > 0 ? json_integer((json_int_t)lim->node_bytes)
-                                            : json_null());
-    json_object_set_new(o, "node_memory_source", json_string(lim->node_source));
-    json_object_set_new(o, "entries", arr);
-    cli_json_print(o);
-}
-
-static int list_job(const list_opts_t *lo)
-{
-    hf_job_t job;
-    hf_job_init(&job);
-    hf_campaign_memory_t lim;
-    hf_campaign_plan_t *plan = NULL;
-    hf_err_t e = hf_job_load(&job, lo->path, lo->out);
-    if (e == HF_OK)
-        e = hf_campaign_memory_plan(lo->max_memory, lo->node_memory, &job, (int)lo->ranks,
-                                    (int)lo->nodes, &lim);
-    if (e == HF_OK && !(plan = hf_calloc((size_t)(job.nentries ? job.nentries : 1), sizeof *plan)))
-        e = HF_ERR_NOMEM;
-    if (e == HF_OK)
-        e = hf_campaign_job_check(&job, &lim, plan);
-    if (e != HF_OK) {
-        free(plan);
-        hf_job_clear(&job);
-        return cli_fail("run", e);
-    }
-    long big = -1; /* the entry with the largest estimate */
-    for (long i = 0; i < job.nentries; i++)
-        if (plan[i].mem.total > 0 && (big < 0 || plan[i].mem.total > plan[big].mem.total))
-            big = i;
-    if (lo->json)
-        print_list_json(&job, plan, &lim);
-    else
-        print_list(&job, plan, big, &lim);
+    hf_report_job_t r;
+    hf_report_job_init(&r);
+    hf_err_t e = hf_report_job(path, out, max_memory, node_memory, ranks ? (int)ranks : 1,
+                               nodes ? (int)nodes : 1, &r);
+    if (e == HF_OK && json)
+        cli_json_print(hf_report_job_json(&r));
+    else if (e == HF_OK)
+        print_list(&r);
     fflush(stdout);
-    free(plan);
-    hf_job_clear(&job);
-    return 0;
+    hf_report_job_clear(&r);
+    return e == HF_OK ? 0 : cli_fail("run", e);
 }
 
 /* One line per entry finished in this run: "[i/n] " and the row. */
@@ -187,29 +123,21 @@ int cli_cmd_run(int argc, char **argv)
 {
     const char *out_opt = NULL, *max_memory = NULL, *node_memory = NULL, *pos[1];
     long entry = -1, ranks = 0, nodes = 0;
-    int resume = 0, force = 0, quiet = 0, json = 0, help = 0, list = 0, collect = 0, npos, status;
+    int resume = 0, force = 0, quiet = 0, json = 0, list = 0, collect = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_PATH("--out", &out_opt, NULL),
                         CLI_OPT_INT("--entry", &entry, 0, LONG_MAX, NULL),
                         CLI_OPT_INT("--ranks", &ranks, 1, 1L << 20, NULL),
                         CLI_OPT_INT("--nodes", &nodes, 1, 1L << 20, NULL),
-                        CLI_OPT_STR("--node-memory", &node_memory),
+                        CLI_OPT_SIZE("--max-memory", &max_memory),
+                        CLI_OPT_SIZE("--node-memory", &node_memory),
                         CLI_OPT_FLAG("--resume", &resume),
                         CLI_OPT_FLAG("--force", &force),
                         CLI_OPT_FLAG("--collect", &collect),
                         CLI_OPT_FLAG("--list", &list),
                         CLI_OPT_FLAG("--quiet", &quiet),
                         CLI_OPT_FLAG("--json", &json),
-                        CLI_OPT_STR("--max-memory", &max_memory),
-                        CLI_OPT_FLAG("--help", &help),
                         CLI_OPT_END};
-    if ((status = cli_parse("run", argc, argv, opts, pos, 1, &npos)))
-        return status;
-    if (help) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-    if ((status = cli_check_size("run", "--max-memory", max_memory)) ||
-        (status = cli_check_size("run", "--node-memory", node_memory)))
+    if ((status = cli_parse("run", usage_text, argc, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
     if (npos != 1) {
         fprintf(stderr, "headfuse run: give one job file (see headfuse run --help)\n");
@@ -224,11 +152,8 @@ int cli_cmd_run(int argc, char **argv)
                         "has the ranks and nodes mpirun gives it)\n");
         return 2;
     }
-    if (list) {
-        list_opts_t lo = {
-            pos[0], out_opt, max_memory, node_memory, ranks ? ranks : 1, nodes ? nodes : 1, json};
-        return list_job(&lo);
-    }
+    if (list)
+        return list_job(pos[0], out_opt, max_memory, node_memory, ranks, nodes, json);
 
     int rank, size;
     char start[32];
@@ -260,7 +185,7 @@ int cli_cmd_run(int argc, char **argv)
         if (rank == 0 && json) {
             json_t *rows = json_array();
             for (long i = 0; i < res.nrows; i++)
-                json_array_append_new(rows, cli_row_json(res.rows + i));
+                json_array_append_new(rows, hf_report_row_json(res.rows + i));
             cli_json_print(rows);
         } else if (rank == 0 && oc.complete)
             printf("%s: already complete (%ld rows); nothing to do\n", job.output, job.nentries);

@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "headfuse/agree.h"
 #include "headfuse/campaign.h"
+#include "headfuse/report.h"
 
 /* %s: the engines (HF_ENGINE_TABLE), "auto|cone|layered|plain" */
 static const char *usage_format =
@@ -25,13 +26,29 @@ static const char *usage_format =
     "  --max-memory SIZE: the memory a rank may take (4G, 512M; default\n"
     "  HEADFUSE_MAX_MEMORY, else this machine's memory per rank). A search whose estimate\n"
     "  (docs/targets.md, \"Limits\"; headfuse target --span S prints it) exceeds it is\n"
-    "  refused before anything is built.\n";
+    "  refused before anything is built.\n"
+    "  --engine: how candidates are generated (docs/search.md); every engine gives\n"
+    "  the same table:\n";
+
+/* The usage into buf, with the engines from their registry (engine.h): the tests read
+ * their list here. */
+static void usage_text(char *buf, size_t n)
+{
+    char names[128];
+    hf_engine_names(names, sizeof names, "|", "|");
+    int len = snprintf(buf, n, usage_format, names);
+    for (int e = 0; e < hf_engine_count() && len >= 0 && (size_t)len < n; e++)
+        len += snprintf(
+            buf + len, n - (size_t)len, "    %-8s %s%s%s\n", hf_engine_name((hf_engine_t)e),
+            e == (int)hf_engine_default() ? "(default) " : "", hf_engine_text((hf_engine_t)e),
+            e == (int)hf_engine_reference() ? "; no pruning: --no-prune" : "");
+}
 
 int cli_cmd_search(int argc, char **argv)
 {
     const char *family = NULL, *out = NULL, *engine_s = NULL, *max_memory = NULL, *pos[1];
     long span = 0, max_atoms = 0;
-    int resume = 0, force = 0, no_prune = 0, quiet = 0, json = 0, help = 0, npos, status;
+    int resume = 0, force = 0, no_prune = 0, quiet = 0, json = 0, npos, status;
     cli_opt_t opts[] = {CLI_OPT_STR("--family", &family),
                         CLI_OPT_INT("--span", &span, 1, HF_SPAN_MAX, "S"),
                         CLI_OPT_PATH("--out", &out, "RESULT.h5"),
@@ -42,26 +59,11 @@ int cli_cmd_search(int argc, char **argv)
                         CLI_OPT_FLAG("--quiet", &quiet),
                         CLI_OPT_FLAG("--json", &json),
                         CLI_OPT_STR("--engine", &engine_s),
-                        CLI_OPT_STR("--max-memory", &max_memory),
-                        CLI_OPT_FLAG("--help", &help),
+                        CLI_OPT_SIZE("--max-memory", &max_memory),
                         CLI_OPT_END};
-    if ((status = cli_parse("search", argc, argv, opts, pos, 1, &npos)))
-        return status;
-    if (help) {
-        char names[128];
-        hf_engine_names(names, sizeof names, "|", "|");
-        printf(usage_format, names);
-        /* the engines from their registry (engine.h): the tests read their list here */
-        printf("  --engine: how candidates are generated (docs/search.md); every engine gives\n"
-               "  the same table:\n");
-        for (int e = 0; e < hf_engine_count(); e++)
-            printf("    %-8s %s%s%s\n", hf_engine_name((hf_engine_t)e),
-                   e == (int)hf_engine_default() ? "(default) " : "",
-                   hf_engine_text((hf_engine_t)e),
-                   e == (int)hf_engine_reference() ? "; no pruning: --no-prune" : "");
-        return 0;
-    }
-    if ((status = cli_check_size("search", "--max-memory", max_memory)))
+    char usage[4096];
+    usage_text(usage, sizeof usage);
+    if ((status = cli_parse("search", usage, argc, argv, opts, pos, 1, &npos)) != CLI_GO)
         return status;
     hf_engine_t engine = hf_engine_default();
     if (engine_s && hf_engine_parse(engine_s, "--engine", &engine) != HF_OK) {
@@ -105,7 +107,7 @@ int cli_cmd_search(int argc, char **argv)
     if ((e = hf_campaign_search(MPI_COMM_WORLD, &t, &so, &co, &row, &complete)) != HF_OK)
         goto fail;
     if (rank == 0 && json)
-        cli_json_print(cli_row_json(&row));
+        cli_json_print(hf_report_row_json(&row));
     else if (rank == 0) {
         if (complete) /* --resume after the result was written: nothing to do */
             printf("%s: already complete; nothing to do\n", out);

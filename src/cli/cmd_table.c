@@ -1,16 +1,13 @@
 /* headfuse table: print the minimal-atom table of one or more result files, as an
  * aligned text table, one JSON array, CSV or a GitHub Markdown table. All files are
  * read (and validated) before anything is printed. */
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "headfuse/approx_store.h"
 #include "cli/cli_common.h"
+#include "headfuse/report.h"
 
 static const char *usage_text =
     "usage: headfuse table RESULT.h5 [MORE.h5 ...] [--json|--csv|--markdown] [--supports]\n"
@@ -31,178 +28,18 @@ static const char *usage_text =
     "  A file that does not exist is skipped with a warning while another exists (none\n"
     "  existing: exit 4); a damaged one fails the whole table (exit 6).\n";
 
-/* The table fields, in the documented order. */
-static const char *const fields[] = {
-    "name",   "d",         "span",      "m_star",    "lb",          "lb_rule", "ub",    "status",
-    "engine", "max_atoms", "n_min_raw", "n_min_sym", "group_order", "nodes",   "units", "seconds"};
-#define NFIELDS (int)(sizeof fields / sizeof *fields)
-enum { F_LB_RULE = 5, F_STATUS = 7, F_ENGINE = 8, F_MAX_ATOMS = 9, F_N_SYM = 11, F_GROUP = 12 };
-
-/* Field i of a row as text; "" for null (-1) values. buf holds HF_BIGINT_LEN bytes. */
-static const char *field_text(const hf_row_t *r, int i, char *buf, size_t n)
-{
-    int64_t v;
-    switch (i) {
-    case 0:
-        return r->name;
-    case 1:
-        v = r->d;
-        break;
-    case 2:
-        v = r->span;
-        break;
-    case 3: /* exactly, at any size */
-        return strcmp(hf_row_m_star(r, buf), "-1") ? hf_row_m_star(r, buf) : "";
-    case 4:
-        return strcmp(r->lb, "-1") ? r->lb : "";
-    case F_LB_RULE:
-        return r->lb_rule;
-    case 6:
-        return strcmp(r->ub, "-1") ? r->ub : "";
-    case F_STATUS:
-        return r->status;
-    case F_ENGINE:
-        return r->engine;
-    case F_MAX_ATOMS:
-        v = r->max_atoms;
-        break;
-    case 10:
-        v = r->n_min_raw;
-        break;
-    case 11:
-        v = r->n_min_sym;
-        break;
-    case 12:
-        v = r->group_order;
-        break;
-    case 13:
-        v = r->nodes;
-        break;
-    case 14:
-        v = r->units;
-        break;
-    default:
-        if (r->seconds < 0)
-            return "";
-        snprintf(buf, n, "%.3f", r->seconds);
-        return buf;
-    }
-    if (v < 0)
-        return "";
-    snprintf(buf, n, "%" PRId64, v);
-    return buf;
-}
-
-/* Support j as a head (weights and values exact; read from its file when it is held in
- * one); NULL when it cannot be read or is a bad witness (the message says why). */
-static hf_head_t *support_head(const hf_supports_t *s, long j)
-{
-    hf_head_t *h = hf_malloc(sizeof *h);
-    if (!h)
-        return NULL;
-    hf_head_init(h, s->d, s->dv);
-    const char *why = NULL;
-    if (hf_supports_head(s, j, h, &why) != HF_OK || why) {
-        if (why)
-            hf_error(HF_ERR_CORRUPT, "support %ld: %s", j, why);
-        hf_head_clear(h);
-        free(h);
-        return NULL;
-    }
-    return h;
-}
-
-static void support_head_free(hf_head_t *h)
-{
-    if (h)
-        hf_head_clear(h);
-    free(h);
-}
-
-/* Keys of a head in the --keys syntax "0,0;1,0;0,1" (malloc'd). */
-static char *support_keys_text(const hf_head_t *h)
-{
-    long cap = 64, len = 0;
-    char *out = hf_malloc((size_t)cap);
-    if (!out)
-        return NULL;
-    out[0] = '\0';
-    for (long a = 0; a < h->natoms; a++)
-        for (int c = 0; c < h->d; c++) {
-            char num[32];
-            int k = snprintf(num, sizeof num, "%s%" PRId64, c ? "," : (a ? ";" : ""),
-                             h->keys[a * h->d + c]);
-            if (HF_GROW(&out, &cap, len + k + 1) != HF_OK) {
-                free(out);
-                return NULL;
-            }
-            memcpy(out + len, num, (size_t)k + 1);
-            len += k;
-        }
-    return out;
-}
-
-/* All supports of a row: "keys | keys | ..." (malloc'd). */
-static char *supports_text(const hf_supports_t *s)
-{
-    char *out = hf_strdup("");
-    for (long j = 0; out && j < s->n; j++) {
-        hf_head_t *h = support_head(s, j);
-        char *k = h ? support_keys_text(h) : NULL;
-        support_head_free(h);
-        char *joined = k ? hf_malloc(strlen(out) + strlen(k) + 4) : NULL;
-        if (joined)
-            sprintf(joined, "%s%s%s", out, j ? " | " : "", k);
-        free(k);
-        free(out);
-        out = joined;
-    }
-    return out;
-}
-
-/* ---- JSON ---- */
-
-/* The supports' keys and their witnesses as check --json prints heads (values flat when
- * dv = 1), into the row object o. */
-static void json_supports(json_t *o, const hf_supports_t *s)
-{
-    json_t *all = json_array(), *wit = json_array();
-    for (long j = 0; j < s->n; j++) {
-        hf_head_t *h = support_head(s, j);
-        if (!h)
-            continue;
-        json_t *jh = hf_head_to_json(h, NULL, 1);
-        if (jh) {
-            json_array_append(all, json_object_get(jh, "keys"));
-            json_t *w = json_object();
-            json_object_set(w, "weights", json_object_get(jh, "weights"));
-            json_object_set(w, "values", json_object_get(jh, "values"));
-            json_array_append_new(wit, w);
-            json_decref(jh);
-        }
-        support_head_free(h);
-    }
-    json_object_set_new(o, "supports", all);
-    json_object_set_new(o, "witnesses", wit);
-}
-
-static void print_json(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
+static void print_json(const hf_report_table_t *tab, int supports)
 {
     json_t *rows = json_array();
-    for (int f = 0; f < nfiles; f++)
-        for (long i = 0; i < res[f].nrows; i++) {
-            json_t *o = cli_row_json(&res[f].rows[i]);
-            json_object_set_new(o, "file", json_string(paths[f]));
+    for (int f = 0; f < tab->n; f++)
+        for (long i = 0; i < tab->res[f].nrows; i++) {
+            json_t *o = hf_report_row_json(&tab->res[f].rows[i]);
+            json_object_set_new(o, "file", json_string(tab->paths[f]));
             if (supports)
-                json_supports(o, &res[f].supports[i]);
+                hf_report_supports_json(o, &tab->res[f].supports[i]);
             json_array_append_new(rows, o);
         }
-    char *s = cli_json_dumps(rows); /* m_star as an integer at any size */
-    if (s) {
-        puts(s);
-        free(s);
-    }
-    json_decref(rows);
+    cli_json_print(rows); /* m_star as an integer at any size */
 }
 
 /* ---- CSV ---- */
@@ -225,22 +62,23 @@ static void csv_field(const char *s, int first)
     putchar('"');
 }
 
-static int print_csv(const hf_result_t *res, const char *const *paths, int nfiles, int supports)
+static int print_csv(const hf_report_table_t *tab, int supports)
 {
+    const hf_result_t *res = tab->res;
     char buf[HF_BIGINT_LEN];
-    for (int i = 0; i < NFIELDS; i++)
-        csv_field(fields[i], i == 0);
+    for (int i = 0; i < HF_FIELD_COUNT; i++)
+        csv_field(hf_report_row_fields[i], i == 0);
     csv_field("file", 0);
     if (supports)
         csv_field("supports", 0);
     putchar('\n');
-    for (int f = 0; f < nfiles; f++)
+    for (int f = 0; f < tab->n; f++)
         for (long r = 0; r < res[f].nrows; r++) {
-            for (int i = 0; i < NFIELDS; i++)
-                csv_field(field_text(&res[f].rows[r], i, buf, sizeof buf), i == 0);
-            csv_field(paths[f], 0);
+            for (int i = 0; i < HF_FIELD_COUNT; i++)
+                csv_field(hf_report_row_field(&res[f].rows[r], i, buf, sizeof buf), i == 0);
+            csv_field(tab->paths[f], 0);
             if (supports) {
-                char *s = supports_text(&res[f].supports[r]);
+                char *s = hf_report_supports_text(&res[f].supports[r]);
                 if (!s)
                     return -1;
                 csv_field(s, 0);
@@ -269,41 +107,43 @@ static void grid_clear(grid_t *g)
 
 /* Build the cells: header row, then one row per table row ('-' for null; in text, 'n/c'
  * for a group not computed, whose reason print_group_notes gives). */
-static int grid_build(grid_t *g, const hf_result_t *res, const char *const *paths, int nfiles,
-                      int with_file, int supports, int text)
+static int grid_build(grid_t *g, const hf_report_table_t *tab, int supports, int text)
 {
+    const hf_result_t *res = tab->res;
+    int with_file = tab->n > 1;
     long n = 1;
-    for (int f = 0; f < nfiles; f++)
+    for (int f = 0; f < tab->n; f++)
         n += res[f].nrows;
-    g->ncols = NFIELDS + (with_file ? 1 : 0) + (supports ? 1 : 0);
+    g->ncols = HF_FIELD_COUNT + (with_file ? 1 : 0) + (supports ? 1 : 0);
     g->cells = hf_calloc((size_t)(n * g->ncols), sizeof *g->cells);
     if (!g->cells)
         return -1;
     g->nrows = n; /* grid_clear frees the cells from here */
     char buf[HF_BIGINT_LEN];
     int c = 0;
-    for (int i = 0; i < NFIELDS; i++)
-        g->cells[c++] = hf_strdup(fields[i]); /* one name in every format */
+    for (int i = 0; i < HF_FIELD_COUNT; i++)
+        g->cells[c++] = hf_strdup(hf_report_row_fields[i]); /* one name in every format */
     if (with_file)
         g->cells[c++] = hf_strdup("file");
     if (supports)
         g->cells[c++] = hf_strdup("supports");
     long row = 1;
-    for (int f = 0; f < nfiles; f++)
+    for (int f = 0; f < tab->n; f++)
         for (long r = 0; r < res[f].nrows; r++, row++) {
             char **cell = g->cells + row * g->ncols;
-            for (int i = 0; i < NFIELDS; i++) {
-                const char *t = field_text(&res[f].rows[r], i, buf, sizeof buf);
+            for (int i = 0; i < HF_FIELD_COUNT; i++) {
+                const char *t = hf_report_row_field(&res[f].rows[r], i, buf, sizeof buf);
                 if (text && res[f].rows[r].group_note[0] &&
-                    (i == F_GROUP || (i == F_N_SYM && res[f].rows[r].n_min_sym < 0)))
+                    (i == HF_FIELD_GROUP_ORDER ||
+                     (i == HF_FIELD_N_MIN_SYM && res[f].rows[r].n_min_sym < 0)))
                     t = "n/c";
                 cell[i] = hf_strdup(t[0] ? t : "-");
             }
-            int k = NFIELDS;
+            int k = HF_FIELD_COUNT;
             if (with_file)
-                cell[k++] = hf_strdup(paths[f]);
+                cell[k++] = hf_strdup(tab->paths[f]);
             if (supports)
-                cell[k++] = supports_text(&res[f].supports[r]);
+                cell[k++] = hf_report_supports_text(&res[f].supports[r]);
         }
     for (long i = 0; i < n * g->ncols; i++)
         if (!g->cells[i])
@@ -314,12 +154,13 @@ static int grid_build(grid_t *g, const hf_result_t *res, const char *const *path
 /* Columns holding numbers are right-aligned in the text table. */
 static int numeric_column(int c)
 {
-    return c >= 1 && c < NFIELDS && c != F_STATUS && c != F_ENGINE && c != F_LB_RULE;
+    return c >= 1 && c < HF_FIELD_COUNT && c != HF_FIELD_STATUS && c != HF_FIELD_ENGINE &&
+           c != HF_FIELD_LB_RULE;
 }
 
 static void print_text(const grid_t *g)
 {
-    size_t width[NFIELDS + 2] = {0};
+    size_t width[HF_FIELD_COUNT + 2] = {0};
     for (long r = 0; r < g->nrows; r++)
         for (int c = 0; c < g->ncols; c++) {
             size_t w = strlen(g->cells[r * g->ncols + c]);
@@ -382,119 +223,91 @@ static void print_markdown(const grid_t *g)
     }
 }
 
-int cli_cmd_table(int argc, char **argv)
+/* The rows of search results in the chosen format (all read before any is printed). */
+static int print_results(const hf_report_table_t *tab, int json, int csv, int markdown,
+                         int supports)
 {
-    int json = 0, csv = 0, markdown = 0, supports = 0, help = 0, npos = 0, status;
-    const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
-    if (!pos)
-        return cli_fail("table", HF_ERR_NOMEM);
-    cli_opt_t opts[] = {
-        CLI_OPT_FLAG("--json", &json),         CLI_OPT_FLAG("--csv", &csv),
-        CLI_OPT_FLAG("--markdown", &markdown), CLI_OPT_FLAG("--supports", &supports),
-        CLI_OPT_FLAG("--help", &help),         CLI_OPT_END};
-    if ((status = cli_parse("table", argc, argv, opts, pos, argc, &npos))) {
-        free(pos);
-        return status;
-    }
-    if (help) {
-        fputs(usage_text, stdout);
-        free(pos);
-        return 0;
-    }
-    if (json + csv + markdown > 1 || npos == 0) {
-        fprintf(stderr, "headfuse table: %s\n%s",
-                npos ? "give at most one of --json, --csv, --markdown" : "no result file given",
-                usage_text);
-        free(pos);
-        return 2;
-    }
-
-    /* A missing file is skipped with a warning while another file exists: a sweep's table
-     * prints while some of its files are still to come. None existing: the reader's own
-     * message (exit 4, and the hint when FILE.shards/ holds a stopped run). A damaged file
-     * still fails the whole table. */
-    int kept = 0;
-    for (int i = 0; i < npos; i++) {
-        struct stat st;
-        if (stat(pos[i], &st) != 0 && errno == ENOENT)
-            continue;
-        kept++;
-    }
-    if (kept > 0) {
-        kept = 0;
-        for (int i = 0; i < npos; i++) {
-            struct stat st;
-            char shards[4200];
-            if (stat(pos[i], &st) == 0 || errno != ENOENT) {
-                pos[kept++] = pos[i];
-                continue;
-            }
-            snprintf(shards, sizeof shards, "%s.shards", pos[i]);
-            fprintf(stderr, "headfuse table: warning: %s: no such file, skipped%s\n", pos[i],
-                    stat(shards, &st) == 0 ? " (its .shards/ holds a stopped run: rerun it with "
-                                             "--resume to write it)"
-                                           : "");
-        }
-        npos = kept;
-    }
-
-    /* APPROX.h5 files (headfuse approx) have a table of their own */
-    int napprox = 0;
-    for (int i = 0; i < npos; i++) {
-        int kind = hf_approx_file_detect(pos[i]);
-        if (kind < 0) {
-            free(pos);
-            return cli_fail("table", HF_ERR_CORRUPT);
-        }
-        napprox += kind;
-    }
-    if (napprox > 0) {
-        if (napprox < npos || supports) {
-            fprintf(stderr, "headfuse table: %s\n",
-                    supports ? "--supports applies to search results, not APPROX files"
-                             : "give either search results or APPROX files, not both");
-            free(pos);
-            return 2;
-        }
-        int fmt = json ? 1 : csv ? 2 : markdown ? 3 : 0;
-        for (int i = 0; i < npos && status == 0; i++)
-            status = cli_table_approx(pos[i], fmt);
-        free(pos);
-        return status;
-    }
-
-    hf_result_t *res = hf_calloc((size_t)npos, sizeof *res);
-    hf_err_t e = res ? HF_OK : HF_ERR_NOMEM;
-    int nread = 0;
-    for (; e == HF_OK && nread < npos; nread++)
-        e = hf_campaign_result_read(pos[nread], &res[nread]); /* messages name the file */
-    if (e != HF_OK) {
-        status = cli_fail("table", e);
-        goto done;
-    }
-    status = 0;
+    int status = 0;
     if (json) {
-        print_json(res, pos, npos, supports);
+        print_json(tab, supports);
     } else if (csv) {
-        if (print_csv(res, pos, npos, supports) < 0)
+        if (print_csv(tab, supports) < 0)
             status = cli_fail("table", HF_ERR_NOMEM);
     } else {
         grid_t g = {0};
-        if (grid_build(&g, res, pos, npos, npos > 1, supports, !markdown) < 0)
+        if (grid_build(&g, tab, supports, !markdown) < 0)
             status = cli_fail("table", HF_ERR_NOMEM);
         else if (markdown)
             print_markdown(&g);
         else
             print_text(&g);
         if (!markdown && status == 0)
-            print_group_notes(res, npos);
+            print_group_notes(tab->res, tab->n);
         grid_clear(&g);
     }
     fflush(stdout);
-done:
-    for (int i = 0; i < nread && res; i++)
-        hf_result_clear(&res[i]);
-    free(res);
+    return status;
+}
+
+/* The files that were skipped because they do not exist (while another does). */
+static void print_missing(const hf_report_table_t *tab)
+{
+    for (int i = 0; i < tab->nmissing; i++)
+        fprintf(stderr, "headfuse table: warning: %s: no such file, skipped%s\n", tab->missing[i],
+                tab->missing_shards[i] ? " (its .shards/ holds a stopped run: rerun it with "
+                                         "--resume to write it)"
+                                       : "");
+}
+
+/* APPROX.h5 files (headfuse approx) have a table of their own, each read and printed in
+ * turn. */
+static int print_approx(const hf_report_table_t *tab, int fmt, int supports)
+{
+    int status = 0;
+    if (tab->napprox < tab->n || supports) {
+        fprintf(stderr, "headfuse table: %s\n",
+                supports ? "--supports applies to search results, not APPROX files"
+                         : "give either search results or APPROX files, not both");
+        return 2;
+    }
+    for (int i = 0; i < tab->n && status == 0; i++)
+        status = cli_table_approx(tab->paths[i], fmt);
+    return status;
+}
+
+int cli_cmd_table(int argc, char **argv)
+{
+    int json = 0, csv = 0, markdown = 0, supports = 0, npos = 0, status;
+    const char **pos = hf_calloc((size_t)(argc > 1 ? argc : 1), sizeof *pos);
+    if (!pos)
+        return cli_fail("table", HF_ERR_NOMEM);
+    cli_opt_t opts[] = {CLI_OPT_FLAG("--json", &json), CLI_OPT_FLAG("--csv", &csv),
+                        CLI_OPT_FLAG("--markdown", &markdown),
+                        CLI_OPT_FLAG("--supports", &supports), CLI_OPT_END};
+    status = cli_parse("table", usage_text, argc, argv, opts, pos, argc, &npos);
+    if (status == CLI_GO && (json + csv + markdown > 1 || npos == 0)) {
+        fprintf(stderr, "headfuse table: %s\n%s",
+                npos ? "give at most one of --json, --csv, --markdown" : "no result file given",
+                usage_text);
+        status = 2;
+    }
+    if (status != CLI_GO) {
+        free(pos);
+        return status;
+    }
+    hf_report_table_t tab;
+    hf_report_table_init(&tab);
+    hf_err_t e = hf_report_table(pos, npos, &tab);
+    print_missing(&tab);
+    if (e == HF_OK)
+        e = hf_report_table_read(&tab);
+    if (e != HF_OK)
+        status = cli_fail("table", e);
+    else if (tab.napprox > 0)
+        status = print_approx(&tab, json ? 1 : csv ? 2 : markdown ? 3 : 0, supports);
+    else
+        status = print_results(&tab, json, csv, markdown, supports);
+    hf_report_table_clear(&tab);
     free(pos);
     return status;
 }

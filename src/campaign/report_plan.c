@@ -1,9 +1,9 @@
-/* A row's plan in words and as JSON (docs/cluster.md, "A plan before a run"): printing
- * only; the plan is the campaign's (hf_campaign_plan_row). */
+/* A row's plan (hf_campaign_plan_row) in words and as JSON (headfuse/report.h;
+ * docs/cluster.md, "A plan before a run"). */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_common.h"
+#include "headfuse/report.h"
 
 /* The ranks kept busy, in words (large rows: the slices; else what decides it later). */
 static void ranks_words(const hf_campaign_plan_t *p, char *buf, size_t n)
@@ -26,7 +26,7 @@ static void ranks_words(const hf_campaign_plan_t *p, char *buf, size_t n)
                  "(the run's size lines say)");
 }
 
-void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w)
+void hf_report_plan_words(const hf_campaign_plan_t *p, hf_report_plan_words_t *w)
 {
     char one[32], node[32];
     w->warning[0] = '\0';
@@ -59,7 +59,7 @@ void cli_plan_words(const hf_campaign_plan_t *p, cli_plan_words_t *w)
         hf_campaign_cone_warning(p->unknowns, w->warning, sizeof w->warning);
 }
 
-void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n)
+void hf_report_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n)
 {
     char node[32];
     int len = snprintf(buf, n, "%d rank(s) on %d node(s) (%d a node)", lim->ranks,
@@ -74,7 +74,7 @@ void cli_plan_nodes(const hf_campaign_memory_t *lim, char *buf, size_t n)
     }
 }
 
-json_t *cli_plan_json(const hf_campaign_plan_t *p)
+json_t *hf_report_plan_json(const hf_campaign_plan_t *p)
 {
     json_t *o = json_object();
     int search = !p->shortcut;
