@@ -25,15 +25,15 @@
 
 /* One process's tables while they grow (and the merged ones). */
 typedef struct {
-    long n;                /* unknowns */
-    long nh, cap;          /* hyperplanes, room */
-    fmpz *A;               /* cap x n: primitive rows */
-    long *weight;          /* box points of each */
-    uint64_t *minpt;       /* smallest box point of each */
-    uint64_t *zmask;       /* bit a: some point of it has x_a = 0 */
-    hf_rowspan_t *pspan;   /* the numerators' rows at its points */
-    hf_rowspan_t pfree;    /* the numerators' rows at the points Q does not reach */
-    hf_index_t index;      /* hash of a row -> its hyperplane */
+    long n;              /* unknowns */
+    long nh, cap;        /* hyperplanes, room */
+    fmpz *A;             /* cap x n: primitive rows */
+    long *weight;        /* box points of each */
+    uint64_t *minpt;     /* smallest box point of each */
+    uint64_t *zmask;     /* bit a: some point of it has x_a = 0 */
+    hf_rowspan_t *pspan; /* the numerators' rows at its points */
+    hf_rowspan_t pfree;  /* the numerators' rows at the points Q does not reach */
+    hf_index_t index;    /* hash of a row -> its hyperplane */
 } cls_t;
 
 static void cls_init(cls_t *T, long n)
@@ -325,8 +325,7 @@ hf_err_t hf_cone_classes(hf_search_t *s, hf_cone_t *c, const hf_search_split_t *
             err = cls_encode(&T, &b);
         void *all = NULL;
         size_t alllen = 0;
-        err = sp->allgather(sp->ctx, err, b.buf, (size_t)(err == HF_OK ? b.len : 0), &all,
-                            &alllen);
+        err = sp->allgather(sp->ctx, err, b.buf, (size_t)(err == HF_OK ? b.len : 0), &all, &alllen);
         free(b.buf);
         cls_clear(&T);
         cls_init(&T, n);
