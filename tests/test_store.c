@@ -2375,18 +2375,18 @@ static void test_fault_shard_sweep(void)
     int ok[SWEEP_UNITS], created;
     scratch_make();
     scratch_path(path, sizeof path, "shard.sweep.h5");
-    long before = hf_h5_write_calls();
+    long before = hf_io_write_calls();
     CU_ASSERT_EQUAL_FATAL(shard_scenario(path, &created, ok), 0);
-    long calls = hf_h5_write_calls() - before;
+    long calls = hf_io_write_calls() - before;
     check_shard_after_fault(path, ok, 0);
     CU_ASSERT(calls > 20);
     int fds = open_fds();
     long kinds[3] = {0, 0, 0}; /* creation failed / a unit failed / only the close failed */
     for (long n = 1; n <= calls; n++) {
         unlink(path);
-        hf_h5_fail_after(n);
+        hf_io_fail_after(n);
         int failures = shard_scenario(path, &created, ok);
-        hf_h5_fail_after(0);
+        hf_io_fail_after(0);
         CU_ASSERT(failures >= 1);
         CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
         CU_ASSERT_EQUAL(open_fds(), fds);
@@ -2429,18 +2429,18 @@ static void test_fault_result_sweep(void)
     next.rows[0].nodes = 99999;
     next.ranks = 8;
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &good), HF_OK);
-    long before = hf_h5_write_calls();
+    long before = hf_io_write_calls();
     CU_ASSERT_EQUAL_FATAL(hf_result_write(fresh, &next), HF_OK);
-    long calls = hf_h5_write_calls() - before;
+    long calls = hf_io_write_calls() - before;
     CU_ASSERT(calls > 50);
     unlink(fresh);
     int fds = open_fds();
     for (long n = 1; n <= calls; n++) {
         const char *where[2] = {path, fresh};
         for (int k = 0; k < 2; k++) {
-            hf_h5_fail_after(n);
+            hf_io_fail_after(n);
             hf_err_t err = hf_result_write(where[k], &next);
-            hf_h5_fail_after(0);
+            hf_io_fail_after(0);
             CU_ASSERT_EQUAL(err, HF_ERR_IO);
             CU_ASSERT(strstr(hf_error_msg(), where[k]) == hf_error_msg());
         }

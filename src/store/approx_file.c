@@ -220,8 +220,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     if (rc < 0)
         goto fail;
     /* the one commit of a finished file: fsync, rename, fsync of the directory */
-    if ((err = hf_store_commit(tmp, path)) != HF_OK)
-        unlink(tmp);
+    err = hf_io_commit(tmp, path);
     goto done;
 fail:
     err = hf_h5_fail(HF_ERR_IO, path, step);

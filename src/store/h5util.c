@@ -42,38 +42,15 @@ static herr_t capture(hid_t stack, void *client)
     return 0;
 }
 
-/* ---- write fault injection ---- */
-
-static long fault_countdown; /* the call at which it reaches 0 fails; <= 0: off */
-static long fault_calls;     /* write calls counted so far */
-
-void hf_h5_fail_after(long n)
-{
-    fault_countdown = n > 0 ? n : 0;
-}
-
-long hf_h5_write_calls(void)
-{
-    return fault_calls;
-}
-
-static int fault_fired; /* the last counted call was failed on purpose */
-
-int hf_h5_fault_injected(void)
-{
-    return fault_fired;
-}
+/* ---- write fault injection: core's countdown decides (headfuse/core.h) ---- */
 
 int hf_h5_fault(const char *call)
 {
-    fault_calls++;
-    fault_fired = 0;
-    if (fault_countdown <= 0 || --fault_countdown > 0)
+    if (!hf_io_fault())
         return 0;
-    fault_fired = 1;
     /* the name of the call, without its arguments, for hf_h5_fail's message */
     snprintf(last_desc, sizeof last_desc, "%.*s: injected failure (write call %ld)",
-             (int)strcspn(call, "("), call, fault_calls);
+             (int)strcspn(call, "("), call, hf_io_write_calls());
     last_locked = 0;
     return 1;
 }
@@ -731,44 +708,4 @@ uint32_t hf_store_checksum(const char *s, size_t n)
         h *= 16777619u;
     }
     return h;
-}
-
-/* ---- the one atomic commit of a finished file ---- */
-
-/* Best effort (store.h): it comes after the rename, when the file is complete under its
- * name, so a failure is not reported as the file's (the caller's old file is gone by then). */
-void hf_store_sync_dir(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
-hf_err_t hf_store_commit(const char *tmp, const char *path)
-{
-    int fd = open(tmp, O_RDONLY);
-    if (fd < 0)
-        return hf_error(HF_ERR_IO, "%s: cannot reopen %s: %s", path, tmp, strerror(errno));
-    int rc = HF_SYSW(EIO, fsync(fd));
-    int e = errno;
-    if (HF_SYSW_CLOSE(close(fd)) < 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc < 0)
-        return hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(e));
-    if (HF_SYSW(EIO, rename(tmp, path)) < 0)
-        return hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
-    hf_store_sync_dir(path);
-    return HF_OK;
 }

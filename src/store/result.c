@@ -386,58 +386,36 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
     return HF_OK;
 }
 
-/* Write all n bytes to fd. */
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = HF_SYSW(ENOSPC, write(fd, p, n));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A file whose witnesses are all held in memory is built in memory (HDF5's core driver) and
- * its image written with plain write(2)s: HDF5 1.10 cannot close a file whose final flush
- * failed (a full disk) and then crashes at exit, which in memory cannot happen. */
-static hf_err_t write_image(const char *path, const char *tmp, hid_t file)
+ * its image written by core's atomic write: HDF5 1.10 cannot close a file whose final flush
+ * failed (a full disk) and then crashes at exit, which in memory cannot happen. The image
+ * (hf_malloc'ed, *n bytes) goes to *image. */
+static hf_err_t take_image(const char *path, hid_t file, void **image, size_t *n)
 {
-    hf_err_t err = HF_OK;
-    void *image = NULL;
-    ssize_t n;
+    ssize_t len;
     if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0 ||
-        (n = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0)
+        (len = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0)
         return hf_h5_fail(HF_ERR_IO, path, "building the file image");
-    if (!(image = hf_malloc((size_t)n)))
+    if (!(*image = hf_malloc((size_t)len)))
         return HF_ERR_NOMEM;
-    if (HF_H5W(H5Fget_file_image(file, image, (size_t)n)) != n) {
-        free(image);
+    if (HF_H5W(H5Fget_file_image(file, *image, (size_t)len)) != len)
         return hf_h5_fail(HF_ERR_IO, path, "building the file image");
-    }
-    int fd = HF_SYSW(EIO, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-    if (fd < 0)
-        err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-    else if (write_all(fd, image, (size_t)n) < 0)
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-    if (fd >= 0 && HF_SYSW_CLOSE(close(fd)) < 0 && err == HF_OK)
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-    free(image);
-    return err;
+    *n = (size_t)len;
+    return HF_OK;
 }
 
-/* Write the file to tmp. A file with a large row's witness held in another file (supports.c)
- * is written by HDF5 itself, the witness copied in chunk by chunk: no image of it is ever
- * in memory. Its failed final flush (a full disk) leaves the library unable to close it:
- * it is then abandoned (hf_h5_abandon), and the process ends with the error. */
+/* Write the file as path (through tmp): in memory, then its image written atomically, or, for a
+ * file with a large row's witness held in another file (supports.c), by HDF5 itself into tmp,
+ * the witness copied in chunk by chunk (no image of it is ever in memory), then committed. The
+ * latter's failed final flush (a full disk) leaves the library unable to close it: it is then
+ * abandoned (hf_h5_abandon), and the process ends with the error. */
 static hf_err_t write_file(const char *path, const char *tmp, const hf_result_t *r)
 {
     hf_err_t err = HF_OK;
     wctx_t c = {path, ""};
     int in_memory = 1;
+    void *image = NULL;
+    size_t nimage = 0;
     for (long i = 0; i < r->nrows; i++)
         in_memory &= !r->supports[i].file;
     hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
@@ -452,7 +430,7 @@ static hf_err_t write_file(const char *path, const char *tmp, const hf_result_t 
         goto done;
     }
     if (in_memory)
-        err = write_image(path, tmp, file);
+        err = take_image(path, file, &image, &nimage);
     else if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0)
         err = hf_h5_fail(HF_ERR_IO, path, "flushing the file");
 done:
@@ -464,6 +442,10 @@ done:
     }
     if (fapl >= 0)
         H5Pclose(fapl);
+    /* durable before it becomes visible under its final name, and the name durable too */
+    if (err == HF_OK)
+        err = in_memory ? hf_io_write_file(path, image, nimage, 0) : hf_io_commit(tmp, path);
+    free(image);
     return err;
 }
 
@@ -499,9 +481,6 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
     err = write_file(path, tmp, r);
-    /* durable before it becomes visible under its final name, and the name durable too */
-    if (err == HF_OK)
-        err = hf_store_commit(tmp, path);
     if (err != HF_OK)
         unlink(tmp);
     free(tmp);

@@ -118,7 +118,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
         (sh->file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
         /* H5Fcreate that met a write error keeps the half-made file, without an ID,
          * and cannot close it (at exit either) */
-        create_failed = fapl >= 0 && !hf_h5_fault_injected();
+        create_failed = fapl >= 0 && !hf_io_fault_injected();
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }

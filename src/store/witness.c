@@ -286,7 +286,7 @@ hf_err_t hf_witness_close(hf_witness_t **wp, hf_err_t status)
     st = hf_agree_all(w->comm, st);
     /* rank 0 puts the finished file in place (every process has closed it) */
     if (w->rank == 0 && st == HF_OK && w->tmp)
-        st = hf_store_commit(w->tmp, w->path);
+        st = hf_io_commit(w->tmp, w->path);
     st = hf_agree_root(w->comm, st);
     if (w->rank == 0 && st != HF_OK && w->tmp)
         unlink(w->tmp);
