@@ -2094,7 +2094,7 @@ static void test_result_unit_ranges(void)
     hid_t ft = hf_h5_unit_type(1);
     f = open_rw(path);
     CU_ASSERT_FATAL(ft >= 0 && H5Ldelete(f, "units", H5P_DEFAULT) >= 0);
-    CU_ASSERT_FATAL(hf_h5_dataset_write(f, "units", ft, all, 1, &n, r.units) >= 0);
+    CU_ASSERT_FATAL(hf_h5_dataset_write(f, "units", ft, all, 1, &n, r.units, 0) >= 0);
     H5Fclose(f);
     H5Tclose(ft);
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);

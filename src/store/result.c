@@ -255,13 +255,6 @@ typedef struct {
     char what[200]; /* room for "/rows/N: " and a step */
 } wctx_t;
 
-/* Create dataset `name` under loc and write buf (chunked and compressed when large). */
-static herr_t write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                            const hsize_t *dims, const void *buf)
-{
-    return hf_supports_dataset_write(loc, name, ftype, mtype, rank, dims, buf);
-}
-
 static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
                                 const char *group_note, wctx_t *c)
 {
@@ -317,7 +310,7 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
 
     snprintf(c->what, sizeof c->what, "writing /table");
     hsize_t nr = (hsize_t)r->nrows;
-    if (write_dataset(file, "table", rowf, rowm, 1, &nr, r->rows) < 0 ||
+    if (hf_h5_dataset_write(file, "table", rowf, rowm, 1, &nr, r->rows, 1) < 0 ||
         (table = H5Dopen2(file, "table", H5P_DEFAULT)) < 0 ||
         hf_h5_attr_write_i64(table, "null_value", -1) < 0)
         goto done;
@@ -343,7 +336,7 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
 
     snprintf(c->what, sizeof c->what, "writing /units");
     hsize_t nu = (hsize_t)r->nunits;
-    if (write_dataset(file, "units", unitf, unitm, 1, &nu, r->units) < 0)
+    if (hf_h5_dataset_write(file, "units", unitf, unitm, 1, &nu, r->units, 1) < 0)
         goto done;
     err = HF_OK;
 done:

@@ -196,9 +196,17 @@ herr_t hf_h5_attr_write_f64(hid_t obj, const char *name, double value);
 /* A scalar attribute of file type ftype from buf of memory type mtype (replaced if it
  * exists). */
 herr_t hf_h5_attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf);
-/* A dataset of rank 1 or 2 written in one go (an empty one when a dimension is 0). */
+/* The store's one dataset writer: dataset `name` under loc, of rank 1 to 3 and shape dims (an
+ * empty one when a dimension is 0), file type ftype, written in one go from buf of memory type
+ * mtype. compress = 1: chunked (about 1 MiB a chunk) with the shuffle and deflate filters when
+ * it has 64 KiB or more (RESULT.h5's convention, docs/hdf5-format.md); 0: contiguous (APPROX.h5,
+ * whose format says nothing of compression). */
 herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                           const hsize_t *dims, const void *buf);
+                           const hsize_t *dims, const void *buf, int compress);
+/* The creation properties of a compressed dataset of elements of el bytes: chunks of about
+ * 1 MiB and shuffle + deflate from 64 KiB on; H5P_DEFAULT when smaller; H5I_INVALID_HID on
+ * failure (also for a large row's witness, written by MPI-IO: witness.c). */
+hid_t hf_h5_dcpl(size_t el, int rank, const hsize_t *dims);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
                              char **out);
 hf_err_t hf_h5_attr_read_i64(hid_t obj, const char *name, const char *path, const char *where,
@@ -226,12 +234,6 @@ hf_err_t hf_supports_write_group(hid_t g, const hf_supports_t *s, char *what, si
  * (rational strings: weights and values). */
 hf_err_t hf_supports_read_group(hid_t g, const char *path, const char *where, int old,
                                 hf_supports_t *s);
-/* A dataset of `rank` dims written in one go, chunked and compressed when large. */
-herr_t hf_supports_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                                 const hsize_t *dims, const void *buf);
-/* Its creation properties: chunks of about 1 MiB and shuffle + deflate from 64 KiB on (elements
- * of el bytes); H5P_DEFAULT when smaller; H5I_INVALID_HID on failure. */
-hid_t hf_supports_dcpl(size_t el, int rank, const hsize_t *dims);
 /* Whether n integers all fit int64; the fixed-length size (NUL included) of their decimal
  * strings; the strings themselves into out (n * size bytes). */
 int hf_supports_fits_i64(const fmpz *x, long n);

@@ -103,7 +103,7 @@ hf_err_t hf_witness_create(MPI_Comm comm, const char *path, long n, long m, int 
         if (st != HF_OK)
             break;
         hid_t t = witness_dtype(ty, k), sp = H5Screate_simple(rank[k], dims[k], NULL);
-        hid_t dcpl = t >= 0 ? hf_supports_dcpl(H5Tget_size(t), rank[k], dims[k]) : H5I_INVALID_HID;
+        hid_t dcpl = t >= 0 ? hf_h5_dcpl(H5Tget_size(t), rank[k], dims[k]) : H5I_INVALID_HID;
         if (t < 0 || sp < 0 || dcpl == H5I_INVALID_HID ||
             (w->ds[k] = H5Dcreate2(w->g, names[k], t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
             st = hf_h5_fail(HF_ERR_IO, path, names[k]);
