@@ -1,6 +1,6 @@
 /* Unit tests of core's toolbox (core.h): hash, generator, growth (one array, parallel
- * arrays), sort, hash index, integer-vector set, integer parser, whole-file reader, and the
- * I/O seam (atomic writes, their write faults, the move). */
+ * arrays), sort, hash index, integer-vector set, integer parser, whole-file reader, the count
+ * of a box's points, and the I/O seam (atomic writes, their write faults, the move). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -330,6 +330,31 @@ static void test_parse_bytes(void)
     CU_ASSERT_STRING_EQUAL(buf, "274 MiB");
 }
 
+/* The count of a box's points: the product, 0 for an empty axis, -1 past the cap, the axes
+ * taken in order (an overflow met before an empty axis is -1). */
+static void test_box_points(void)
+{
+    int64_t w[4] = {3, 4, 5, 2};
+    CU_ASSERT_EQUAL(hf_box_points(0, w, LONG_MAX), 1);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, LONG_MAX), 120);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, 120), 120);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, 119), -1);
+    CU_ASSERT_EQUAL(hf_box_points(2, w, 12), 12);
+    int64_t empty[3] = {3, 0, 5}, neg[2] = {2, -1};
+    CU_ASSERT_EQUAL(hf_box_points(3, empty, LONG_MAX), 0);
+    CU_ASSERT_EQUAL(hf_box_points(2, neg, LONG_MAX), 0);
+    int64_t late[3] = {1L << 40, 1L << 40, 0}, big[2] = {INT64_MAX, 2};
+    CU_ASSERT_EQUAL(hf_box_points(3, late, LONG_MAX), -1);
+    CU_ASSERT_EQUAL(hf_box_points(1, big, LONG_MAX), LONG_MAX);
+    CU_ASSERT_EQUAL(hf_box_points(2, big, LONG_MAX), -1);
+    /* 17^15 fits a long, 17^16 does not */
+    int64_t cube[16];
+    for (int a = 0; a < 16; a++)
+        cube[a] = 17;
+    CU_ASSERT_EQUAL(hf_box_points(15, cube, LONG_MAX), 2862423051509815793L);
+    CU_ASSERT_EQUAL(hf_box_points(16, cube, LONG_MAX), -1);
+}
+
 /* ---- the I/O seam ---- */
 
 /* The whole text of path into buf (NUL-terminated); -1 if it cannot be read. */
@@ -486,6 +511,7 @@ int hf_register_tests(void)
         {"parse_long", test_parse_long},
         {"read_stream", test_read_stream},
         {"parse_bytes and bytes_text", test_parse_bytes},
+        {"box_points", test_box_points},
         {"io write_file", test_io_write_file},
         {"io commit and move", test_io_commit_move},
         {NULL, NULL},

@@ -1,6 +1,7 @@
 /* The small tools every module shares, each written once: a hash, a seeded generator,
- * growable arrays, a sort with a context, a hash index, a set of integer vectors, a reader
- * of whole files, a strict integer parser and the I/O seam (atomic writes, write faults). */
+ * growable arrays, a sort with a context, a hash index, a set of integer vectors, the count
+ * of a box's points, a reader of whole files, a strict integer parser and the I/O seam
+ * (atomic writes, write faults). */
 #ifndef HEADFUSE_CORE_H
 #define HEADFUSE_CORE_H
 
@@ -158,6 +159,19 @@ long hf_ivset_insert(hf_ivset_t *s, const int64_t *key, int *added);
 
 /* Index of key[b], or -1 when absent. */
 long hf_ivset_find(const hf_ivset_t *s, const int64_t *key);
+
+/* ---------------------------------------------------------------- boxes */
+
+/* The points of a box of d widths w[0..d-1] (the integers along each axis), the axes taken
+ * in order: 0 at the first width of 0 or less (an empty box), -1 as soon as the product of
+ * the widths so far exceeds cap, else the product (at most cap). The one count of a box's
+ * points: the search's box {0..S}^d (hf_search_box_points) and multiplier box B_R
+ * (hf_search_rbox_size), the exact test's R-space and K's box. Its one cap is the caller's
+ * limit, 1 <= cap <= LONG_MAX, because the limits differ on purpose: what a long holds (the
+ * box {0..S}^d; B_R, saturated there), 2^62 (mixed-radix indices of K's box in a word), a
+ * fraction of the direct form's unknowns (whether R-space pays); a product is never
+ * formed past it. */
+long hf_box_points(int d, const int64_t *w, long cap);
 
 /* ---------------------------------------------------------------- whole files */
 

@@ -73,6 +73,9 @@ int hf_engine_satisfies(hf_engine_t requested, const char *used);
  * keys are distinct points of the box, so no support is larger either. */
 #define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
 #define HF_SEARCH_LARGE_BOX_MAX LONG_MAX
+/* (S + 1)^d, the points of the box {0..S}^d, or -1 above LONG_MAX (core's hf_box_points; the
+ * limits above are the callers'). */
+long hf_search_box_points(int d, int span);
 
 typedef struct {
     int span;           /* S >= 1: keys in {0..S}^d */
