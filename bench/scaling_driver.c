@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/control.h"
 #include "headfuse/agree.h"
 #include "headfuse/core.h"
 #include "headfuse/sched.h"
@@ -344,9 +345,9 @@ static hf_err_t replay_deal_exchange(const replay_t *r, const size_cost_t *sz, c
 }
 
 /* The one-time preparation. With a split, the calls of the cone engine's double
- * description (cone_dd.c): an agreement before every step and after the last, and for each
- * dealt step the deal of its positive rays' cells and the exchange of the new rays; what is
- * not in a dealt step runs on every rank. */
+ * description (cone_steps.c, cone_exchange.c): an agreement before every step and after the last,
+ * and for each dealt step the deal of its positive rays' cells and the exchange of the new rays;
+ * what is not in a dealt step runs on every rank. */
 static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
 {
     replay_t *r = ctx;
@@ -355,7 +356,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
         compute(r, w->prepare);
     } else if (w->prep.rounds[0].pairs >= 0) {
         /* every step recorded with its pairs (HF_CONE_SPLIT_PAIRS_MIN=0): the agreement
-         * before it, then the step dealt when it has as many pairs as cone_dd.c deals at
+         * before it, then the step dealt when it has as many pairs as cone_exchange.c deals at
          * this rank count, else run whole on every rank */
         const hf_search_split_t *sp = r->split;
         double thr = hf_cone_split_threshold(r->nranks), signs = 0;
@@ -367,7 +368,7 @@ static hf_err_t r_prepare(void *ctx, hf_search_poll_fn poll, void *poll_ctx)
             const round_t *rd = w->prep.rounds + i;
             double t_s = MPI_Wtime();
             /* its signs: a share on each rank and their gather (one byte a ray) when
-             * cone_dd.c splits them at this rank count, else all on every rank */
+             * cone_steps.c splits them at this rank count, else all on every rank */
             if (rd->signs >= 0 && hf_cone_split_signs(rd->rays, r->nranks)) {
                 compute(r, rd->signs / r->nranks);
                 HF_TRY(replay_exchange(HF_OK, (size_t)((rd->rays + r->nranks - 1) / r->nranks)));
@@ -477,9 +478,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     r.flops = argc > 2 ? atof(argv[2]) : 1e9;
-    /* the cone engine's knob (cone_dd.c): the replay deals the steps it would deal */
-    if (getenv("HF_CONE_SPLIT_PAIRS_MIN"))
-        hf_cone_split_pairs_min = atol(getenv("HF_CONE_SPLIT_PAIRS_MIN"));
+    /* the cone engine's knobs (control.h; HF_CONE_SPLIT_PAIRS_MIN): the replay deals the
+     * steps it would deal */
+    if (hf_control_from_env() != HF_OK) {
+        fprintf(stderr, "%s\n", hf_error_msg());
+        return 2;
+    }
     r.slice = getenv("HF_REPLAY_SLICE") ? atof(getenv("HF_REPLAY_SLICE")) : 2e-4;
     r.log_rounds = getenv("HF_REPLAY_ROUNDS") && strcmp(getenv("HF_REPLAY_ROUNDS"), "0");
     if (r.nranks == 1)

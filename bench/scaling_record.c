@@ -15,7 +15,7 @@
  *   agree N                            its agreements without an exchange (the cone
  *                                      engine's double description agrees at every step)
  *   x ... / s ... / p ...              its rounds (the cone engine's large steps: one
- *                                      sub-unit each, cells as cone_dd.c makes them), as below
+ *                                      sub-unit each, cells as cone_steps.c makes them), as below
  *   size M NUNITS SECONDS              hf_search_level(M), all of it
  *   x NSUB BYTES SECONDS [PAIRS [SIGNS RAYS]]  one round of the split preparation of size M
  *                                      (hf_search_split_t): NSUB sub-units dealt to the
@@ -47,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "headfuse/control.h"
 #include "headfuse/core.h"
 #include "headfuse/search.h"
 #include "search/cone_impl.h"
@@ -233,6 +234,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FAMILY-SPEC|FILE.json SPAN ENGINE [MAX_ATOMS [K/N]]\n", argv[0]);
         return 2;
     }
+    /* the cone engine's knobs (control.h): HF_CONE_SPLIT_PAIRS_MIN=0 records every step */
+    if (hf_control_from_env() != HF_OK) {
+        fprintf(stderr, "%s: %s\n", argv[0], hf_error_msg());
+        return 2;
+    }
     hf_target_t t;
     hf_target_init_empty(&t); /* the loaders replace an initialised target (target.h) */
     hf_err_t err = strstr(argv[1], ".json") ? hf_target_load_json(&t, argv[1])
@@ -261,7 +267,7 @@ int main(int argc, char **argv)
     rec.search = s;
     /* the one-time preparation through the split, as the scheduler runs it with several
      * ranks: the cone engine's double description deals its large steps (x rounds of one
-     * sub-unit whose cells are the step's cells, cone_dd.c) and agrees between steps */
+     * sub-unit whose cells are the step's cells, cone_exchange.c) and agrees between steps */
     hf_search_set_split(s, &split);
     double t0 = cpu();
     if ((err = hf_search_prepare(s, NULL, NULL)) != HF_OK) {

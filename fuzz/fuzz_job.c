@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "headfuse/job.h"
-#include "headfuse/search.h"
+#include "headfuse/engine.h"
 #include "fuzz_util.h"
 
 /* Entries fully built per input. A sweep can expand one entry to 64 * 63 * 16 (d, k,
@@ -21,7 +21,7 @@ static void use_entry(const hf_job_t *job, long i)
 {
     const hf_job_entry_t *e = job->entries + i;
     if (!e->label || !e->family == !e->target_path || e->span < 1 || e->span > HF_SPAN_MAX ||
-        e->max_atoms < 0 || e->engine < HF_ENGINE_AUTO || e->engine > HF_ENGINE_PLAIN ||
+        e->max_atoms < 0 || (int)e->engine < 0 || (int)e->engine >= hf_engine_count() ||
         e->line < 1 || e->index < 0)
         FUZZ_BUG("entry %ld of a loaded job is not sane", i);
     char *desc = hf_job_entry_describe(job, i);

@@ -11,6 +11,7 @@
 
 #include <flint/fmpq.h>
 
+#include "headfuse/control.h"
 #include "bounds/faces3d_impl.h"
 #include "families.h"
 #include "headfuse/algebra.h"
@@ -219,7 +220,7 @@ static long union_count(const hf_faces3d_t *A, const int64_t *u)
  *  - the shares (Theorem 11.6): L >= base + delta;
  *  - the zone count (Lemmas 11.10, 11.11): L >= base + zone_delta, unless P' is a segment
  *    along an edge direction of Z (then the exact count, below, is the claim; with the
- *    planted hf_faces3d_test_skip_edge_segments the zone count claims those too);
+ *    planted HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS the zone count claims those too);
  *  - on a segment along an edge direction: seg_bound <= L, or on a unit segment with a
  *    one-signed Q, seg_bound <= |supp Q u (supp Q + u)| (Lemma 11.12);
  *  - so every support with that hull has at least bound keys: bound <= keys.
@@ -240,7 +241,7 @@ static long claims_fail(const hf_faces3d_t *A, const int64_t *p, long n, long *L
         *keys = k > *L ? k : *L;
     }
     fail += *L < A->base + A->delta;
-    if (!along || hf_faces3d_test_skip_edge_segments)
+    if (!along || hf_knob(HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS, 0))
         fail += *L < A->base + A->zone_delta;
     else
         fail += *keys < A->seg_bound;
@@ -592,9 +593,9 @@ static void test_planted_unshared(void)
     hf_target_t t;
     hf_faces3d_t A;
     fam_chain(&t, 3);
-    hf_faces3d_test_unshared = 1;
+    hf_knob_set(HF_KNOB_FACES3D_UNSHARED, 1);
     account(&t, &A);
-    hf_faces3d_test_unshared = 0;
+    hf_knob_unset(HF_KNOB_FACES3D_UNSHARED);
     CU_ASSERT_EQUAL(A.base + A.delta, 24);
     long min_other, n_defeat;
     CU_ASSERT(check_small_p(&A, &min_other, &n_defeat) > 0); /* [0, e2] and its translates */
@@ -623,18 +624,18 @@ static void test_planted_zone_count(void)
     CU_ASSERT_EQUAL(claims_fail(&A, tet, 4, &L, &keys), 0);
     CU_ASSERT_EQUAL(L, 28);
     CU_ASSERT_EQUAL(claims_fail(&A, e2, 2, &L, &keys), 0);
-    hf_faces3d_test_zone_threshold = 5;
+    hf_knob_set(HF_KNOB_FACES3D_ZONE_THRESHOLD, 5);
     CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
-    hf_faces3d_test_zone_threshold = 3;
+    hf_knob_unset(HF_KNOB_FACES3D_ZONE_THRESHOLD);
     CU_ASSERT_EQUAL(A.zone_polygon, 7);
     CU_ASSERT_EQUAL(A.zone_polytope, 9);
     CU_ASSERT(claims_fail(&A, tri, 3, &L, &keys) > 0);
     CU_ASSERT(claims_fail(&A, tet, 4, &L, &keys) > 0);
-    hf_faces3d_test_skip_edge_segments = 1;
+    hf_knob_set(HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS, 1);
     CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
     CU_ASSERT_EQUAL(A.bound, 25);
     CU_ASSERT(claims_fail(&A, e2, 2, &L, &keys) > 0);
-    hf_faces3d_test_skip_edge_segments = 0;
+    hf_knob_unset(HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS);
     CU_ASSERT_EQUAL(hf_faces3d_combine(&A), HF_OK);
     CU_ASSERT_EQUAL(A.bound, 25);
     hf_faces3d_clear(&A);

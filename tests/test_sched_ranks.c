@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "headfuse/control.h"
 #include "families.h"
 #include "headfuse/sched.h"
 #include "search/cone_impl.h"
@@ -541,7 +542,7 @@ static void big_weights_target(hf_target_t *t)
 }
 
 /* The families at small d and 40 random targets, each at the span where its cone has a
- * few dozen unknowns: the dealt double description (every step dealt, hf_cone_split_pairs_min
+ * few dozen unknowns: the dealt double description (every step dealt, HF_KNOB_CONE_SPLIT_PAIRS_MIN
  * 0) gives one process's rays on every rank (and on a target whose rays' integers exceed
  * a word), with the default cells and (every third target) with cells of two negative
  * rays; with one cell's records dropped in every dealt step (a planted bug) it does not,
@@ -550,8 +551,7 @@ static void test_cone_split_rays(void)
 {
     hf_sched_split_t split;
     hf_sched_split_init(&split, MPI_COMM_WORLD);
-    long saved = hf_cone_split_pairs_min, saved_blk = hf_cone_cell_negatives;
-    hf_cone_split_pairs_min = 0;
+    hf_knob_set(HF_KNOB_CONE_SPLIT_PAIRS_MIN, 0);
     fam_rng_state = 20261202;
     long compared = 0, caught = 0, caught_blocks = 0, blocks = 0;
     for (int trial = 0; trial < 55; trial++) {
@@ -589,9 +589,9 @@ static void test_cone_split_rays(void)
         hf_search_t *dealt = cone_rays_of(&t, span, &split);
         CU_ASSERT(all(same_rays(alone, dealt)));
         hf_search_destroy(&dealt);
-        hf_cone_test_drop_cell = 0;
+        hf_knob_set(HF_KNOB_CONE_DROP_CELL, 0);
         dealt = cone_rays_of(&t, span, &split);
-        hf_cone_test_drop_cell = -1;
+        hf_knob_unset(HF_KNOB_CONE_DROP_CELL);
         caught += !all(same_rays(alone, dealt));
         hf_search_destroy(&dealt);
         compared++;
@@ -602,21 +602,21 @@ static void test_cone_split_rays(void)
         }
         /* cells of two negative rays each: one positive ray's pairs lie in several cells,
          * which other ranks may run */
-        hf_cone_cell_negatives = 2;
+        hf_knob_set(HF_KNOB_CONE_CELL_NEGATIVES, 2);
         dealt = cone_rays_of(&t, span, &split);
         CU_ASSERT(all(same_rays(alone, dealt)));
         hf_search_destroy(&dealt);
-        hf_cone_test_drop_cell = 1; /* the first positive ray's second block */
+        hf_knob_set(HF_KNOB_CONE_DROP_CELL, 1); /* the first positive ray's second block */
         dealt = cone_rays_of(&t, span, &split);
-        hf_cone_test_drop_cell = -1;
+        hf_knob_unset(HF_KNOB_CONE_DROP_CELL);
         caught_blocks += !all(same_rays(alone, dealt));
-        hf_cone_cell_negatives = saved_blk;
+        hf_knob_unset(HF_KNOB_CONE_CELL_NEGATIVES);
         blocks++;
         hf_search_destroy(&dealt);
         hf_search_destroy(&alone);
         hf_target_clear(&t);
     }
-    hf_cone_split_pairs_min = saved;
+    hf_knob_unset(HF_KNOB_CONE_SPLIT_PAIRS_MIN);
     CU_ASSERT_EQUAL(compared, 55);
     CU_ASSERT_EQUAL(blocks, 19);
     CU_ASSERT(caught > 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/control.h"
 #include "families.h"
 #include "headfuse/bounds.h"
 #include "headfuse/faces3d.h"
@@ -340,9 +341,9 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
                            .bounds = o->bounds};
     hf_search_t *s = NULL;
     if (o->large)
-        hf_search_set_large_min_terms(0);
+        hf_knob_set(HF_KNOB_LARGE_MIN_TERMS, 0);
     hf_err_t err = hf_search_create(t, &so, &s);
-    hf_search_set_large_min_terms(1L << 18);
+    hf_knob_unset(HF_KNOB_LARGE_MIN_TERMS);
     f->s = s;
     if (err == HF_OK && o->large && !hf_search_is_large(s))
         err = hf_error(HF_ERR_INTERNAL, "test: the search is not a large row");
@@ -1230,12 +1231,12 @@ static void test_small_units(void)
         found_init(&a, &t);
         found_init(&b, &t);
         CU_ASSERT_EQUAL(search_loop(&t, &lo, &a, &oa), HF_OK);
-        hf_search_unit_target = 1;
-        hf_search_layered_unit_target = 1;
+        hf_knob_set(HF_KNOB_PLAIN_UNIT_TARGET, 1);
+        hf_knob_set(HF_KNOB_LAYERED_UNIT_TARGET, 1);
         CU_ASSERT_EQUAL(search_loop(&t, &lo, &b, &ob), HF_OK);
         compare_modes(&t, cases[i].span, cases[i].max_m > 0, cases[i].max_m, &n);
-        hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
-        hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
+        hf_knob_unset(HF_KNOB_PLAIN_UNIT_TARGET);
+        hf_knob_unset(HF_KNOB_LAYERED_UNIT_TARGET);
         CU_ASSERT(found_same(&a, &b));
         CU_ASSERT_EQUAL(oa.nodes, ob.nodes);
         CU_ASSERT_EQUAL(n, a.n);
@@ -1488,9 +1489,9 @@ static void test_planted_dropped_unit(void)
         CU_ASSERT_EQUAL(search_loop(&t, &lq, &q, &oq), HF_OK);
         CU_ASSERT(found_same(&a, &q));
         CU_ASSERT_FATAL(a.n > 0);
-        hf_search_test_skip_unit = a.unit[0];
+        hf_knob_set(HF_KNOB_SEARCH_SKIP_UNIT, a.unit[0]);
         CU_ASSERT_EQUAL(search_loop(&t, &lp, &b, &ob), HF_OK);
-        hf_search_test_skip_unit = -1;
+        hf_knob_unset(HF_KNOB_SEARCH_SKIP_UNIT);
         CU_ASSERT(!found_same(&b, &q)); /* caught */
         found_clear(&q);
         found_clear(&b);
@@ -1736,11 +1737,11 @@ static void test_box_past_32_bits(void)
     diagonal_target(&t, 33, 2, w);
     so.span = 2; /* 3^33 points */
     CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
-    hf_search_set_large_min_terms(0);
+    hf_knob_set(HF_KNOB_LARGE_MIN_TERMS, 0);
     CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
     hf_search_t *s = NULL;
     CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
-    hf_search_set_large_min_terms(1L << 18);
+    hf_knob_unset(HF_KNOB_LARGE_MIN_TERMS);
     CU_ASSERT(hf_search_is_large(s));
     CU_ASSERT_EQUAL(s->npts, 5559060566555523L); /* 3^33 */
     CU_ASSERT_PTR_NULL(s->digits);               /* no table of the box */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/control.h"
 #include "headfuse/symmetry.h"
 #include "symmetry/symmetry_impl.h"
 #include "unit.h"
@@ -116,10 +117,10 @@ static void test_orbit_w8(void)
     static const int64_t want2[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0};
     CU_ASSERT_EQUAL(hf_group_orbit_rep(x.g, 2, two, r2), HF_OK);
     CU_ASSERT(!memcmp(r2, want2, sizeof r2));
-    hf_group_orbit_bytes_max = 1;
+    hf_knob_set(HF_KNOB_ORBIT_BYTES_MAX, 1);
     memset(r2, 0x7f, sizeof r2);
     CU_ASSERT_EQUAL(hf_group_orbit_rep(x.g, 2, two, r2), HF_OK);
-    hf_group_orbit_bytes_max = HF_GROUP_ORBIT_BYTES;
+    hf_knob_unset(HF_KNOB_ORBIT_BYTES_MAX);
     CU_ASSERT(!memcmp(r2, want2, sizeof r2));
     tg_clear(&x);
     hf_target_clear(&t);
@@ -173,9 +174,9 @@ static void oracle_compare(const hf_target_t *t, uint64_t *st)
         CU_ASSERT_EQUAL(hf_group_orbit_rep_list(d, order, el, m, k, b), HF_OK);
         CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
         /* an orbit too large to hold: the same over the group's listed elements */
-        hf_group_orbit_bytes_max = 1;
+        hf_knob_set(HF_KNOB_ORBIT_BYTES_MAX, 1);
         CU_ASSERT_EQUAL(hf_group_orbit_rep(x.g, m, k, a), HF_OK);
-        hf_group_orbit_bytes_max = HF_GROUP_ORBIT_BYTES;
+        hf_knob_unset(HF_KNOB_ORBIT_BYTES_MAX);
         CU_ASSERT(!memcmp(a, b, (size_t)(m * d) * sizeof *a));
     }
     free(el);

@@ -15,6 +15,11 @@
 #include <flint/fmpz_mpoly.h>
 
 #include "headfuse/target.h"
+#include "headfuse/stop.h"
+
+/* The algebra module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_ALGEBRA_STOP_PHASES(X) X(FRACTION, "building P/Q")
+HF_ALGEBRA_STOP_PHASES(HF_STOP_DECLARE)
 
 typedef struct {
     int d, dv;

@@ -12,6 +12,11 @@
 
 #include "headfuse/algebra.h"
 #include "headfuse/target.h"
+#include "headfuse/stop.h"
+
+/* The exact module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_EXACT_STOP_PHASES(X) X(EXACT, "testing a support exactly")
+HF_EXACT_STOP_PHASES(HF_STOP_DECLARE)
 
 /* Why a support was decided the way it was. */
 #define HF_REASON_TABLE(X)                                                                         \

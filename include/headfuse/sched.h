@@ -23,6 +23,11 @@
 #include <stdint.h>
 
 #include "headfuse/search.h"
+#include "headfuse/stop.h"
+
+/* The sched module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_SCHED_STOP_PHASES(X) X(UNITS, "running units")
+HF_SCHED_STOP_PHASES(HF_STOP_DECLARE)
 
 /* Cells [lo, hi) of a unit (hi may be INT64_MAX: to the end of the unit). */
 typedef struct {

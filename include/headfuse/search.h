@@ -22,59 +22,25 @@
 #include <stdint.h>
 
 #include "headfuse/bounds.h" /* hf_bounds_t, hf_lower_t */
+#include "headfuse/engine.h" /* hf_engine_t: the registry */
 #include "headfuse/target.h" /* HF_SPAN_MAX */
+#include "headfuse/stop.h"
+
+/* The search module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_SEARCH_STOP_PHASES(X)                                                                   \
+    X(ROWS, "building the cone's rows")                                                            \
+    X(RAYS, "computing the cone's rays")                                                           \
+    X(SIZES, "listing the sizes of the cone's faces")                                              \
+    X(TABLES, "building the layered engine's face tables")
+HF_SEARCH_STOP_PHASES(HF_STOP_DECLARE)
 
 /* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
  * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */
 typedef struct hf_group_s hf_group_t;
 
-/* The engines: how candidates are generated (docs/search.md). Every engine decides each
- * candidate with the same exact test and reports the same supports with the same
- * witnesses. One row per engine: its code, its name (options, job files, rows, shard
- * fingerprints), whether it prunes (plain is the reference enumerator without pruning), the
- * table of its operations (src/search/search_impl.h, defined in the engine's own file) and
- * a line for people. Adding an engine is one file and one row (docs/architecture.md). auto
- * is no engine of its own: it picks one when the search is created. */
-#define HF_ENGINE_TABLE(X)                                                                         \
-    X(HF_ENGINE_AUTO, "auto", 1, hf_engine_auto, "cone when its unknowns are few, else layered")   \
-    X(HF_ENGINE_CONE, "cone", 1, hf_engine_cone,                                                   \
-      "faces of the cone {R : Q R >= 0} (docs/math.md §7.3)")                                      \
-    X(HF_ENGINE_LAYERED, "layered", 1, hf_engine_layered,                                          \
-      "faces of the candidates, layer by layer (rules 1-4)")                                       \
-    X(HF_ENGINE_PLAIN, "plain", 0, hf_engine_plain, "every subset of the box (the reference)")
-
-typedef enum {
-#define HF_ENGINE_ENUM(code, name, prunes, ops, text) code,
-    HF_ENGINE_TABLE(HF_ENGINE_ENUM)
-#undef HF_ENGINE_ENUM
-} hf_engine_t;
-
-const char *hf_engine_name(hf_engine_t e); /* "cone" */
-int hf_engine_prunes(hf_engine_t e);       /* 0 for plain: every subset, no rule */
-/* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown ("ORIGIN: 'x': must be
- * auto, cone, layered or plain"). */
-hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out);
-/* The engines' names in table order, separated by sep and the last two by last
- * ("auto, cone, layered or plain"), into buf (n bytes). */
-void hf_engine_names(char *buf, size_t n, const char *sep, const char *last);
-/* A row's engine when no search ran: LB = UB certified it from the bounds alone. */
-#define HF_ENGINE_NONE "none"
-
-/* Whether a search that ran engine `used` (a row's engine: auto resolved) is what
- * `requested` asks for: the same engine, or any pruning engine for auto; a row that ran
- * no search (HF_ENGINE_NONE) is what every engine would give. */
-int hf_engine_satisfies(hf_engine_t requested, const char *used);
-
-/* Most points of the box {0..S}^d (docs/targets.md, "Limits"), a representation limit, not a
- * proxy for memory. Point indices are 32 bits (the cone's rows and the candidates' points are
- * uint32_t), except in a large row (large.c: candidates decided by classes, box points as
- * 64-bit offsets, supports streamed), which never lists its box: its limit is what a long
- * holds. hf_search_check allows it only where the search will be a large row. A support's
- * keys are distinct points of the box, so no support is larger either. */
-#define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
-#define HF_SEARCH_LARGE_BOX_MAX LONG_MAX
+/* The box limits HF_SEARCH_BOX_MAX and HF_SEARCH_LARGE_BOX_MAX: target.h. */
 /* (S + 1)^d, the points of the box {0..S}^d, or -1 above LONG_MAX (core's hf_box_points; the
- * limits above are the callers'). */
+ * limits are the callers'). */
 long hf_search_box_points(int d, int span);
 
 typedef struct {
@@ -332,9 +298,6 @@ void hf_search_best_lower(const hf_lower_t *low, const hf_certificate_t *c, fmpz
 
 /* 1 when s is a large row. */
 int hf_search_is_large(const hf_search_t *s);
-/* The estimated terms of Q above which a cone search is a large row (2^18; tests set it
- * lower, HEADFUSE_LARGE_MIN_TERMS, to run small rows on the large rows' path). */
-void hf_search_set_large_min_terms(long terms);
 /* Unknowns of R (nr of an implicit support). */
 long hf_search_large_unknowns(const hf_search_t *s);
 /* The order of two implicit supports of s (after preparation): *cmp < 0, 0 or > 0 as the

@@ -34,21 +34,15 @@ void hf_stop_at(const char *phase, long n);
 /* How many checks of phase this process made (the tests pick a stop point from it). */
 long hf_stop_checks(const char *phase);
 
-/* Each phase's name, as hf_stop_check sees them (the test's list of phases). */
-#define HF_STOP_PHASES                                                                             \
-    X(FRACTION, "building P/Q")                                                                    \
-    X(ROWS, "building the cone's rows")                                                            \
-    X(RAYS, "computing the cone's rays")                                                           \
-    X(SIZES, "listing the sizes of the cone's faces")                                              \
-    X(TABLES, "building the layered engine's face tables")                                         \
-    X(UNITS, "running units")                                                                      \
-    X(EXACT, "testing a support exactly")                                                          \
-    X(MERGE, "merging the shards")                                                                 \
-    X(ORBITS, "counting supports up to symmetry")                                                  \
-    X(WRITE, "writing the result")
+/* A phase is declared by the module that owns it, in its header, as a list of
+ * X(ID, "words") (ID: HEADFUSE_STOP_AT's name, lower-cased; the words: "while <words>"):
+ * HF_<MODULE>_STOP_PHASES(HF_STOP_DECLARE) there, HF_<MODULE>_STOP_PHASES(HF_STOP_DEFINE)
+ * in one of its sources. The campaign, which sees every module, lists them all for the
+ * tests' hook. Core owns the one phase that several modules share: writing a result. */
+#define HF_STOP_DECLARE(id, text) extern const char HF_STOP_##id[];
+#define HF_STOP_DEFINE(id, text) const char HF_STOP_##id[] = text;
 
-#define X(id, text) extern const char HF_STOP_##id[];
-HF_STOP_PHASES
-#undef X
+#define HF_CORE_STOP_PHASES(X) X(WRITE, "writing the result")
+HF_CORE_STOP_PHASES(HF_STOP_DECLARE)
 
 #endif

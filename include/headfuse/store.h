@@ -14,6 +14,11 @@
 #include "headfuse/error.h"
 #include "headfuse/search.h"
 #include "headfuse/target.h"
+#include "headfuse/stop.h"
+
+/* The store module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_STORE_STOP_PHASES(X) X(MERGE, "merging the shards")
+HF_STORE_STOP_PHASES(HF_STOP_DECLARE)
 
 #define HF_NAME_LEN 128
 #define HF_BIGINT_LEN 128 /* decimal digits + NUL: 2^384 (multi:d=64,k=64's UB) has 116 */

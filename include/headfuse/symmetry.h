@@ -16,6 +16,11 @@
 
 #include "headfuse/algebra.h"
 #include "headfuse/target.h"
+#include "headfuse/stop.h"
+
+/* The symmetry module's phases for hf_stop_check (headfuse/stop.h). */
+#define HF_SYMMETRY_STOP_PHASES(X) X(ORBITS, "counting supports up to symmetry")
+HF_SYMMETRY_STOP_PHASES(HF_STOP_DECLARE)
 
 /* Opaque: the order and the checked generators. */
 typedef struct hf_group_s hf_group_t;

@@ -22,6 +22,15 @@
 #define HF_HEADS_MAX INT_MAX /* heads of a target: nheads is an int */
 #define HF_SPAN_MAX 16       /* largest span S (keys in {0..S}^d): search, job files, CLI */
 
+/* Most points of the box {0..S}^d (docs/targets.md, "Limits"), a representation limit, not a
+ * proxy for memory. Point indices are 32 bits (the cone's rows and the candidates' points are
+ * uint32_t), except in a large row (src/search/large.c: candidates decided by classes, box points as
+ * 64-bit offsets, supports streamed), which never lists its box: its limit is what a long
+ * holds. The search (hf_search_check) allows it only where the search will be a large row. A support's
+ * keys are distinct points of the box, so no support is larger either. */
+#define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
+#define HF_SEARCH_LARGE_BOX_MAX LONG_MAX
+
 /* One head. keys is natoms*d (row-major), weights natoms, values natoms*dv. */
 typedef struct {
     int d, dv;

@@ -24,6 +24,8 @@
 #include "algebra/algebra_impl.h"
 #include "headfuse/stop.h"
 
+HF_ALGEBRA_STOP_PHASES(HF_STOP_DEFINE)
+
 void hf_fraction_groups_init(hf_fraction_groups_t *b, const fmpz_mpoly_ctx_t ctx, int dv)
 {
     memset(b, 0, sizeof *b);

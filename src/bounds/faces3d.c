@@ -342,8 +342,6 @@ static void count_sharing(hf_faces3d_t *A)
     }
 }
 
-int hf_faces3d_test_unshared = 0;
-
 /* s_F: the two cheapest distinct faces of F (its vertices at 1/h_z, its edges at
  * gain/m_e). A lost facet has events at two distinct faces at least. */
 static void facet_share(const hf_faces3d_t *A, const hf_faces3d_facet_t *g, fmpq_t s)
@@ -356,13 +354,13 @@ static void facet_share(const hf_faces3d_t *A, const hf_faces3d_facet_t *g, fmpq
     fmpq_init(lo2);
     for (long i = 0; i < F->nverts + A->nedges; i++) {
         if (i < F->nverts) {
-            long h = hf_faces3d_test_unshared ? 1 : A->vertex_shared[F->verts[i]];
+            long h = hf_knob(HF_KNOB_FACES3D_UNSHARED, 0) ? 1 : A->vertex_shared[F->verts[i]];
             fmpq_set_si(c, 1, (ulong)h);
         } else {
             const hf_faces3d_edge_t *e = A->edges + (i - F->nverts);
             if (!face_has(F, e->v0) || !face_has(F, e->v1))
                 continue;
-            fmpq_set_si(c, e->gain, (ulong)(hf_faces3d_test_unshared ? 1 : e->shared));
+            fmpq_set_si(c, e->gain, (ulong)(hf_knob(HF_KNOB_FACES3D_UNSHARED, 0) ? 1 : e->shared));
         }
         if (n == 0 || fmpq_cmp(c, lo1) < 0) {
             fmpq_set(lo2, lo1);

@@ -5,23 +5,21 @@
 #include <stdint.h>
 
 #include "headfuse/faces3d.h"
+#include "headfuse/control.h"
 
 __extension__ typedef __int128 hf_faces3d_i128;
 
 /* Lattice length of the segment [a, b] in Z^3: the gcd of the coordinate differences. */
 long hf_faces3d_lattice_length(const int64_t *a, const int64_t *b);
 
-/* Test-only (tests/test_faces3d.c): when nonzero, hf_faces3d_combine charges every gain in
- * full to each lost facet around it, as if no two lost facets could share one: a planted
- * error that the count on P = [0, e2] for chain:d=3 must catch. */
-extern int hf_faces3d_test_unshared;
-
-/* Test-only (tests/test_faces3d.c), planted errors in the zone count that the direct
- * counts must catch: the points claimed on every zone circle (3, Lemma 11.11; a planted 5
- * claims two too many), and skipping the exact count of the segments along edge
- * directions (as if Lemma 11.10's count covered them). */
-extern int hf_faces3d_test_zone_threshold;
-extern int hf_faces3d_test_skip_edge_segments;
+/* The knobs of tests/test_faces3d.c (control.h), planted errors the counts must catch:
+ * HF_KNOB_FACES3D_UNSHARED, nonzero: hf_faces3d_combine charges every gain in full to each
+ * lost facet around it, as if no two lost facets could share one (the count on P = [0, e2]
+ * for chain:d=3 must catch it); HF_KNOB_FACES3D_ZONE_THRESHOLD: the points claimed on every
+ * zone circle (FACES3D_ZONE_THRESHOLD, 3, Lemma 11.11; a planted 5 claims two too many);
+ * HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS, nonzero: the exact count of the segments along edge
+ * directions is skipped (as if Lemma 11.10's count covered them). */
+#define FACES3D_ZONE_THRESHOLD 3
 
 /* The zone count (faces3d_zones.c): nzones, nzones_gaining, zone_delta, seg_bound,
  * weak_kind and weak_u from the face values, base and q_exps. */

@@ -23,9 +23,6 @@
 #include "headfuse/faces3d.h"
 #include "bounds/faces3d_impl.h"
 
-int hf_faces3d_test_zone_threshold = 3;
-int hf_faces3d_test_skip_edge_segments = 0;
-
 /* ceil(v / 2): the counts are integers. */
 static long half_up(long v)
 {
@@ -336,7 +333,7 @@ static hf_err_t polygons_and_polytopes(const zones_t *S, weakest_t *w)
         goto done;
     }
     for (long z = 0; z < nz; z++)
-        t[z] = hf_faces3d_test_zone_threshold;
+        t[z] = hf_knob(HF_KNOB_FACES3D_ZONE_THRESHOLD, FACES3D_ZONE_THRESHOLD);
     HF_CHECK(err, relax(S, S->a2, NULL, t, y0, &v), done);
     consider(w, v + 4, HF_FACES3D_WEAK_POLYTOPE, NULL); /* f0 - 2 >= 2 */
     consider(w, v + 2, HF_FACES3D_WEAK_POLYGON, NULL);  /* normal off every zone */
@@ -350,7 +347,7 @@ static hf_err_t polygons_and_polytopes(const zones_t *S, weakest_t *w)
         y0[z] = symmetric ? 2 : 1; /* n, and -n unless it is a facet normal */
         HF_CHECK(err, relax(S, S->a2, NULL, t, y0, &v), done);
         consider(w, v + 2, HF_FACES3D_WEAK_POLYGON, NULL);
-        t[z] = hf_faces3d_test_zone_threshold;
+        t[z] = hf_knob(HF_KNOB_FACES3D_ZONE_THRESHOLD, FACES3D_ZONE_THRESHOLD);
         y0[z] = 0;
     }
     for (long k = 0; k < S->nf; k++) { /* normal a facet normal of Z */
@@ -361,7 +358,7 @@ static hf_err_t polygons_and_polytopes(const zones_t *S, weakest_t *w)
             forced[S->anti[k]] = 1;
         for (long z = 0; z < nz; z++) {
             int on = S->on[k * nz + z];
-            t[z] = on ? 2 : hf_faces3d_test_zone_threshold;
+            t[z] = on ? 2 : hf_knob(HF_KNOB_FACES3D_ZONE_THRESHOLD, FACES3D_ZONE_THRESHOLD);
             y0[z] = 0;
             if (on && S->gaining[z]) {
                 one = z;
@@ -491,7 +488,7 @@ hf_err_t hf_faces3d_zone_count(hf_faces3d_t *A)
     A->zone_polygon = half_up(w.by_kind[HF_FACES3D_WEAK_POLYGON]);
     A->zone_polytope = half_up(w.by_kind[HF_FACES3D_WEAK_POLYTOPE]);
     A->seg_bound = LONG_MAX;
-    if (!hf_faces3d_test_skip_edge_segments)
+    if (!hf_knob(HF_KNOB_FACES3D_SKIP_EDGE_SEGMENTS, 0))
         HF_CHECK(err, edge_segments(A, &S, A->base + A->zone_delta, &A->seg_bound, at), done);
     if (A->seg_bound < A->base + A->zone_delta) {
         A->weak_kind = HF_FACES3D_WEAK_EDGE_SEGMENT;

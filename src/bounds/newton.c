@@ -582,18 +582,169 @@ hf_err_t hf_newton_from_points(const int64_t *pts, long n, int d, long max_faces
     return err;
 }
 
+/* Step 3: the incidences and the vertices. inc (nwp words a facet) marks the points where
+ * the facet's projected normal a has its largest a.y; a point is a vertex iff it is the
+ * only point on all the facets through it. *vidx: the vertices' indices in pts, sorted by
+ * their coordinates (N->nverts, N->verts). *inc and *vidx are the caller's to free, on
+ * error too. a.y is exact in 128 bits: |a| < 2^63 (checked), |y| <= 2^41 (keys are
+ * bounded), r <= 64 terms. */
+static hf_err_t newton_vertices(const int64_t *pts, long n, int d, const int64_t *y, int r,
+                                const fmpz *A, long nf, long nwp, uint64_t **incp, long **vidxp,
+                                hf_newton_t *N)
+{
+    hf_err_t err = HF_OK;
+    long nv = 0;
+    uint64_t *inc = *incp = hf_calloc((size_t)nf * nwp, sizeof *inc);
+    uint64_t *acc = hf_malloc((size_t)nwp * sizeof *acc);
+    long *fa = hf_malloc((size_t)nf * r * sizeof *fa), *vidx = NULL;
+    if (!inc || !acc || !fa) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (long k = 0; k < nf * r; k++) {
+        if (!fmpz_fits_si(A + k)) {
+            err = hf_error(HF_ERR_LIMIT, "newton: a facet normal does not fit 64 bits");
+            goto cleanup;
+        }
+        fa[k] = fmpz_get_si(A + k);
+    }
+    for (long q = 0; q < nf; q++) {
+        newton_i128 best = 0;
+        for (long i = 0; i < n; i++) {
+            newton_i128 s = 0;
+            for (int l = 0; l < r; l++)
+                s += (newton_i128)fa[q * r + l] * y[i * r + l];
+            if (i == 0 || s > best) {
+                best = s;
+                memset(inc + q * nwp, 0, (size_t)nwp * sizeof *inc);
+            }
+            if (s == best)
+                bits_set(inc + q * nwp, i);
+        }
+    }
+    vidx = *vidxp = hf_malloc((size_t)n * sizeof *vidx);
+    if (!vidx) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (long i = 0; i < n; i++) {
+        int any = 0;
+        for (long k = 0; k < nwp; k++)
+            acc[k] = ~UINT64_C(0);
+        for (long q = 0; q < nf; q++)
+            if (bits_get(inc + q * nwp, i)) {
+                any = 1;
+                for (long k = 0; k < nwp; k++)
+                    acc[k] &= inc[q * nwp + k];
+            }
+        if (any && bits_count(acc, nwp) == 1)
+            vidx[nv++] = i;
+    }
+    hf_rows_t ord = {pts, d};
+    if (hf_sort(vidx, nv, hf_cmp_rows, &ord) != HF_OK) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    N->nverts = nv;
+    N->verts = hf_malloc((size_t)nv * d * sizeof *N->verts);
+    if (!N->verts) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (long v = 0; v < nv; v++)
+        memcpy(N->verts + v * d, pts + vidx[v] * d, (size_t)d * sizeof *pts);
+cleanup:
+    free(fa);
+    free(acc);
+    return err;
+}
+
+/* Step 4: the nf facets' normals lifted to L (N->facet_w) and their right-hand sides over
+ * the vertices (N->facet_b), which must fit 64 bits. */
+static hf_err_t newton_facets(const fmpz *A, long nf, const fmpz *R, const int *piv, int r,
+                              hf_newton_t *N)
+{
+    int d = N->d;
+    long nv = N->nverts;
+    N->nfacets = nf;
+    N->facet_w = hf_malloc((size_t)nf * d * sizeof *N->facet_w);
+    N->facet_b = hf_malloc((size_t)nf * sizeof *N->facet_b);
+    if (!N->facet_w || !N->facet_b)
+        return HF_ERR_NOMEM;
+    HF_TRY(newton_lift(A, nf, R, piv, r, d, N->facet_w));
+    for (long q = 0; q < nf; q++) {
+        newton_i128 best = 0;
+        for (long v = 0; v < nv; v++) {
+            newton_i128 s = 0;
+            for (int j = 0; j < d; j++)
+                s += (newton_i128)N->facet_w[q * d + j] * N->verts[v * d + j];
+            if (v == 0 || s > best)
+                best = s;
+        }
+        if (best > INT64_MAX || best < INT64_MIN)
+            return hf_error(HF_ERR_LIMIT, "newton: a facet's right-hand side exceeds 64 bits");
+        N->facet_b[q] = (int64_t)best;
+    }
+    return HF_OK;
+}
+
+/* Step 5: the faces of N (its vertices and facets made), from the points' incidences inc
+ * (nwp words a facet) restricted to the vertices vidx; r is the dimension, max_faces the
+ * cap of the lattice (N->faces_complete). */
+static hf_err_t newton_faces(const uint64_t *inc, long nwp, const long *vidx, int r, long max_faces,
+                             hf_newton_t *N)
+{
+    hf_err_t err = HF_OK;
+    long nv = N->nverts, nf = N->nfacets;
+    uint64_t *fv = NULL, *vf = NULL;
+    newton_lattice_t lat;
+    memset(&lat, 0, sizeof lat);
+    lat.nv = nv;
+    lat.nf = nf;
+    lat.nwv = bits_words(nv);
+    lat.nwf = bits_words(nf);
+    fv = hf_calloc((size_t)nf * lat.nwv, sizeof *fv);
+    vf = hf_calloc((size_t)nv * lat.nwf, sizeof *vf);
+    if (!fv || !vf) {
+        err = HF_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (long q = 0; q < nf; q++)
+        for (long v = 0; v < nv; v++)
+            if (bits_get(inc + q * nwp, vidx[v])) {
+                bits_set(fv + q * lat.nwv, v);
+                bits_set(vf + v * lat.nwf, q);
+            }
+    /* every inequality must be a facet: its vertices span dimension r - 1 (cddlib's
+     * output is minimal; this guards the face lattice built on it) */
+    for (long q = 0; q < nf; q++)
+        if (newton_affine_dim(N->verts, fv + q * lat.nwv, nv, N->d) != r - 1) {
+            err = hf_error(HF_ERR_INTERNAL, "newton: inequality %ld is not a facet", q);
+            goto cleanup;
+        }
+    lat.fv = fv;
+    lat.vf = vf;
+    HF_CHECK(err, lattice_build(&lat, r, max_faces, &N->faces_complete), cleanup);
+    HF_CHECK(err, newton_faces_out(&lat, N), cleanup);
+cleanup:
+    free(lat.dim);
+    free(lat.F);
+    free(lat.V);
+    free(vf);
+    free(fv);
+    return err;
+}
+
 static hf_err_t newton_from_distinct(const int64_t *pts, long n, int d, long max_faces,
                                      hf_newton_t *N)
 {
     hf_err_t err = HF_OK;
     int r = 0, piv[HF_D_MAX];
-    long nf = 0, nv = 0;
+    long nf = 0;
     int64_t *y = NULL;
     fmpz *R = NULL, *A = NULL;
-    long *fa = NULL, *vidx = NULL;
-    uint64_t *inc = NULL, *acc = NULL, *fv = NULL, *vf = NULL;
-    newton_lattice_t lat;
-    memset(&lat, 0, sizeof lat);
+    long *vidx = NULL;
+    uint64_t *inc = NULL;
     hf_newton_clear(N);
     if (max_faces < 0)
         return hf_error(HF_ERR_INPUT, "newton: max_faces %ld is negative", max_faces);
@@ -626,135 +777,16 @@ static hf_err_t newton_from_distinct(const int64_t *pts, long n, int d, long max
         for (int l = 0; l < r; l++)
             y[i * r + l] = pts[i * d + piv[l]] - pts[piv[l]];
     HF_CHECK(err, newton_cdd_facets(y, n, r, &A, &nf), cleanup);
-
-    /* 3. incidences and vertices. a.y is exact in 128 bits: |a| < 2^63 (checked),
-     * |y| <= 2^41 (keys are bounded), r <= 64 terms. */
+    /* 3.-5. (the steps at the top of this file) */
     long nwp = bits_words(n);
-    inc = hf_calloc((size_t)nf * nwp, sizeof *inc);
-    acc = hf_malloc((size_t)nwp * sizeof *acc);
-    fa = hf_malloc((size_t)nf * r * sizeof *fa);
-    if (!inc || !acc || !fa) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    for (long k = 0; k < nf * r; k++) {
-        if (!fmpz_fits_si(A + k)) {
-            err = hf_error(HF_ERR_LIMIT, "newton: a facet normal does not fit 64 bits");
-            goto cleanup;
-        }
-        fa[k] = fmpz_get_si(A + k);
-    }
-    for (long q = 0; q < nf; q++) {
-        newton_i128 best = 0;
-        for (long i = 0; i < n; i++) {
-            newton_i128 s = 0;
-            for (int l = 0; l < r; l++)
-                s += (newton_i128)fa[q * r + l] * y[i * r + l];
-            if (i == 0 || s > best) {
-                best = s;
-                memset(inc + q * nwp, 0, (size_t)nwp * sizeof *inc);
-            }
-            if (s == best)
-                bits_set(inc + q * nwp, i);
-        }
-    }
-    vidx = hf_malloc((size_t)n * sizeof *vidx);
-    if (!vidx) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    for (long i = 0; i < n; i++) {
-        int any = 0;
-        for (long k = 0; k < nwp; k++)
-            acc[k] = ~UINT64_C(0);
-        for (long q = 0; q < nf; q++)
-            if (bits_get(inc + q * nwp, i)) {
-                any = 1;
-                for (long k = 0; k < nwp; k++)
-                    acc[k] &= inc[q * nwp + k];
-            }
-        if (any && bits_count(acc, nwp) == 1)
-            vidx[nv++] = i;
-    }
-    hf_rows_t ord = {pts, d};
-    if (hf_sort(vidx, nv, hf_cmp_rows, &ord) != HF_OK) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    N->nverts = nv;
-    N->verts = hf_malloc((size_t)nv * d * sizeof *N->verts);
-    if (!N->verts) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    for (long v = 0; v < nv; v++)
-        memcpy(N->verts + v * d, pts + vidx[v] * d, (size_t)d * sizeof *pts);
-
-    /* 4. normals in L and right-hand sides over the vertices */
-    N->nfacets = nf;
-    N->facet_w = hf_malloc((size_t)nf * d * sizeof *N->facet_w);
-    N->facet_b = hf_malloc((size_t)nf * sizeof *N->facet_b);
-    if (!N->facet_w || !N->facet_b) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    HF_CHECK(err, newton_lift(A, nf, R, piv, r, d, N->facet_w), cleanup);
-    for (long q = 0; q < nf; q++) {
-        newton_i128 best = 0;
-        for (long v = 0; v < nv; v++) {
-            newton_i128 s = 0;
-            for (int j = 0; j < d; j++)
-                s += (newton_i128)N->facet_w[q * d + j] * N->verts[v * d + j];
-            if (v == 0 || s > best)
-                best = s;
-        }
-        if (best > INT64_MAX || best < INT64_MIN) {
-            err = hf_error(HF_ERR_LIMIT, "newton: a facet's right-hand side exceeds 64 bits");
-            goto cleanup;
-        }
-        N->facet_b[q] = (int64_t)best;
-    }
-
-    /* 5. faces */
-    lat.nv = nv;
-    lat.nf = nf;
-    lat.nwv = bits_words(nv);
-    lat.nwf = bits_words(nf);
-    fv = hf_calloc((size_t)nf * lat.nwv, sizeof *fv);
-    vf = hf_calloc((size_t)nv * lat.nwf, sizeof *vf);
-    if (!fv || !vf) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    for (long q = 0; q < nf; q++)
-        for (long v = 0; v < nv; v++)
-            if (bits_get(inc + q * nwp, vidx[v])) {
-                bits_set(fv + q * lat.nwv, v);
-                bits_set(vf + v * lat.nwf, q);
-            }
-    /* every inequality must be a facet: its vertices span dimension r - 1 (cddlib's
-     * output is minimal; this guards the face lattice built on it) */
-    for (long q = 0; q < nf; q++)
-        if (newton_affine_dim(N->verts, fv + q * lat.nwv, nv, d) != r - 1) {
-            err = hf_error(HF_ERR_INTERNAL, "newton: inequality %ld is not a facet", q);
-            goto cleanup;
-        }
-    lat.fv = fv;
-    lat.vf = vf;
-    HF_CHECK(err, lattice_build(&lat, r, max_faces, &N->faces_complete), cleanup);
-    HF_CHECK(err, newton_faces_out(&lat, N), cleanup);
+    HF_CHECK(err, newton_vertices(pts, n, d, y, r, A, nf, nwp, &inc, &vidx, N), cleanup);
+    HF_CHECK(err, newton_facets(A, nf, R, piv, r, N), cleanup);
+    HF_CHECK(err, newton_faces(inc, nwp, vidx, r, max_faces, N), cleanup);
 
 cleanup:
     if (err != HF_OK)
         hf_newton_clear(N);
-    free(lat.dim);
-    free(lat.F);
-    free(lat.V);
-    free(vf);
-    free(fv);
     free(vidx);
-    free(fa);
-    free(acc);
     free(inc);
     if (A)
         _fmpz_vec_clear(A, nf * r > 0 ? nf * r : 1);

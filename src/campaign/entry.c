@@ -470,7 +470,7 @@ static void cone_warn(int rank, const hf_campaign_cfg_t *cfg, const hf_target_t 
         hf_error_clear(); /* only a warning: the search itself reports any error */
         return;
     }
-    if (eng != HF_ENGINE_CONE || unknowns <= HF_CAMPAIGN_CONE_WARN_UNKNOWNS)
+    if (!hf_engine_counts_unknowns(eng) || unknowns <= HF_CAMPAIGN_CONE_WARN_UNKNOWNS)
         return;
     hf_campaign_cone_warning(unknowns, why, sizeof why);
     fprintf(stderr, "[%s] warning: %s\n", t->name, why);

@@ -11,9 +11,27 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "headfuse/algebra.h"
 #include "headfuse/campaign.h"
+#include "headfuse/control.h"
 #include "headfuse/core.h"
+#include "headfuse/exact.h"
+#include "headfuse/sched.h"
+#include "headfuse/search.h"
 #include "headfuse/stop.h"
+#include "headfuse/store.h"
+#include "headfuse/symmetry.h"
+
+/* Every phase of hf_stop_check, from the modules that declare them (stop.h), in the order
+ * of a row's work. */
+#define CAMPAIGN_STOP_PHASES(X)                                                                    \
+    HF_ALGEBRA_STOP_PHASES(X)                                                                      \
+    HF_SEARCH_STOP_PHASES(X)                                                                       \
+    HF_SCHED_STOP_PHASES(X)                                                                        \
+    HF_EXACT_STOP_PHASES(X)                                                                        \
+    HF_STORE_STOP_PHASES(X)                                                                        \
+    HF_SYMMETRY_STOP_PHASES(X)                                                                     \
+    HF_CORE_STOP_PHASES(X)
 
 /* At exit: the counts, one line on stderr (each rank prints its own). HEADFUSE_FAULT_RANK=R
  * arms the faults on rank R only (a disk full on one node, memory short on one rank). */
@@ -28,7 +46,7 @@ static void print_counts(void)
     if (n > 0 && (size_t)n < sizeof line)                                                          \
         n += snprintf(line + n, sizeof line - (size_t)n, " %s=%ld", #id,                           \
                       hf_stop_checks(HF_STOP_##id));
-    HF_STOP_PHASES
+    CAMPAIGN_STOP_PHASES(X)
 #undef X
     fprintf(stderr, "%s (rank %s)\n", line, r ? r : "0");
 }
@@ -45,14 +63,14 @@ static hf_err_t env_count(const char *name, long *n)
     return HF_OK;
 }
 
-/* HEADFUSE_STOP_AT=PHASE:N, PHASE one of the lower-case names of HF_STOP_PHASES. */
+/* HEADFUSE_STOP_AT=PHASE:N, PHASE one of the lower-case names of CAMPAIGN_STOP_PHASES. */
 static hf_err_t stop_at_from_env(int here)
 {
     static const struct {
         const char *name, *phase;
     } phases[] = {
 #define X(id, text) {#id, HF_STOP_##id},
-        HF_STOP_PHASES
+        CAMPAIGN_STOP_PHASES(X)
 #undef X
     };
     const char *v = getenv("HEADFUSE_STOP_AT");
@@ -78,12 +96,11 @@ static hf_err_t stop_at_from_env(int here)
 
 hf_err_t hf_campaign_faults_from_env(void)
 {
-    long h5, alloc, count, only = -2, large = 0;
-    /* HEADFUSE_LARGE_MIN_TERMS=N: rows of more than N estimated terms of Q are large rows
-     * (docs/search.md, "Large rows"), so that small ones test the large rows' path */
-    HF_TRY(env_count("HEADFUSE_LARGE_MIN_TERMS", &large));
-    if (getenv("HEADFUSE_LARGE_MIN_TERMS"))
-        hf_search_set_large_min_terms(large);
+    long h5, alloc, count, only = -2;
+    /* the knobs that variables set (control.h), e.g. HEADFUSE_LARGE_MIN_TERMS=N: rows of
+     * more than N estimated terms of Q are large rows (docs/search.md, "Large rows"), so
+     * that small ones test the large rows' path */
+    HF_TRY(hf_control_from_env());
     /* HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of more than N atoms are read in pieces from
      * their file (verify's slices, on small rows) */
     long hold = 0;

@@ -47,7 +47,7 @@ hf_err_t hf_campaign_plan_row(const hf_target_t *t, const hf_search_opts_t *so,
         plan->keys = fmpz_get_d(b->ub);
         plan->seconds = large_seconds(plan->keys, plan->mem.ranks);
     }
-    plan->cone_warn = plan->engine == HF_ENGINE_CONE && !plan->mem.large &&
+    plan->cone_warn = hf_engine_counts_unknowns(plan->engine) && !plan->mem.large &&
                       plan->unknowns > HF_CAMPAIGN_CONE_WARN_UNKNOWNS;
     return HF_OK;
 }

@@ -14,7 +14,7 @@ static void ranks_words(const hf_campaign_plan_t *p, char *buf, size_t n)
                  "%d of %d busy building the %ld slices of P/Q and writing the witness; the "
                  "cone's candidates (R has %ld unknowns) are tested on every rank alike",
                  p->busy, ranks, p->mem.slices, p->unknowns);
-    else if (p->engine == HF_ENGINE_CONE)
+    else if (hf_engine_counts_unknowns(p->engine))
         snprintf(buf, n,
                  "at most the cone's candidates at a size (R has %ld unknowns), known after "
                  "its double description; the other ranks wait (docs/cluster.md, \"Which rows "

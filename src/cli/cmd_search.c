@@ -22,9 +22,6 @@ static const char *usage_format =
     "  after a stop (kill -USR1 on mpirun: exit status 75) or a kill, rerun with --resume\n"
     "  to continue. An existing RESULT.h5 is kept: --force overwrites it, and --resume\n"
     "  leaves it as it is when it is the result of this same search.\n"
-    "  --engine: how candidates are generated (docs/search.md); every engine gives the\n"
-    "  same table. auto (default) takes the cone engine when it has few unknowns, else\n"
-    "  layered; --no-prune is --engine plain.\n"
     "  --max-memory SIZE: the memory a rank may take (4G, 512M; default\n"
     "  HEADFUSE_MAX_MEMORY, else this machine's memory per rank). A search whose estimate\n"
     "  (docs/targets.md, \"Limits\"; headfuse target --span S prints it) exceeds it is\n"
@@ -54,24 +51,30 @@ int cli_cmd_search(int argc, char **argv)
         char names[128];
         hf_engine_names(names, sizeof names, "|", "|");
         printf(usage_format, names);
+        /* the engines from their registry (engine.h): the tests read their list here */
+        printf("  --engine: how candidates are generated (docs/search.md); every engine gives\n"
+               "  the same table:\n");
+        for (int e = 0; e < hf_engine_count(); e++)
+            printf("    %-8s %s%s%s\n", hf_engine_name((hf_engine_t)e),
+                   e == (int)hf_engine_default() ? "(default) " : "",
+                   hf_engine_text((hf_engine_t)e),
+                   e == (int)hf_engine_reference() ? "; no pruning: --no-prune" : "");
         return 0;
     }
     if ((status = cli_check_size("search", "--max-memory", max_memory)))
         return status;
-    hf_engine_t engine = HF_ENGINE_AUTO;
+    hf_engine_t engine = hf_engine_default();
     if (engine_s && hf_engine_parse(engine_s, "--engine", &engine) != HF_OK) {
         fprintf(stderr, "headfuse search: %s\n", hf_error_msg());
         return 2;
     }
     /* the engine is the one setting: --no-prune is another way to ask for plain */
-    if (no_prune && engine_s && engine != HF_ENGINE_PLAIN) {
+    if (hf_engine_with_prune(engine, engine_s != NULL, no_prune, &engine) != 0) {
         fprintf(stderr,
                 "headfuse search: --no-prune is the plain engine; it contradicts --engine %s\n",
                 engine_s);
         return 2;
     }
-    if (no_prune)
-        engine = HF_ENGINE_PLAIN;
 
     int rank, size;
     char start[32];

@@ -6,9 +6,7 @@
 
 #include "headfuse/stop.h"
 
-#define X(id, text) const char HF_STOP_##id[] = text;
-HF_STOP_PHASES
-#undef X
+HF_CORE_STOP_PHASES(HF_STOP_DEFINE)
 
 static volatile sig_atomic_t stop_flag;
 /* Said once on SIGTERM, which may be the last thing this rank does: mpirun sends it to the
@@ -61,19 +59,17 @@ void hf_stop_reset(void)
     at_count = 0;
 }
 
-/* The checks made per phase, for the tests to pick a point inside each. */
-static const char *const phase_list[] = {
-#define X(id, text) HF_STOP_##id,
-    HF_STOP_PHASES
-#undef X
-};
-enum { NPHASES = sizeof phase_list / sizeof *phase_list };
+/* The checks made per phase, for the tests to pick a point inside each: the phases in the
+ * order of their first check (each module declares its own, stop.h), by their constant. */
+enum { NPHASES = 32 };
+static const char *phase_seen[NPHASES];
 static long checks[NPHASES];
+static int nseen;
 
 long hf_stop_checks(const char *phase)
 {
-    for (int i = 0; i < NPHASES; i++)
-        if (!strcmp(phase_list[i], phase))
+    for (int i = 0; i < nseen; i++)
+        if (!strcmp(phase_seen[i], phase))
             return checks[i];
     return 0;
 }
@@ -86,11 +82,13 @@ void hf_stop_at(const char *phase, long n)
 
 hf_err_t hf_stop_check(const char *phase)
 {
-    for (int i = 0; i < NPHASES; i++)
-        if (phase_list[i] == phase) {
-            checks[i]++;
-            break;
-        }
+    int i = 0;
+    while (i < nseen && phase_seen[i] != phase)
+        i++;
+    if (i == nseen && nseen < NPHASES)
+        phase_seen[nseen++] = phase;
+    if (i < nseen)
+        checks[i]++;
     if (at_phase && at_count > 0 && strcmp(phase, at_phase) == 0 && --at_count == 0)
         stop_flag = 1;
     if (!stop_flag)

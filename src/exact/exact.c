@@ -27,6 +27,8 @@
 #include "headfuse/core.h"
 #include "headfuse/exact.h"
 
+HF_EXACT_STOP_PHASES(HF_STOP_DEFINE)
+
 const char *hf_reason_name(hf_reason_t r)
 {
     switch (r) {

@@ -13,14 +13,14 @@
 #include <yaml.h>
 
 #include "headfuse/job.h"
-#include "headfuse/search.h"
+#include "headfuse/engine.h"
 
 #ifndef HF_REPO_DIR
 #define HF_REPO_DIR "."
 #endif
 
 #define SWEEP_MAX 4096 /* values in one sweep */
-/* a support's keys are distinct points of the box: at most HF_SEARCH_LARGE_BOX_MAX (search.h;
+/* a support's keys are distinct points of the box: at most HF_SEARCH_LARGE_BOX_MAX (target.h;
  * a large row's box may pass 2^32 points) */
 #define MAX_ATOMS_MAX HF_SEARCH_LARGE_BOX_MAX
 
@@ -351,8 +351,8 @@ static hf_err_t read_settings(const ctx_t *c, const yaml_node_t *map, const char
         }
         s->has_engine = 1;
         /* prune: false is the plain engine; another engine beside it is a contradiction */
-        if (s->has_prune && !s->prune && s->engine != HF_ENGINE_AUTO &&
-            s->engine != HF_ENGINE_PLAIN)
+        hf_engine_t joined;
+        if (s->has_prune && hf_engine_with_prune(s->engine, 1, !s->prune, &joined) != 0)
             return bad(c, n, key, "%s contradicts prune: false (the plain engine)",
                        hf_engine_name(s->engine));
     }
@@ -368,15 +368,15 @@ static hf_engine_t resolve_engine(const settings_t *entry, const settings_t *def
     for (int i = 0; i < 2; i++) {
         const settings_t *x = lv[i];
         if (x->has_prune && !x->prune)
-            return HF_ENGINE_PLAIN;
+            return hf_engine_reference();
         if (x->has_engine)
             return x->engine;
         if (x->has_prune) /* prune: true */
-            return i == 0 && defaults->has_engine && defaults->engine != HF_ENGINE_PLAIN
+            return i == 0 && defaults->has_engine && hf_engine_prunes(defaults->engine)
                        ? defaults->engine
-                       : HF_ENGINE_AUTO;
+                       : hf_engine_default();
     }
-    return HF_ENGINE_AUTO;
+    return hf_engine_default();
 }
 
 static hf_err_t push_entry(hf_job_t *job, const ctx_t *c, const yaml_node_t *n,
@@ -792,7 +792,7 @@ char *hf_job_entry_describe(const hf_job_t *job, long i)
     hf_engine_t engine = (hf_engine_t)e->engine;
     if (!hf_engine_prunes(engine))
         snprintf(more + strlen(more), sizeof more - strlen(more), " no-prune");
-    else if (engine != HF_ENGINE_AUTO)
+    else if (engine != hf_engine_default())
         snprintf(more + strlen(more), sizeof more - strlen(more), " engine %s",
                  hf_engine_name(engine));
     snprintf(buf, sizeof buf, "%s span %d%s", e->label, e->span, more);

@@ -15,6 +15,8 @@
 #include "headfuse/sched.h"
 #include "headfuse/stop.h"
 
+HF_SCHED_STOP_PHASES(HF_STOP_DEFINE)
+
 void hf_sched_install_signals(void)
 {
     int rank = 0, up = 0;

@@ -61,7 +61,8 @@ static hf_engine_t auto_resolve(const hf_search_t *s)
     return auto_choice(&s->t, hf_search_rbox_size(s->qext, s->d, s->span), s->last);
 }
 
-const hf_engine_ops_t hf_engine_auto = {.resolve = auto_resolve};
+/* large_rows: when it resolves to the cone (large.c asks the cone's rule of auto's choice) */
+const hf_engine_ops_t hf_engine_auto = {.resolve = auto_resolve, .large_rows = 1};
 
 hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *opts,
                                   hf_engine_t *engine, long *unknowns)
@@ -73,7 +74,7 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
     long n = hf_search_rbox_size(plan.qdeg, t->d, opts->span);
     *unknowns = n;
     *engine = opts->engine;
-    if (opts->engine != HF_ENGINE_AUTO)
+    if (!hf_engine_ops(opts->engine)->resolve)
         return HF_OK;
     /* the largest size as hf_search_create has it when auto resolves (max_atoms comes
      * later); the box's points capped at LONG_MAX */

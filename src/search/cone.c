@@ -754,4 +754,6 @@ const hf_engine_ops_t hf_engine_cone = {.create = cone_create,
                                         .run = cone_run,
                                         .next_size = cone_next_size,
                                         .span_bound_moot = cone_span_bound_moot,
-                                        .describe = cone_describe};
+                                        .describe = cone_describe,
+                                        .large_rows = 1,
+                                        .small_exact = 1};

@@ -1,6 +1,6 @@
 /* Declarations shared by the cone engine's files: the engine (cone.c: rows, hyperplanes,
- * faces by Close-by-One, units) and its double description (cone_dd.c: the extreme rays
- * of support <= a bound). docs/search.md, "Engine cone". */
+ * faces by Close-by-One, units) and its double description (cone_dd.c and the files of
+ * cone_dd_impl.h: the extreme rays of support <= a bound). docs/search.md, "Engine cone". */
 #ifndef HF_CONE_IMPL_H
 #define HF_CONE_IMPL_H
 
@@ -110,25 +110,25 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * hf_cone_split_threshold(nranks) run whole on every process: hf_cone_split_pairs_min
  * (2^16, about a millisecond of pair tests) whatever the rank count (a threshold that grew
  * with the ranks left more steps whole on every rank and measured worse in the simulated
- * runs, docs/performance.md §16); tests set it to 0 to deal every step (and
- * HF_CONE_SPLIT_PAIRS_MIN does). */
-extern long hf_cone_split_pairs_min;
+ * runs, docs/performance.md §16); tests set it to 0 to deal every step (the knob
+ * HF_KNOB_CONE_SPLIT_PAIRS_MIN, control.h, or HF_CONE_SPLIT_PAIRS_MIN). */
+#define HF_CONE_SPLIT_PAIRS_MIN (1L << 16)
 double hf_cone_split_threshold(int nranks);
 /* Whether a step over `rays` rays computes its signs split across nranks processes (each
  * a share, then an all-gather of one byte a ray): when rays^2 / 4, the pairs of an even
  * split into positive and negative rays, reach hf_cone_split_threshold(nranks). */
 int hf_cone_split_signs(long rays, int nranks);
-/* Test-only hook (tests/test_sched_ranks.c): when >= 0, the records of that cell of every
- * dealt step are dropped, a planted bug that the comparison of rays with one process's must
- * catch. */
-extern long hf_cone_test_drop_cell;
+/* The knob HF_KNOB_CONE_DROP_CELL (tests/test_sched_ranks.c): when set, the records of that
+ * cell of every dealt step are dropped, a planted bug that the comparison of rays with one
+ * process's must catch. */
 /* Negative rays per cell of a step (32): a cell is one positive ray against one block of
  * this many negative rays, so that no cell holds more than a slice of a step (one positive
  * ray against all negatives took up to 0.6 s of a 12 s step of chain:d=3 span 6, which no
  * number of ranks could shorten; the last cells of a dealt step are its tail). A cell
- * costs nothing of its own (dd_pairs runs a positive ray's cells in one loop). Tests lower
- * it (HF_CONE_CELL_NEGATIVES too) to make cells of a few pairs. */
-extern long hf_cone_cell_negatives;
+ * costs nothing of its own (hf_dd_pairs runs a positive ray's cells in one loop). Tests lower
+ * it (the knob HF_KNOB_CONE_CELL_NEGATIVES, or HF_CONE_CELL_NEGATIVES) to make cells of a
+ * few pairs. */
+#define HF_CONE_CELL_NEGATIVES 32
 
 hf_err_t hf_cone_rays(hf_cone_t *c, long bound, const hf_search_split_t *split,
                       hf_search_poll_fn poll, void *poll_ctx);

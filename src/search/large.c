@@ -12,7 +12,6 @@
 
 /* Estimated terms of Q above which a cone search is a large row (the symmetry group needs
  * P/Q whole and stops at 2^18 terms of P and Q together: a large row never had one). */
-long hf_search_large_min_terms = 1L << 18;
 
 /* Slices wanted per process: enough that dealing them by size evens the processes out
  * (docs/search.md, "Large rows"). */
@@ -32,7 +31,7 @@ struct hf_large_s {
 hf_err_t hf_search_large_estimated(const hf_target_t *t, int span, hf_engine_t engine, int *large)
 {
     HF_TRY(hf_search_large_wanted(t, span, engine, large));
-    if (!*large || engine == HF_ENGINE_CONE)
+    if (!*large || !hf_engine_ops(engine)->resolve)
         return HF_OK;
     /* auto takes the cone when its unknowns are few (auto.c): from Newt(Q)'s extents */
     hf_slice_plan_t plan;
@@ -46,11 +45,11 @@ hf_err_t hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engi
 {
     (void)span;
     *large = 0;
-    if (engine != HF_ENGINE_AUTO && engine != HF_ENGINE_CONE)
+    if (!hf_engine_ops(engine) || !hf_engine_ops(engine)->large_rows)
         return HF_OK;
     double terms = 0;
     HF_TRY(hf_fraction_estimate_terms(t, &terms));
-    *large = terms > (double)hf_search_large_min_terms;
+    *large = terms > (double)hf_search_large_min_terms();
     return HF_OK;
 }
 
@@ -287,9 +286,9 @@ long hf_search_large_slices(const hf_search_t *s, const hf_fraction_t **part)
     return s->lg ? s->lg->nparts : 0;
 }
 
-void hf_search_set_large_min_terms(long terms)
+long hf_search_large_min_terms(void)
 {
-    hf_search_large_min_terms = terms;
+    return hf_knob(HF_KNOB_LARGE_MIN_TERMS, HF_SEARCH_LARGE_MIN_TERMS);
 }
 
 int hf_search_is_large(const hf_search_t *s)

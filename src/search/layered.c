@@ -17,8 +17,6 @@
 
 #include "search/layered_impl.h"
 
-long hf_search_layered_unit_target = HF_SEARCH_LAYERED_UNIT_TARGET;
-
 /* ---------------------------------------------------------------- state */
 
 /* Room for candidates of m points in the engine's scratch. */
@@ -190,7 +188,7 @@ static hf_err_t layered_level(hf_search_t *s, long m)
     }
 
     /* the aim doubles until a level has at most HF_SEARCH_LAYERED_UNITS_MAX units */
-    long target = hf_search_layered_unit_target, count = 0;
+    long target = hf_knob(HF_KNOB_LAYERED_UNIT_TARGET, HF_SEARCH_LAYERED_UNIT_TARGET), count = 0;
     for (;;) {
         count = 0;
         for (long i = 0; i < L->nblocks; i++)

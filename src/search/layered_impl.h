@@ -23,10 +23,6 @@
  * of candidates (chain:d=3 at span 4: 0.35 s in one cell fixing three points). */
 #define HF_SEARCH_CELLS_MAX ((int64_t)1 << 60)
 
-/* HF_SEARCH_LAYERED_UNIT_TARGET; tests lower it to exercise the splitting of large classes
- * by their first and second points. */
-extern long hf_search_layered_unit_target;
-
 /* Feasible supports of a limit target with the layering coordinate dropped: every
  * feasible support (every size up to `done`, every placement in the box
  * {0..S}^dim), grown lazily. Entries are sorted by size, then lexicographically. */

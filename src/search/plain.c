@@ -8,8 +8,6 @@
 
 #include "search/search_impl.h"
 
-long hf_search_unit_target = HF_SEARCH_UNIT_TARGET;
-
 /* A prefix class becomes a unit (hf_search_split_prefix). */
 static hf_err_t plain_add(void *ctx, int npre, const long *pre)
 {
@@ -19,7 +17,7 @@ static hf_err_t plain_add(void *ctx, int npre, const long *pre)
 
 static hf_err_t plain_level(hf_search_t *s, long m)
 {
-    long target = hf_search_unit_target;
+    long target = hf_knob(HF_KNOB_PLAIN_UNIT_TARGET, HF_SEARCH_UNIT_TARGET);
     long total = hf_search_binom(s->npts, m);
     if (total / target > HF_SEARCH_UNITS_MAX)
         target = total / HF_SEARCH_UNITS_MAX + 1;

@@ -14,74 +14,7 @@
 #include "headfuse/bounds.h"
 #include "search/search_impl.h"
 
-long hf_search_test_skip_unit = -1;
-
-/* ---------------------------------------------------------------- the engine table */
-
-static const hf_engine_ops_t *const engine_ops[] = {
-#define HF_ENGINE_OPS(code, name, prunes, ops, text) [code] = &ops,
-    HF_ENGINE_TABLE(HF_ENGINE_OPS)
-#undef HF_ENGINE_OPS
-};
-
-#define HF_ENGINE_COUNT (sizeof engine_ops / sizeof *engine_ops)
-
-const char *hf_engine_name(hf_engine_t e)
-{
-    switch (e) {
-#define HF_ENGINE_NAME(code, name, prunes, ops, text)                                              \
-    case code:                                                                                     \
-        return name;
-        HF_ENGINE_TABLE(HF_ENGINE_NAME)
-#undef HF_ENGINE_NAME
-    }
-    return "unknown";
-}
-
-int hf_engine_prunes(hf_engine_t e)
-{
-    switch (e) {
-#define HF_ENGINE_PRUNES(code, name, prunes, ops, text)                                            \
-    case code:                                                                                     \
-        return prunes;
-        HF_ENGINE_TABLE(HF_ENGINE_PRUNES)
-#undef HF_ENGINE_PRUNES
-    }
-    return 0;
-}
-
-void hf_engine_names(char *buf, size_t n, const char *sep, const char *last)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t e = 0; e < HF_ENGINE_COUNT && len < n; e++) {
-        const char *between = e == 0 ? "" : e + 1 == HF_ENGINE_COUNT ? last : sep;
-        int k = snprintf(buf + len, n - len, "%s%s", between, hf_engine_name((hf_engine_t)e));
-        len += k > 0 ? (size_t)k : 0;
-    }
-}
-
-hf_err_t hf_engine_parse(const char *name, const char *origin, hf_engine_t *out)
-{
-#define HF_ENGINE_MATCH(code, ename, prunes, ops, text)                                            \
-    if (name && !strcmp(name, ename)) {                                                            \
-        *out = code;                                                                               \
-        return HF_OK;                                                                              \
-    }
-    HF_ENGINE_TABLE(HF_ENGINE_MATCH)
-#undef HF_ENGINE_MATCH
-    char names[128];
-    hf_engine_names(names, sizeof names, ", ", " or ");
-    return hf_error(HF_ERR_INPUT, "%s: '%s': must be %s", origin, name ? name : "", names);
-}
-
-int hf_engine_satisfies(hf_engine_t requested, const char *used)
-{
-    if (!strcmp(used, hf_engine_name(requested)) || !strcmp(used, HF_ENGINE_NONE))
-        return 1;
-    /* auto resolves the same way for the same target and span: any pruning engine */
-    return requested == HF_ENGINE_AUTO && strcmp(used, hf_engine_name(HF_ENGINE_PLAIN)) != 0;
-}
+HF_SEARCH_STOP_PHASES(HF_STOP_DEFINE)
 
 /* ---------------------------------------------------------------- creation */
 
@@ -112,7 +45,7 @@ static hf_err_t search_box_fits(int span, int d, int large)
                     "span: box {0..%d}^%d has more than %ld points (point indices are 32 bits "
                     "except in a large row, a cone search of more than %ld estimated terms of Q: "
                     "HF_SEARCH_BOX_MAX, docs/targets.md, \"Limits\")",
-                    span, d, HF_SEARCH_BOX_MAX, hf_search_large_min_terms);
+                    span, d, HF_SEARCH_BOX_MAX, hf_search_large_min_terms());
 }
 
 static hf_err_t search_fmpz_str(const fmpz_t x, char **out)
@@ -243,7 +176,7 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     s->level_m = -1;
     s->top = mk->top;
     s->shared = mk->parent ? mk->parent->shared : &s->own_shared;
-    s->ops = engine_ops[engine];
+    s->ops = hf_engine_ops(engine);
     HF_CHECK(err, hf_target_copy(&s->t, t), fail);
     s->d = t->d;
     s->dv = t->dv;
@@ -270,8 +203,8 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
     if (prunes && hf_search_rbox_size(s->qext, s->d, span) == 0)
         s->last = s->first - 1;
     if (s->ops->resolve)
-        s->ops = engine_ops[engine = s->ops->resolve(s)];
-    if (s->large && engine != HF_ENGINE_CONE) {
+        s->ops = hf_engine_ops(engine = s->ops->resolve(s));
+    if (s->large && !s->ops->large_rows) {
         /* auto chose another engine: an ordinary row after all, its box indexed in 32 bits */
         hf_search_large_destroy(s);
         s->large = 0;
@@ -298,7 +231,7 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
         return hf_error(HF_ERR_INPUT, "search: missing target or options");
     if (opts->span < 1 || opts->span > HF_SPAN_MAX)
         return hf_error(HF_ERR_INPUT, "span: %d: must be 1..%d", opts->span, HF_SPAN_MAX);
-    if (opts->engine < 0 || (size_t)opts->engine >= HF_ENGINE_COUNT)
+    if (!hf_engine_ops(opts->engine))
         return hf_error(HF_ERR_INPUT, "engine: %d: unknown", (int)opts->engine);
     if (opts->max_atoms < 0)
         return hf_error(HF_ERR_INPUT, "max_atoms: %ld: must be >= 0", opts->max_atoms);
@@ -514,7 +447,7 @@ hf_err_t hf_search_run_cells(hf_search_t *s, long m, long unit, int64_t lo,
         return hf_error(HF_ERR_INPUT, "search: size %ld: unit %ld: cells %lld..%lld: empty range",
                         m, unit, (long long)lo, (long long)range->hi - 1);
     range->pos = lo;
-    if (s->top && unit == hf_search_test_skip_unit)
+    if (s->top && unit == hf_knob(HF_KNOB_SEARCH_SKIP_UNIT, -1))
         return HF_OK;
     /* a large row lists no candidate's points: no scratch of m points (m may pass 2^32) */
     if (!s->large)

@@ -23,6 +23,7 @@
 #include "headfuse/exact.h"
 #include "headfuse/newton.h"
 #include "headfuse/search.h"
+#include "headfuse/control.h"
 #include "headfuse/symmetry.h"
 #include "search/subsets.h"
 
@@ -32,14 +33,13 @@
 #define HF_SEARCH_TABLE_MAX (1L << 24)   /* largest digit table (bytes: points x d) */
 #define HF_SEARCH_CONE_AUTO_MAX 64       /* auto picks the cone up to this many unknowns */
 
-/* Test-only hook (tests/test_search.c): when >= 0, hf_search_run_unit on a top-level
- * search skips that unit index (does nothing, reports success). A planted error that
- * the pruned-versus-plain comparison must catch. */
-extern long hf_search_test_skip_unit;
-
-/* Aim for candidates per plain unit (HF_SEARCH_UNIT_TARGET); tests lower it to exercise
- * the splitting of large classes by their first and second points. */
-extern long hf_search_unit_target;
+/* The search's knobs (control.h): HF_KNOB_SEARCH_SKIP_UNIT, when set, makes
+ * hf_search_run_unit on a top-level search skip that unit index (does nothing, reports
+ * success), a planted error that the pruned-versus-plain comparison must catch;
+ * HF_KNOB_PLAIN_UNIT_TARGET and HF_KNOB_LAYERED_UNIT_TARGET replace HF_SEARCH_UNIT_TARGET
+ * and HF_SEARCH_LAYERED_UNIT_TARGET, lowered by the tests to exercise the splitting of large
+ * classes by their first and second points; HF_KNOB_LARGE_MIN_TERMS replaces
+ * HF_SEARCH_LARGE_MIN_TERMS. */
 
 /* certify3d.c: *feasible = 1 when supp(Q) of the reduced fraction passes the exact test
  * (the support of every head whose R is a monomial). */
@@ -118,7 +118,19 @@ typedef struct {
     int (*span_bound_moot)(const hf_search_t *s);
     /* add the engine's counters, and its sub-searches', to st and *face_tests */
     void (*stats)(const hf_search_t *s, hf_search_stats_t *st, long *face_tests);
+    /* nonzero: the engine may run a row as a large row (large.c; auto: when it resolves to
+     * such an engine) */
+    int large_rows;
+    /* nonzero: the engine decides a small limit target exactly and cheaply when its unknowns
+     * are at most HF_SEARCH_CONE_AUTO_MAX (the shape rule's counts, shape.c); its cost grows
+     * with them (hf_engine_counts_unknowns) */
+    int small_exact;
 } hf_engine_ops_t;
+
+/* The registry (registry.c, engine.h): an engine's table of operations, NULL outside the
+ * table; the first engine that decides small targets exactly (ops->small_exact), 0 when none. */
+const hf_engine_ops_t *hf_engine_ops(hf_engine_t e);
+int hf_engine_small_exact(hf_engine_t *out);
 
 /* The engines' tables, one per HF_ENGINE_TABLE row (defined in the engine's file). */
 #define HF_ENGINE_OPS_DECL(code, name, prunes, ops, text) extern const hf_engine_ops_t ops;
@@ -305,10 +317,12 @@ int hf_bytes_get_fmpz(hf_bytes_reader_t *r, fmpz_t x);
 
 /* ---------------------------------------------------------------- large.c */
 
-/* Estimated terms of Q above which a cone search is a large row (2^18; tests lower it). */
-extern long hf_search_large_min_terms;
+/* Estimated terms of Q above which a cone search is a large row (tests lower it:
+ * HF_KNOB_LARGE_MIN_TERMS, HEADFUSE_LARGE_MIN_TERMS). */
+#define HF_SEARCH_LARGE_MIN_TERMS (1L << 18)
+long hf_search_large_min_terms(void);
 /* Whether a search of t with this engine is a large row: cone (or auto) and more than
- * hf_search_large_min_terms estimated terms of Q. */
+ * hf_search_large_min_terms() estimated terms of Q. */
 hf_err_t hf_search_large_wanted(const hf_target_t *t, int span, hf_engine_t engine, int *large);
 /* hf_search_large_wanted, and auto would take the cone (as a search made of it resolves):
  * whether a search of t at span is a large row, before it is made (the memory estimate). */

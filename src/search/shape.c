@@ -103,7 +103,8 @@ static void value_memo_clear(value_memo_t *vm)
 }
 
 /* m*(T_w, S) when a small cone search finds it within `cap` atoms; cap + 1 when that
- * search proves there is none up to cap; -1 when it is not cheap (no cone engine). */
+ * search proves there is none up to cap; -1 when it is not cheap (no engine decides small
+ * targets exactly: ops->small_exact). */
 static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, value_memo_t *vm,
                            long *value)
 {
@@ -135,11 +136,12 @@ static hf_err_t face_value(const hf_search_t *s, const int64_t *w, long cap, val
         *value = cap + 1; /* wider than the span: no support of T_w, hence none of T */
         goto done;
     }
-    if (n > HF_SEARCH_CONE_AUTO_MAX)
+    hf_engine_t small;
+    if (n > HF_SEARCH_CONE_AUTO_MAX || !hf_engine_small_exact(&small))
         goto done;
     /* a short run of sizes from the first, which usually stops early */
     hf_search_make_t mk = {.last = cap, .no_lookahead = 1};
-    err = hf_search_create_internal(&lim, s->span, HF_ENGINE_CONE, &mk, &sub);
+    err = hf_search_create_internal(&lim, s->span, small, &mk, &sub);
     if (err != HF_OK)
         goto done;
     *value = cap + 1;

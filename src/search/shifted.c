@@ -125,8 +125,7 @@ hf_err_t hf_shifted_init(hf_shifted_t *w, const hf_search_t *s, const hf_fractio
         w->lp[L] = p;
         w->pos[L] = w->len[p] - 1;
         if (w->pos[L] >= 0)
-            w->heap[w->nheap++] =
-                (hf_shifted_head_t){w->rbase[L % nr] + w->off[p][w->pos[L]], L};
+            w->heap[w->nheap++] = (hf_shifted_head_t){w->rbase[L % nr] + w->off[p][w->pos[L]], L};
     }
     for (long i = w->nheap / 2 - 1; i >= 0; i--)
         sift(w, i);

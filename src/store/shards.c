@@ -15,6 +15,8 @@
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 
+HF_STORE_STOP_PHASES(HF_STOP_DEFINE)
+
 static int is_shard_name(const char *n)
 {
     size_t len = strlen(n);

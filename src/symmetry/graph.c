@@ -311,67 +311,87 @@ static int class_vertex_cmp(const void *ctx, long i, long k)
     return colour_cmp_raw(o->m, o->rep[i], o->rep[k]);
 }
 
-hf_err_t hf_group_nauty(const hf_fraction_t *f, int *complete, long *order, long *ngens,
-                        int8_t **gperm, int8_t **gsign)
-{
-    hf_err_t err = HF_OK;
-    int d = f->d, too_big = 0;
-    mono_t m;
-    collect_t col = {.d = d, .order = 1};
-    long *ord = NULL, *cls = NULL, *rep = NULL, *eu = NULL, *ev = NULL, *deg = NULL, nedge = 0;
-    int *lab = NULL, *ptn = NULL, *orbits = NULL;
+/* The coloured graph of P/Q as it is built, phase by phase: literal vertices (nlit, the
+ * longest chain maxw), monomial vertices (after the literals), class vertices (nclass from
+ * first_class); edges eu[k] -- ev[k]; nauty's partition (lab, ptn), orbits and the
+ * compressed adjacency sg; ord, cls, rep and deg are scratch. */
+typedef struct {
+    ulong width[HF_D_MAX]; /* largest exponent along each coordinate, minimum 0 */
+    long nlit, maxw, nv, first_class, nclass, nedge;
+    long *ord, *cls, *rep, *eu, *ev, *deg;
+    int *lab, *ptn, *orbits;
     sparsegraph sg;
-    memset(&sg, 0, sizeof sg);
-    *complete = 0;
-    *order = -1;
-    *ngens = 0;
-    *gperm = *gsign = NULL;
+} graph_t;
 
-    HF_CHECK(err, mono_collect(f, &m, &too_big), done);
-    if (too_big)
-        goto done;
-    long np = m.np;
-    ulong width[HF_D_MAX];
+static void graph_clear(graph_t *gr)
+{
+    free(gr->sg.e);
+    free(gr->sg.d);
+    free(gr->sg.v);
+    free(gr->deg);
+    free(gr->orbits);
+    free(gr->ptn);
+    free(gr->lab);
+    free(gr->ev);
+    free(gr->eu);
+    free(gr->rep);
+    free(gr->cls);
+    free(gr->ord);
+}
+
+/* Every coordinate's exponents moved to minimum 0, and its width. */
+static void graph_widths(mono_t *m, graph_t *gr)
+{
+    int d = m->d;
+    long np = m->np;
     for (int j = 0; j < d; j++) {
         /* the normal form has no common monomial factor: the minimum is 0 already */
-        ulong lo = m.exp[j];
-        width[j] = 0;
+        ulong lo = m->exp[j];
+        gr->width[j] = 0;
         for (long i = 0; i < np; i++)
-            lo = m.exp[i * d + j] < lo ? m.exp[i * d + j] : lo;
+            lo = m->exp[i * d + j] < lo ? m->exp[i * d + j] : lo;
         for (long i = 0; i < np; i++) {
-            m.exp[i * d + j] -= lo;
-            if (m.exp[i * d + j] > width[j])
-                width[j] = m.exp[i * d + j];
+            m->exp[i * d + j] -= lo;
+            if (m->exp[i * d + j] > gr->width[j])
+                gr->width[j] = m->exp[i * d + j];
         }
     }
-    /* literal chains: coordinate j, side s (0: distance a from the minimum, 1: distance
-     * b from the maximum), value v = 1..len_j (len_j = max(width_j, 1)) is vertex
-     * lit0[j] + 2 (v - 1) + s, coloured v; chain edges v - 1 -- v on each side and one
-     * edge between the two sides at v = 1. A monomial joins the vertex of its value a on
-     * side 0 and of b on side 1 (none for a value 0). */
-    long nlit = 0, maxw = 1;
+}
+
+/* The literal chains and the monomials' edges to them (and the scratch of the later
+ * phases, allocated here in the order they always were). Literal chains: coordinate j,
+ * side s (0: distance a from the minimum, 1: distance b from the maximum), value
+ * v = 1..len_j (len_j = max(width_j, 1)) is vertex lit0[j] + 2 (v - 1) + s, coloured v;
+ * chain edges v - 1 -- v on each side and one edge between the two sides at v = 1. A
+ * monomial joins the vertex of its value a on side 0 and of b on side 1 (none for a
+ * value 0). */
+static hf_err_t graph_literals(const mono_t *m, graph_t *gr, collect_t *col)
+{
+    int d = m->d;
+    long np = m->np, nlit = 0, maxw = 1, nedge = 0;
+    const ulong *width = gr->width;
     for (int j = 0; j < d; j++) {
         long len = width[j] ? (long)width[j] : 1;
-        col.lit0[j] = nlit;
+        col->lit0[j] = nlit;
         nlit += 2 * len;
         maxw = len > maxw ? len : maxw;
     }
-    ord = hf_malloc((size_t)(np ? np : 1) * sizeof *ord);
-    cls = hf_malloc((size_t)(np ? np : 1) * sizeof *cls);
-    rep = hf_malloc((size_t)(np ? np : 1) * sizeof *rep);
-    col.coord = hf_malloc((size_t)nlit * sizeof *col.coord);
+    gr->nlit = nlit;
+    gr->maxw = maxw;
+    gr->ord = hf_malloc((size_t)(np ? np : 1) * sizeof *gr->ord);
+    gr->cls = hf_malloc((size_t)(np ? np : 1) * sizeof *gr->cls);
+    gr->rep = hf_malloc((size_t)(np ? np : 1) * sizeof *gr->rep);
+    col->coord = hf_malloc((size_t)nlit * sizeof *col->coord);
     long maxe = nlit + np * (2L * d + 1);
-    eu = hf_malloc((size_t)maxe * sizeof *eu);
-    ev = hf_malloc((size_t)maxe * sizeof *ev);
-    if (!ord || !cls || !rep || !col.coord || !eu || !ev) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    long nv = nlit + np;
+    long *eu = gr->eu = hf_malloc((size_t)maxe * sizeof *eu);
+    long *ev = gr->ev = hf_malloc((size_t)maxe * sizeof *ev);
+    if (!gr->ord || !gr->cls || !gr->rep || !col->coord || !eu || !ev)
+        return HF_ERR_NOMEM;
+    gr->nv = nlit + np;
     for (int j = 0; j < d; j++) {
-        long len = width[j] ? (long)width[j] : 1, l0 = col.lit0[j];
+        long len = width[j] ? (long)width[j] : 1, l0 = col->lit0[j];
         for (long k = 0; k < 2 * len; k++)
-            col.coord[l0 + k] = j;
+            col->coord[l0 + k] = j;
         eu[nedge] = l0;
         ev[nedge++] = l0 + 1;
         for (long v = 2; v <= len; v++)
@@ -383,122 +403,166 @@ hf_err_t hf_group_nauty(const hf_fraction_t *f, int *complete, long *order, long
     for (long i = 0; i < np; i++)
         for (int j = 0; j < d; j++)
             for (int side = 0; side < 2; side++) {
-                ulong a = side ? width[j] - m.exp[i * d + j] : m.exp[i * d + j];
+                ulong a = side ? width[j] - m->exp[i * d + j] : m->exp[i * d + j];
                 if (a) {
                     eu[nedge] = nlit + i;
-                    ev[nedge++] = col.lit0[j] + 2 * ((long)a - 1) + side;
+                    ev[nedge++] = col->lit0[j] + 2 * ((long)a - 1) + side;
                 }
             }
-    /* classes of equal ratios (on supp Q) and of equal P vectors (off it) */
+    gr->nedge = nedge;
+    return HF_OK;
+}
+
+/* The class vertices, classes of equal ratios (on supp Q) and of equal P vectors (off
+ * it), each joined to its monomials; rep[c] is a monomial of class c. */
+static hf_err_t graph_classes(const mono_t *m, graph_t *gr)
+{
+    long np = m->np, *cls = gr->cls;
     for (long i = 0; i < np; i++)
         cls[i] = i;
-    HF_CHECK(err, hf_sort(cls, np, class_cmp, &m), done);
-    long first_class = nv, nclass = 0;
+    HF_TRY(hf_sort(cls, np, class_cmp, m));
+    gr->first_class = gr->nv;
+    gr->nclass = 0;
     for (long i = 0; i < np; i++) {
-        if (i == 0 || class_cmp_raw(&m, cls[i - 1], cls[i])) {
-            rep[nclass++] = cls[i]; /* a representative monomial of the class */
-            nv++;
+        if (i == 0 || class_cmp_raw(m, cls[i - 1], cls[i])) {
+            gr->rep[gr->nclass++] = cls[i]; /* a representative monomial of the class */
+            gr->nv++;
         }
-        eu[nedge] = nlit + cls[i];
-        ev[nedge++] = nv - 1;
+        gr->eu[gr->nedge] = gr->nlit + cls[i];
+        gr->ev[gr->nedge++] = gr->nv - 1;
     }
-    if (nv > NAUTY_INFINITY - 2)
-        goto done; /* too large for nauty: complete stays 0 */
+    return HF_OK;
+}
 
-    /* the partition: literals by value, monomials by Q(k), classes by colour */
-    lab = hf_malloc((size_t)nv * sizeof *lab);
-    ptn = hf_malloc((size_t)nv * sizeof *ptn);
-    orbits = hf_malloc((size_t)nv * sizeof *orbits);
-    deg = hf_calloc((size_t)nv, sizeof *deg);
-    if (!lab || !ptn || !orbits || !deg) {
-        err = HF_ERR_NOMEM;
-        goto done;
+/* The partition: literals by value, monomials by Q(k), classes by colour. */
+static hf_err_t graph_partition(const mono_t *m, graph_t *gr, const collect_t *col)
+{
+    int d = m->d;
+    long nv = gr->nv, np = m->np, nlit = gr->nlit, nclass = gr->nclass, pos = 0;
+    long *ord = gr->ord, *cls = gr->cls, *rep = gr->rep;
+    int *lab = gr->lab = hf_malloc((size_t)nv * sizeof *lab);
+    int *ptn = gr->ptn = hf_malloc((size_t)nv * sizeof *ptn);
+    gr->orbits = hf_malloc((size_t)nv * sizeof *gr->orbits);
+    gr->deg = hf_calloc((size_t)nv, sizeof *gr->deg);
+    if (!lab || !ptn || !gr->orbits || !gr->deg)
+        return HF_ERR_NOMEM;
+    for (long v = 1; v <= gr->maxw; v++) {
+        long start = pos;
+        for (int j = 0; j < d; j++)
+            if (v <= (gr->width[j] ? (long)gr->width[j] : 1))
+                for (int side = 0; side < 2; side++) {
+                    lab[pos] = (int)(col->lit0[j] + 2 * (v - 1) + side);
+                    ptn[pos++] = 1;
+                }
+        if (pos > start)
+            ptn[pos - 1] = 0;
     }
-    {
-        long pos = 0;
-        for (long v = 1; v <= maxw; v++) {
-            long start = pos;
-            for (int j = 0; j < d; j++)
-                if (v <= (width[j] ? (long)width[j] : 1))
-                    for (int side = 0; side < 2; side++) {
-                        lab[pos] = (int)(col.lit0[j] + 2 * (v - 1) + side);
-                        ptn[pos++] = 1;
-                    }
-            if (pos > start)
-                ptn[pos - 1] = 0;
-        }
-        for (long i = 0; i < np; i++)
-            ord[i] = i;
-        HF_CHECK(err, hf_sort(ord, np, q_cmp, &m), done);
-        for (long i = 0; i < np; i++) {
-            lab[pos] = (int)(nlit + ord[i]);
-            ptn[pos++] = 1;
-            if (i + 1 == np || fmpz_cmp(m.q + ord[i], m.q + ord[i + 1]))
-                ptn[pos - 1] = 0;
-        }
-        /* class vertices by colour: sort the representatives, keep the class index */
-        for (long c = 0; c < nclass; c++)
-            cls[c] = c;
-        class_order_t co = {&m, rep};
-        HF_CHECK(err, hf_sort(cls, nclass, class_vertex_cmp, &co), done);
-        for (long c = 0; c < nclass; c++) {
-            lab[pos] = (int)(first_class + cls[c]);
-            ptn[pos++] = 1;
-            if (c + 1 == nclass || colour_cmp_raw(&m, rep[cls[c]], rep[cls[c + 1]]))
-                ptn[pos - 1] = 0;
-        }
+    for (long i = 0; i < np; i++)
+        ord[i] = i;
+    HF_TRY(hf_sort(ord, np, q_cmp, m));
+    for (long i = 0; i < np; i++) {
+        lab[pos] = (int)(nlit + ord[i]);
+        ptn[pos++] = 1;
+        if (i + 1 == np || fmpz_cmp(m->q + ord[i], m->q + ord[i + 1]))
+            ptn[pos - 1] = 0;
     }
+    /* class vertices by colour: sort the representatives, keep the class index */
+    for (long c = 0; c < nclass; c++)
+        cls[c] = c;
+    class_order_t co = {m, rep};
+    HF_TRY(hf_sort(cls, nclass, class_vertex_cmp, &co));
+    for (long c = 0; c < nclass; c++) {
+        lab[pos] = (int)(gr->first_class + cls[c]);
+        ptn[pos++] = 1;
+        if (c + 1 == nclass || colour_cmp_raw(m, rep[cls[c]], rep[cls[c + 1]]))
+            ptn[pos - 1] = 0;
+    }
+    return HF_OK;
+}
 
-    /* compressed adjacency, both directions */
+/* The compressed adjacency nauty reads (sg), both directions of every edge. */
+static hf_err_t graph_sparse(graph_t *gr)
+{
+    long nv = gr->nv, nedge = gr->nedge, *eu = gr->eu, *ev = gr->ev, *deg = gr->deg;
+    sparsegraph *sg = &gr->sg;
     for (long k = 0; k < nedge; k++) {
         deg[eu[k]]++;
         deg[ev[k]]++;
     }
-    sg.nv = (int)nv;
-    sg.nde = (size_t)(2 * nedge);
-    sg.v = hf_malloc((size_t)nv * sizeof *sg.v);
-    sg.d = hf_malloc((size_t)nv * sizeof *sg.d);
-    sg.e = hf_malloc((size_t)(nedge ? 2 * nedge : 1) * sizeof *sg.e);
-    if (!sg.v || !sg.d || !sg.e) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    sg.vlen = sg.dlen = (size_t)nv;
-    sg.elen = (size_t)(2 * nedge);
+    sg->nv = (int)nv;
+    sg->nde = (size_t)(2 * nedge);
+    sg->v = hf_malloc((size_t)nv * sizeof *sg->v);
+    sg->d = hf_malloc((size_t)nv * sizeof *sg->d);
+    sg->e = hf_malloc((size_t)(nedge ? 2 * nedge : 1) * sizeof *sg->e);
+    if (!sg->v || !sg->d || !sg->e)
+        return HF_ERR_NOMEM;
+    sg->vlen = sg->dlen = (size_t)nv;
+    sg->elen = (size_t)(2 * nedge);
     for (long v = 0, off = 0; v < nv; v++) {
-        sg.v[v] = (size_t)off;
-        sg.d[v] = 0;
+        sg->v[v] = (size_t)off;
+        sg->d[v] = 0;
         off += deg[v];
     }
     for (long k = 0; k < nedge; k++) {
-        sg.e[sg.v[eu[k]] + sg.d[eu[k]]++] = (int)ev[k];
-        sg.e[sg.v[ev[k]] + sg.d[ev[k]]++] = (int)eu[k];
+        sg->e[sg->v[eu[k]] + sg->d[eu[k]]++] = (int)ev[k];
+        sg->e[sg->v[ev[k]] + sg->d[ev[k]]++] = (int)eu[k];
     }
+    return HF_OK;
+}
 
+/* nauty on the graph: the generators and the order into col (on_autom, on_level), the
+ * order checked against nauty's own. */
+static hf_err_t graph_nauty(graph_t *gr, collect_t *col)
+{
+    long nv = gr->nv;
     DEFAULTOPTIONS_SPARSEGRAPH(opt);
     statsblk stats;
     opt.defaultptn = FALSE;
     opt.userautomproc = on_autom;
     opt.userlevelproc = on_level;
     nauty_check(WORDSIZE, SETWORDSNEEDED(nv), (int)nv, NAUTYVERSIONID);
-    g_collect = &col;
-    sparsenauty(&sg, lab, ptn, orbits, &opt, &stats, NULL);
+    g_collect = col;
+    sparsenauty(&gr->sg, gr->lab, gr->ptn, gr->orbits, &opt, &stats, NULL);
     g_collect = NULL;
     /* nauty keeps its work space in statics between calls: release it */
     nausparse_freedyn();
     nauty_freedyn();
     nautil_freedyn();
-    if (col.nomem || stats.errstatus) {
-        err = col.nomem ? HF_ERR_NOMEM
-                        : hf_error(HF_ERR_INTERNAL, "nauty: error status %d", stats.errstatus);
-        goto done;
-    }
+    if (col->nomem || stats.errstatus)
+        return col->nomem ? HF_ERR_NOMEM
+                          : hf_error(HF_ERR_INTERNAL, "nauty: error status %d", stats.errstatus);
     /* cross-check the exact order with nauty's own (a double, exact below 1e10) */
-    if (col.order > 0 && stats.grpsize2 == 0 && stats.grpsize1 != (double)col.order) {
-        err = hf_error(HF_ERR_INTERNAL, "nauty: group order %.0f, stabiliser chain %ld",
-                       stats.grpsize1, col.order);
+    if (col->order > 0 && stats.grpsize2 == 0 && stats.grpsize1 != (double)col->order)
+        return hf_error(HF_ERR_INTERNAL, "nauty: group order %.0f, stabiliser chain %ld",
+                        stats.grpsize1, col->order);
+    return HF_OK;
+}
+
+hf_err_t hf_group_nauty(const hf_fraction_t *f, int *complete, long *order, long *ngens,
+                        int8_t **gperm, int8_t **gsign)
+{
+    hf_err_t err = HF_OK;
+    int too_big = 0;
+    mono_t m;
+    collect_t col = {.d = f->d, .order = 1};
+    graph_t gr;
+    memset(&gr, 0, sizeof gr);
+    *complete = 0;
+    *order = -1;
+    *ngens = 0;
+    *gperm = *gsign = NULL;
+
+    HF_CHECK(err, mono_collect(f, &m, &too_big), done);
+    if (too_big)
         goto done;
-    }
+    graph_widths(&m, &gr);
+    HF_CHECK(err, graph_literals(&m, &gr, &col), done);
+    HF_CHECK(err, graph_classes(&m, &gr), done);
+    if (gr.nv > NAUTY_INFINITY - 2)
+        goto done; /* too large for nauty: complete stays 0 */
+    HF_CHECK(err, graph_partition(&m, &gr, &col), done);
+    HF_CHECK(err, graph_sparse(&gr), done);
+    HF_CHECK(err, graph_nauty(&gr, &col), done);
     *complete = 1;
     *order = col.order;
     *ngens = col.n;
@@ -509,18 +573,7 @@ done:
     free(col.coord);
     free(col.perm);
     free(col.sign);
-    free(sg.e);
-    free(sg.d);
-    free(sg.v);
-    free(deg);
-    free(orbits);
-    free(ptn);
-    free(lab);
-    free(ev);
-    free(eu);
-    free(rep);
-    free(cls);
-    free(ord);
+    graph_clear(&gr);
     mono_clear(&m);
     return err;
 }

@@ -8,7 +8,7 @@
 
 #include "symmetry/symmetry_impl.h"
 
-long hf_group_orbit_bytes_max = HF_GROUP_ORBIT_BYTES;
+HF_SYMMETRY_STOP_PHASES(HF_STOP_DEFINE)
 
 /* Scratch for the images of one support of m keys. */
 typedef struct {
@@ -202,7 +202,8 @@ hf_err_t hf_group_orbit_rep(const hf_group_t *g, long m, const int64_t *keys, in
                 err = HF_ERR_NOMEM;
                 goto done;
             }
-            if (added && (size_t)orb.n * bytes > (size_t)hf_group_orbit_bytes_max) {
+            if (added && (size_t)orb.n * bytes >
+                             (size_t)hf_knob(HF_KNOB_ORBIT_BYTES_MAX, HF_GROUP_ORBIT_BYTES)) {
                 err = orbit_rep_by_elements(g, &im, keys, out);
                 goto done;
             }

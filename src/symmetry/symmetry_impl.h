@@ -8,6 +8,7 @@
 
 #include "headfuse/core.h"
 #include "headfuse/symmetry.h"
+#include "headfuse/control.h"
 
 #define HF_GROUP_DMAX 7                 /* brute-force group (test oracle) d <= this */
 #define HF_GROUP_POINTS_MAX (1L << 18)  /* nauty graph: most terms of P and Q */
@@ -31,8 +32,8 @@ struct hf_group_s {
     int8_t *gperm, *gsign; /* ngens x d: generator k maps k'_j = gsign[k][j] k_{gperm[k][j]} */
 };
 
-/* HF_GROUP_ORBIT_BYTES; tests lower it to run orbits over the listed group instead. */
-extern long hf_group_orbit_bytes_max;
+/* HF_GROUP_ORBIT_BYTES, or the knob HF_KNOB_ORBIT_BYTES_MAX (control.h): tests lower it
+ * to run orbits over the listed group instead. */
 
 /* 1 in *yes when T with every key mapped by (perm, sign) is alpha T + beta:
  * _exact_test builds the mapped target's fraction anew (the brute force's test),

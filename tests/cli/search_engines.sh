@@ -33,8 +33,16 @@ $e: $a"
   done
   echo "ok: $spec ($engines): $(echo "$ref" | head -c 160)"
 }
-for spec in "${all3[@]}"; do check "$spec" "cone layered plain"; done
-for spec in "${two[@]}"; do check "$spec" "cone layered"; done
+# the engines from their registry, as search --help lists them: every engine but the
+# default (auto picks one of the others), and the pruning ones for the larger targets
+"$HEADFUSE" search --help >help.txt
+engines=$(awk '/^  --engine: how candidates/ {on = 1; next} on && /^    [a-z]/ && !/\(default\)/ {print $1}' help.txt | xargs)
+pruning=$(awk '/^  --engine: how candidates/ {on = 1; next} on && /^    [a-z]/ && !/\(default\)/ && !/no pruning/ {print $1}' help.txt | xargs)
+[ "$engines" = "cone layered plain" ] && [ "$pruning" = "cone layered" ] ||
+  echo "engines from the registry: $engines (pruning: $pruning)"
+[ -n "$pruning" ] && [ "$engines" != "$pruning" ] || fail "no engines in search --help: $(cat help.txt)"
+for spec in "${all3[@]}"; do check "$spec" "$engines"; done
+for spec in "${two[@]}"; do check "$spec" "$pruning"; done
 # --no-prune is the plain engine, and it contradicts another engine
 rm -rf q.h5* p.h5*
 mpi 2 search --family wd:d=2 --span 2 --out q.h5 --quiet --no-prune
@@ -43,6 +51,12 @@ mpi 2 search --family wd:d=2 --span 2 --out p.h5 --quiet --engine plain
   fail "--no-prune and --engine plain differ"
 run 2 "$HEADFUSE" search --family wd:d=2 --span 2 --out r.h5 --no-prune --engine cone
 grep -q "contradicts --engine cone" err.txt || fail "no-prune with --engine cone: $(cat err.txt)"
+# the default engine beside --no-prune is no contradiction (one rule with job files'
+# engine: auto beside prune: false): the plain engine's row
+mpi 2 search --family wd:d=2 --span 2 --out a.h5 --quiet --no-prune --engine auto
+"$HEADFUSE" table a.h5 --json >a.json
+grep -q '"engine":"plain"' a.json && [ "$(strip "$(table_json a.h5)")" = "$(strip "$(table_json p.h5)")" ] ||
+  fail "--no-prune --engine auto is not the plain engine: $(cat a.json)"
 run 2 "$HEADFUSE" search --family wd:d=2 --span 2 --out r.h5 --engine fast
 grep -q "must be auto, cone, layered or plain" err.txt || fail "bad engine: $(cat err.txt)"
 echo "ok: engine options"
