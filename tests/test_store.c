@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 #include "unit.h"
@@ -775,11 +776,11 @@ static void test_shard_disk_full(void)
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 6);
-    hf_shard_debug_fail_reserve = 1;
+    hf_knob_set(HF_KNOB_SHARD_FAIL_RESERVE, 1);
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, 0, "{\"lost\": 1}"), HF_OK);
     hf_unit_record_t u = unit_rec(0, 4, 6, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_IO);
-    hf_shard_debug_fail_reserve = 0;
+    hf_knob_unset(HF_KNOB_SHARD_FAIL_RESERVE);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT(strstr(hf_error_msg(), "No space left") != NULL);
     write_units(sh, 6, 3);

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "store/store_impl.h"
 
 /* Format 3 keeps large records in /bigtext (rows of BIG_BLOCK bytes, compressed); format 2
@@ -39,8 +40,6 @@
 #define BIG_BLOCK ((hsize_t)1 << 20)
 #define RESERVE_STEP ((hsize_t)4 << 20)
 #define RESERVE_SLACK ((hsize_t)256 << 10) /* metadata a unit may add */
-
-int hf_shard_debug_fail_reserve;
 
 struct hf_shard_s {
     char *path;
@@ -350,13 +349,14 @@ static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
     if (lim.rlim_cur != RLIM_INFINITY && want > (hsize_t)lim.rlim_cur)
         return hf_error(HF_ERR_IO, "%s: no room for more units: %s (file size limit %llu bytes)",
                         sh->path, strerror(EFBIG), (unsigned long long)lim.rlim_cur);
-    if (sh->fd < 0 || (want <= sh->reserved && !hf_shard_debug_fail_reserve))
+    int fail = hf_knob(HF_KNOB_SHARD_FAIL_RESERVE, 0) != 0; /* a test's full disk */
+    if (sh->fd < 0 || (want <= sh->reserved && !fail))
         return HF_OK;
     hsize_t to = want + (eoa / 8 > RESERVE_STEP ? eoa / 8 : RESERVE_STEP);
     if (lim.rlim_cur != RLIM_INFINITY && to > (hsize_t)lim.rlim_cur)
         to = (hsize_t)lim.rlim_cur;
-    int rc = hf_shard_debug_fail_reserve ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
-    if (rc < 0 && errno == ENOSPC && !hf_shard_debug_fail_reserve) {
+    int rc = fail ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
+    if (rc < 0 && errno == ENOSPC && !fail) {
         to = want; /* nearly full: just what this unit needs */
         rc = reserve_range(sh->fd, eoa, to);
     }

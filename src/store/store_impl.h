@@ -247,8 +247,5 @@ uint32_t hf_store_checksum(const char *s, size_t n);
 /* Test hook: write the buffered found records WITHOUT a completion record and
  * flush, as if the process was killed between the two flushes. */
 hf_err_t hf_shard_debug_write_found(hf_shard_t *sh);
-/* Test hook: nonzero makes the disk reservation before each unit fail as on a
- * full disk. */
-extern int hf_shard_debug_fail_reserve;
 
 #endif
