@@ -49,7 +49,8 @@ static hf_err_t run(const hf_target_t *t, int span, hf_engine_t engine, result_t
     double t0 = now();
     memset(r, 0, sizeof *r);
     r->m_star = -1;
-    HF_TRY(hf_search_create(t, &so, &s));
+    HF_TRY(hf_search_check(t, &so));
+    HF_TRY(hf_search_create(t, &so, NULL, &s));
     r->used = hf_search_engine(s);
     r->first = hf_search_first_size(s);
     hf_err_t err = hf_search_prepare(s, NULL, NULL);

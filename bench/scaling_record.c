@@ -260,7 +260,8 @@ int main(int argc, char **argv)
     rec_t rec;
     memset(&rec, 0, sizeof rec);
     hf_search_split_t split = {0, 1, rec_allgather, rec_deal, &rec};
-    if ((err = hf_search_create(&t, &so, &s)) != HF_OK) {
+    if ((err = hf_search_check(&t, &so)) != HF_OK ||
+        (err = hf_search_create(&t, &so, NULL, &s)) != HF_OK) {
         fprintf(stderr, "%s: cannot create the search\n", argv[0]);
         return 1;
     }

@@ -183,7 +183,8 @@ static void test_entry_and_resume(void)
     hf_campaign_cfg_t cfg = {
         .shard_dir = dir, .resume = 0, .quiet = 1, .row = 0, .command_line = "test"};
     hf_row_t row, again;
-    hf_supports_t sup;
+    hf_supports_t sup; /* the caller's (campaign.h): cleared after each call, filled again */
+    hf_supports_init(&sup, 0, t.d, t.dv);
     hf_unit_record_t *units = NULL;
     long nunits = 0;
     CU_ASSERT_EQUAL_FATAL(

@@ -32,7 +32,7 @@ static hf_search_t *make(hf_target_t *t)
 {
     hf_search_opts_t so = {.span = SPAN, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
-    CU_ASSERT_EQUAL(hf_search_create(t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL(hf_search_create(t, &so, NULL, &s), HF_OK);
     return s;
 }
 
@@ -462,7 +462,7 @@ static hf_search_t *cone_rays_of(const hf_target_t *t, int span, const hf_sched_
 {
     hf_search_opts_t so = {.span = span, .engine = HF_ENGINE_CONE};
     hf_search_t *s = NULL;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(t, &so, NULL, &s), HF_OK);
     if (sp)
         hf_search_set_split(s, &sp->split);
     hf_err_t e = hf_search_prepare(s, NULL, NULL);

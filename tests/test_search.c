@@ -335,14 +335,12 @@ static hf_err_t run_in_ranges(hf_search_t *s, long m, long u, uint64_t *st, foun
  * size; stop after the first size with a feasible support (unless all_sizes). */
 static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t *f, loop_out_t *out)
 {
-    hf_search_opts_t so = {.span = o->span,
-                           .max_atoms = 0,
-                           .engine = o->prune ? o->engine : HF_ENGINE_PLAIN,
-                           .bounds = o->bounds};
+    hf_search_opts_t so = {
+        .span = o->span, .max_atoms = 0, .engine = o->prune ? o->engine : HF_ENGINE_PLAIN};
     hf_search_t *s = NULL;
     if (o->large)
         hf_knob_set(HF_KNOB_LARGE_MIN_TERMS, 0);
-    hf_err_t err = hf_search_create(t, &so, &s);
+    hf_err_t err = hf_search_create(t, &so, o->bounds, &s);
     hf_knob_unset(HF_KNOB_LARGE_MIN_TERMS);
     f->s = s;
     if (err == HF_OK && o->large && !hf_search_is_large(s))
@@ -855,7 +853,7 @@ static void test_cone_ray_counts(void)
         CU_ASSERT_FATAL(load(cases[i].spec, &t));
         hf_search_opts_t so = {.span = cases[i].span, .engine = HF_ENGINE_CONE};
         hf_search_t *s = NULL;
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
         CU_ASSERT_EQUAL(hf_search_prepare(s, NULL, NULL), HF_OK);
         const hf_cone_info_t *ci = hf_search_cone_info(s);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ci);
@@ -1279,7 +1277,7 @@ static void test_vector_values(void)
             CU_ASSERT_EQUAL(hf_target_add_head(&t, &h), HF_OK);
             hf_head_clear(&h);
         }
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
         CU_ASSERT_PTR_NULL(hf_search_group(s)); /* made only when asked */
         CU_ASSERT_EQUAL_FATAL(hf_search_make_group(s), HF_OK);
         CU_ASSERT_EQUAL(hf_group_order(hf_search_group(s)), same ? 4 : 2);
@@ -1430,7 +1428,7 @@ static void test_cells_partition(void)
         hf_search_t *s = NULL;
         long nu = 0;
         if (!plain && cases[i].engine == HF_ENGINE_LAYERED &&
-            hf_search_create(&t, &so, &s) == HF_OK &&
+            hf_search_create(&t, &so, NULL, &s) == HF_OK &&
             hf_search_level(s, hf_search_first_size(s), &nu) == HF_OK)
             for (long u = 0; u < nu; u++) {
                 int64_t c = 0;
@@ -1451,7 +1449,7 @@ static void test_cells_bad_calls(void)
     hf_search_opts_t so = {.span = 2, .engine = HF_ENGINE_LAYERED};
     hf_search_t *s = NULL;
     long nu = 0;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     long m = hf_search_first_size(s);
     int64_t c = 0;
     CU_ASSERT_EQUAL(hf_search_unit_cells(s, m, 0, &c), HF_ERR_INPUT); /* not prepared */
@@ -1519,7 +1517,7 @@ static void test_memory_estimate(void)
     hf_search_opts_t so = {.span = 3};
     double pq;
     CU_ASSERT_FATAL(load("chain:d=10", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &m), HF_OK);
     CU_ASSERT_EQUAL_FATAL(hf_fraction_estimate(&t, &pq), HF_OK);
     CU_ASSERT_EQUAL(m.fraction, pq);
     CU_ASSERT_EQUAL(m.keys, 129904);
@@ -1532,7 +1530,7 @@ static void test_memory_estimate(void)
     /* max_atoms does not lower it: supp Q's tables are built whatever the sizes */
     so.max_atoms = 10;
     hf_search_memory_t capped;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &capped), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &capped), HF_OK);
     CU_ASSERT_EQUAL(capped.total, m.total);
     so.max_atoms = 0;
     CU_ASSERT(!m.large); /* 129,904 terms of Q: an ordinary row */
@@ -1541,9 +1539,9 @@ static void test_memory_estimate(void)
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("chain:d=11", &t));
     hf_search_memory_t r2, r4;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 2, &r2), HF_OK);
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 4, &r4), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 2, &r2), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 4, &r4), HF_OK);
     CU_ASSERT(m.large && r2.large && r4.large);
     CU_ASSERT_EQUAL(m.keys, 0);
     CU_ASSERT_EQUAL(m.box, 0);
@@ -1566,7 +1564,7 @@ static void test_memory_estimate(void)
     for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++) {
         hf_target_clear(&t);
         CU_ASSERT_FATAL(load(peaks[i].family, &t));
-        CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, peaks[i].ranks, &m), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, peaks[i].ranks, &m), HF_OK);
         double ratio = m.total / (peaks[i].mib * 1048576);
         if (ratio < 0.75 || ratio > 1.25)
             fprintf(stderr, "%s on %d ranks: estimate %.0f MiB, measured %.0f\n", peaks[i].family,
@@ -1580,33 +1578,31 @@ static void test_memory_estimate(void)
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("multi:d=2,k=4", &t));
     so.span = 2;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 16);
     hf_bounds_t b;
     hf_bounds_init(&b);
     CU_ASSERT_EQUAL_FATAL(hf_bounds_compute(&t, &b), HF_OK);
     fmpz_set_si(b.ub, 5);
-    so.bounds = &b;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &b, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 9);
     so.max_atoms = 7;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &b, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 7);
     so.max_atoms = 0;
     so.span = 3;
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, &b, 1, &m), HF_OK);
     CU_ASSERT_EQUAL(m.keys, 5);
     hf_bounds_clear(&b);
-    so.bounds = NULL;
     /* far beyond any memory, estimated without building anything */
     so.span = 1;
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("wd:d=64", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &m), HF_OK);
     CU_ASSERT(m.large && m.total > 1e20);
     hf_target_clear(&t);
     CU_ASSERT_FATAL(load("chain:d=64", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, 1, &m), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_memory(&t, &so, NULL, 1, &m), HF_OK);
     CU_ASSERT(m.total > 1e20);
     hf_target_clear(&t);
 }
@@ -1619,7 +1615,7 @@ static void test_poll_and_bad_calls(void)
     hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_PLAIN};
     long nu = 0, calls = 0, nodes = 0;
     CU_ASSERT_FATAL(load("wd:d=2", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_run_unit(s, 8, 0, NULL, NULL, NULL, NULL, &nodes), HF_ERR_INPUT);
     CU_ASSERT_EQUAL(hf_search_level(s, 0, &nu), HF_ERR_INPUT);
     CU_ASSERT_EQUAL_FATAL(hf_search_level(s, 8, &nu), HF_OK);
@@ -1649,29 +1645,32 @@ static void test_poll_and_bad_calls(void)
 
     so.engine = HF_ENGINE_AUTO;
     so.max_atoms = 6;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_first_size(s), 4);
     CU_ASSERT_EQUAL(hf_search_last_size(s), 6);
     hf_search_destroy(&s);
 
+    /* bad options: refused by their one check, before any search is made */
     so.span = 0;
-    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
-    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
     so.span = HF_SPAN_MAX + 1;
-    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
     so.span = 1;
     so.engine = (hf_engine_t)99;
-    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
     so.engine = HF_ENGINE_AUTO;
     so.max_atoms = -1;
-    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
     hf_target_clear(&t);
     /* 2^33 box points: their indices do not fit 32 bits outside a large row (refused before
      * P/Q is built; test_box_past_32_bits has the large rows) */
     so.max_atoms = 0;
     so.engine = HF_ENGINE_LAYERED;
     CU_ASSERT_FATAL(load("wd:d=33", &t));
-    CU_ASSERT_EQUAL(hf_search_create(&t, &so, &s), HF_ERR_INPUT);
+    CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_ERR_INPUT);
+    CU_ASSERT(strstr(hf_error_msg(), "span") != NULL);
+    CU_ASSERT_EQUAL(hf_search_create(&t, &so, NULL, &s), HF_ERR_INPUT);
+    CU_ASSERT_PTR_NULL(s);
     CU_ASSERT(strstr(hf_error_msg(), "span") != NULL);
     hf_target_clear(&t);
 }
@@ -1740,7 +1739,7 @@ static void test_box_past_32_bits(void)
     hf_knob_set(HF_KNOB_LARGE_MIN_TERMS, 0);
     CU_ASSERT_EQUAL(hf_search_check(&t, &so), HF_OK);
     hf_search_t *s = NULL;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     hf_knob_unset(HF_KNOB_LARGE_MIN_TERMS);
     CU_ASSERT(hf_search_is_large(s));
     CU_ASSERT_EQUAL(s->npts, 5559060566555523L); /* 3^33 */
@@ -1804,7 +1803,7 @@ static void test_level_polled(void)
     hf_search_opts_t so = {.span = 3, .max_atoms = 0, .engine = HF_ENGINE_LAYERED};
     hf_search_t *ref = NULL, *s = NULL;
     CU_ASSERT_FATAL(load("chain:d=3", &t));
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &ref), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &ref), HF_OK);
     long m0 = hf_search_first_size(ref), sizes = 3;
     long ref_nu[3], total_calls = 0;
     found_t fr;
@@ -1823,7 +1822,7 @@ static void test_level_polled(void)
     for (int k = 0; k < 3; k++) {
         found_t fs;
         found_init(&fs, &t);
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
         hf_unit_poll_count_t pc = {0, limits[k]};
         int stopped = 0;
         for (long i = 0; i < sizes; i++) {
@@ -1864,12 +1863,12 @@ static void test_span_bound_moot_in_cone(void)
     fam_chain(&t, 5);
     hf_search_opts_t so = {.span = 3, .engine = HF_ENGINE_CONE};
     hf_search_t *s = NULL;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_first_size(s), atol(hf_search_lb(s))); /* LB: 196 here */
     CU_ASSERT_STRING_EQUAL(hf_search_lb(s), "196");
     hf_search_destroy(&s);
     so.engine = HF_ENGINE_LAYERED;
-    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+    CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
     CU_ASSERT_EQUAL(hf_search_first_size(s), 204);
     hf_search_destroy(&s);
     hf_target_clear(&t);
@@ -1977,8 +1976,8 @@ static void test_engine_planned(void)
         hf_engine_t planned = HF_ENGINE_AUTO;
         long n = -1;
         hf_search_t *s = NULL;
-        CU_ASSERT_EQUAL_FATAL(hf_search_engine_planned(&t, &so, &planned, &n), HF_OK);
-        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, &s), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_engine_planned(&t, &so, NULL, &planned, &n), HF_OK);
+        CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
         if (planned != hf_search_engine(s) || planned != cases[i].engine)
             fprintf(stderr, "\n%s span %d: planned %s, made %s\n", cases[i].spec, cases[i].span,
                     hf_engine_name(planned), hf_engine_name(hf_search_engine(s)));

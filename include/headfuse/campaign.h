@@ -169,9 +169,11 @@ hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf
 hf_err_t hf_campaign_verify_large(MPI_Comm comm, const hf_target_t *t, const hf_supports_t *sup,
                                   long j, int *ok, const char **why, double *maxerr);
 
-/* Collective. On rank 0, fills row, supports (initialised by the call on every rank)
- * and appends the unit log to units/nunits (realloc'd). Returns HF_ERR_INTERRUPTED
- * after a stop signal (shards keep the finished units). */
+/* Collective: one row searched across the ranks (admitted, created, run, reduced, shared:
+ * src/campaign/entry.c). On rank 0, fills row, replaces sup (initialised by the caller, as
+ * hf_supports_init leaves it, on every rank; kept on error) with the row's minimal supports
+ * and appends the unit log to units/nunits (realloc'd). Returns HF_ERR_INTERRUPTED after a
+ * stop signal (shards keep the finished units). */
 hf_err_t hf_campaign_entry(MPI_Comm comm, const hf_target_t *t, const hf_search_opts_t *sopts,
                            const hf_campaign_cfg_t *cfg, hf_row_t *row, hf_supports_t *sup,
                            hf_unit_record_t **units, long *nunits);

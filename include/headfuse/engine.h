@@ -42,7 +42,7 @@ const char *hf_engine_name(hf_engine_t e); /* "cone"; "unknown" outside the tabl
 int hf_engine_prunes(hf_engine_t e);       /* 0 for plain: every subset, no rule */
 const char *hf_engine_text(hf_engine_t e); /* the line for people */
 /* Whether the engine keeps its cost in the cone's unknowns (warned of when they are many,
- * docs/search.md, "Which engine auto picks"): the cone. */
+ * docs/search.md, "Which engine auto takes"): the cone. */
 int hf_engine_counts_unknowns(hf_engine_t e);
 
 /* Parse an engine name; HF_ERR_INPUT naming `origin` when unknown ("ORIGIN: 'x': must be

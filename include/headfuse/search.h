@@ -47,9 +47,6 @@ typedef struct {
     int span;           /* S >= 1: keys in {0..S}^d */
     long max_atoms;     /* largest size tried; 0 = no limit (up to the upper bound) */
     hf_engine_t engine; /* auto (0, the default), cone, layered, or plain: no pruning */
-    /* The target's bounds when the caller computed them already (its row needs them too),
-     * else NULL: the search computes LB and UB itself. Read at creation only. */
-    const hf_bounds_t *bounds;
 } hf_search_opts_t;
 
 /* Called every few thousand candidates; return nonzero to abandon the unit
@@ -78,14 +75,20 @@ typedef hf_err_t (*hf_search_found_fn)(void *ctx, const hf_found_t *f);
 /* Opaque search state; one per rank. */
 typedef struct hf_search_s hf_search_t;
 
-/* Prepare a search: fraction, exact tester, bounds, limit targets, symmetry group.
- * Bad options (span out of 1..HF_SPAN_MAX, box too large) -> HF_ERR_INPUT. */
-hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out);
-
-/* The checks hf_search_create makes before any work (options, target dimensions, the box's
- * size: above HF_SEARCH_BOX_MAX points only for a large row, decided as hf_search_create
- * decides it), without building anything: what a job's preflight needs. */
+/* The one check of a search's options against its target (the options' ranges, the
+ * target's dimensions, the box's size: above HF_SEARCH_BOX_MAX points only for a large row,
+ * decided as hf_search_create decides it), without building anything. Every other function
+ * here that takes opts expects options that passed it: the caller checks them once, before
+ * (the campaign at a row's admission, hf_campaign_check_row). Bad options (span out of
+ * 1..HF_SPAN_MAX, an unknown engine, max_atoms < 0, box too large) -> HF_ERR_INPUT. */
 hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts);
+
+/* Prepare a search of t with opts (checked: hf_search_check): fraction, exact tester,
+ * bounds, limit targets, symmetry group. bounds: the target's bounds when the caller
+ * computed them already (its row needs them too), else NULL: the search computes LB and
+ * UB itself; read here only. */
+hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts,
+                          const hf_bounds_t *bounds, hf_search_t **out);
 void hf_search_destroy(hf_search_t **s);
 
 /* An estimate of the peak memory of one rank of a search (bytes), from its parts, before
@@ -115,21 +118,21 @@ typedef struct {
     long slices;  /* the slices of P/Q dealt over the ranks (large rows) */
 } hf_search_memory_t;
 
-/* Fill m for a search of t with opts (opts->bounds, or UB computed; opts->span checked
- * by hf_search_check first) on `ranks` ranks (>= 1: a large row's share depends on it).
- * Builds nothing: milliseconds for every built-in family. */
-hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
-                          hf_search_memory_t *m);
+/* Fill m for a search of t with opts (checked: hf_search_check) on `ranks` ranks (>= 1: a
+ * large row's share depends on it), its UB from bounds (or computed when NULL). Builds
+ * nothing: milliseconds for every built-in family. */
+hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts,
+                          const hf_bounds_t *bounds, int ranks, hf_search_memory_t *m);
 
 /* The engine in use (auto resolved at creation). */
 hf_engine_t hf_search_engine(const hf_search_t *s);
-/* The engine a search of t with opts will run, before it is made: opts->engine, or the one
- * auto resolves to as hf_search_create resolves it (docs/search.md, "Which engine auto
- * takes"), and the cone's unknowns n = |B_R| (0: no support fits the span), from Newt(Q)'s
- * extents and the bounds (opts->bounds, or UB computed) without building P/Q. Checks opts
- * as hf_search_check does. Not collective. */
+/* The engine a search of t with opts (checked: hf_search_check) will run, before it is
+ * made: opts->engine, or the one auto resolves to as hf_search_create resolves it
+ * (docs/search.md, "Which engine auto takes"), and the cone's unknowns n = |B_R| (0: no
+ * support fits the span), from Newt(Q)'s extents and the bounds (UB from bounds, or
+ * computed when NULL) without building P/Q. Not collective. */
 hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *opts,
-                                  hf_engine_t *engine, long *unknowns);
+                                  const hf_bounds_t *bounds, hf_engine_t *engine, long *unknowns);
 
 /* One-time preparation before the first size (the cone engine's extreme rays; nothing for
  * the others). Deterministic; calls poll now and then and stops with HF_ERR_INTERRUPTED

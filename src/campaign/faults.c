@@ -37,7 +37,7 @@
  * arms the faults on rank R only (a disk full on one node, memory short on one rank). */
 static void print_counts(void)
 {
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    const char *r = hf_env(HF_ENV_MPI_RANK);
     fprintf(stderr, "headfuse: fault points: h5_write=%ld alloc=%ld (pid %ld, rank %s)\n",
             hf_io_write_calls(), hf_alloc_calls(), (long)getpid(), r ? r : "0");
     char line[512];
@@ -52,9 +52,9 @@ static void print_counts(void)
 }
 
 /* Parse a non-negative integer variable into *n; 0 if unset or empty. */
-static hf_err_t env_count(const char *name, long *n)
+static hf_err_t env_count(hf_env_t var, long *n)
 {
-    const char *v = getenv(name);
+    const char *name = hf_env_name(var), *v = hf_env(var);
     *n = 0;
     if (!v || !*v)
         return HF_OK;
@@ -73,7 +73,7 @@ static hf_err_t stop_at_from_env(int here)
         CAMPAIGN_STOP_PHASES(X)
 #undef X
     };
-    const char *v = getenv("HEADFUSE_STOP_AT");
+    const char *v = hf_env(HF_ENV_STOP_AT);
     if (!v || !*v)
         return HF_OK;
     const char *colon = strchr(v, ':');
@@ -104,17 +104,17 @@ hf_err_t hf_campaign_faults_from_env(void)
     /* HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of more than N atoms are read in pieces from
      * their file (verify's slices, on small rows) */
     long hold = 0;
-    HF_TRY(env_count("HEADFUSE_SUPPORTS_HOLD_MAX", &hold));
-    if (getenv("HEADFUSE_SUPPORTS_HOLD_MAX"))
+    HF_TRY(env_count(HF_ENV_SUPPORTS_HOLD_MAX, &hold));
+    if (hf_env(HF_ENV_SUPPORTS_HOLD_MAX))
         hf_supports_set_hold_max(hold);
-    const char *fr = getenv("HEADFUSE_FAULT_RANK"); /* unset: every rank */
-    HF_TRY(env_count("HEADFUSE_FAIL_H5_WRITE", &h5));
-    HF_TRY(env_count("HEADFUSE_FAIL_ALLOC", &alloc));
-    HF_TRY(env_count("HEADFUSE_FAULT_COUNT", &count));
+    const char *fr = hf_env(HF_ENV_FAULT_RANK); /* unset: every rank */
+    HF_TRY(env_count(HF_ENV_FAIL_H5_WRITE, &h5));
+    HF_TRY(env_count(HF_ENV_FAIL_ALLOC, &alloc));
+    HF_TRY(env_count(HF_ENV_FAULT_COUNT, &count));
     if (fr && *fr)
-        HF_TRY(env_count("HEADFUSE_FAULT_RANK", &only));
+        HF_TRY(env_count(HF_ENV_FAULT_RANK, &only));
     /* MPI is not initialised yet: the launcher's variable tells the rank */
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    const char *r = hf_env(HF_ENV_MPI_RANK);
     long me = 0;
     if (r && hf_parse_long(r, -1, 0, LONG_MAX, &me) != HF_PARSE_OK)
         me = 0;

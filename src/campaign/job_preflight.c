@@ -3,7 +3,8 @@
  * its bounds are computed
  * once (LB for max_atoms, LB = UB for the certified shortcut); the entries are spread over
  * the ranks, and the bounds are then shared, so that each entry's row uses the record
- * computed here. */
+ * computed here. The same checks of every entry without MPI: hf_campaign_job_check
+ * (`run --list`). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,20 @@ hf_err_t hf_campaign_check_entry(const hf_job_t *job, long i, hf_bounds_t *b,
         free(d);
     }
     return e;
+}
+
+hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
+                               hf_campaign_plan_t *plan)
+{
+    for (long i = 0; i < job->nentries; i++) {
+        hf_bounds_t b;
+        hf_bounds_init(&b);
+        hf_err_t e = hf_campaign_check_entry(job, i, &b, lim, plan ? plan + i : NULL);
+        hf_bounds_clear(&b);
+        if (e != HF_OK)
+            return e;
+    }
+    return HF_OK;
 }
 
 /* One bounds record as a line of text: "LB UB RULE UB_EXACT NEWTON_KNOWN NEWTON COMPLETE". */

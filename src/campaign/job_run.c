@@ -64,6 +64,7 @@ static hf_err_t run_entry(MPI_Comm comm, hf_campaign_state_t *st, long i,
                              .bounds = bounds,
                              .memory = lim};
     hf_supports_t sup;
+    hf_supports_init(&sup, 0, t.d, t.dv);
     hf_unit_record_t *units = NULL;
     long nunits = 0;
     e = hf_campaign_entry(comm, &t, &so, &cfg, row, &sup, &units, &nunits);

@@ -11,14 +11,15 @@
 #include <flint/fmpz.h>
 
 #include "campaign/campaign_impl.h"
+#include "headfuse/control.h"
 #include "headfuse/store.h"
 
 #define SIZE_WORDS "a size in bytes such as 4G, 512M or 1500000000 (K, M, G, T: powers of 1024)"
 
 /* A Slurm variable in MB (a positive integer), else 0. */
-static double slurm_mb(const char *name)
+static double slurm_mb(hf_env_t name)
 {
-    const char *v = getenv(name);
+    const char *v = hf_env(name);
     long mb;
     if (!v || hf_parse_long(v, -1, 1, LONG_MAX / 2, &mb) != HF_PARSE_OK)
         return 0;
@@ -30,7 +31,7 @@ static double slurm_mb(const char *name)
 static hf_err_t limit_given(const char *option, const hf_job_t *job, hf_campaign_memory_t *out,
                             int *given)
 {
-    const char *env = getenv("HEADFUSE_MAX_MEMORY");
+    const char *env = hf_env(HF_ENV_MAX_MEMORY);
     *given = 1;
     if (option) {
         if (hf_parse_bytes(option, &out->bytes) != HF_PARSE_OK)
@@ -69,9 +70,9 @@ hf_err_t hf_campaign_memory_limit(const char *option, const hf_job_t *job, int n
     HF_TRY(limit_given(option, job, out, &given));
     if (given)
         return HF_OK;
-    double cpu = slurm_mb("SLURM_MEM_PER_CPU"), node = slurm_mb("SLURM_MEM_PER_NODE");
+    double cpu = slurm_mb(HF_ENV_SLURM_MEM_PER_CPU), node = slurm_mb(HF_ENV_SLURM_MEM_PER_NODE);
     long cpus = 1;
-    const char *c = getenv("SLURM_CPUS_PER_TASK");
+    const char *c = hf_env(HF_ENV_SLURM_CPUS_PER_TASK);
     if (c && hf_parse_long(c, -1, 1, 1L << 20, &cpus) != HF_PARSE_OK)
         cpus = 1;
     if (cpu > 0) {
@@ -116,19 +117,19 @@ hf_err_t hf_campaign_memory_plan(const char *max_memory, const char *node_memory
     out->ranks = ranks;
     out->nodes = nodes;
     out->node_ranks = per;
-    out->node_check = node_memory || slurm_mb("SLURM_MEM_PER_NODE") > 0 || !given;
+    out->node_check = node_memory || slurm_mb(HF_ENV_SLURM_MEM_PER_NODE) > 0 || !given;
     if (node_memory) {
         out->node_bytes = node;
         snprintf(out->node_source, sizeof out->node_source,
                  "--node-memory %s; slurm/submit passes sbatch's --mem", node_memory);
-        if (!given && !getenv("SLURM_MEM_PER_CPU")) { /* the node's, not this machine's */
+        if (!given && !hf_env(HF_ENV_SLURM_MEM_PER_CPU)) { /* the node's, not this machine's */
             out->bytes = node / per;
             hf_bytes_text(node, a, sizeof a);
             snprintf(out->source, sizeof out->source,
                      "the node's memory per rank: %s / %d rank(s) on the node (--node-memory %s)",
                      a, per, node_memory);
         }
-    } else if ((node = slurm_mb("SLURM_MEM_PER_NODE")) > 0) {
+    } else if ((node = slurm_mb(HF_ENV_SLURM_MEM_PER_NODE)) > 0) {
         out->node_bytes = node;
         hf_bytes_text(node, a, sizeof a);
         snprintf(out->node_source, sizeof out->node_source, "SLURM_MEM_PER_NODE %s", a);
@@ -200,10 +201,9 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                         t->name, dl, du, HF_BIGINT_LEN - 1);
     if (shortcut) /* certified by its bounds: no search is built */
         return HF_OK;
-    hf_search_opts_t o = *so;
-    o.bounds = b;
-    HF_TRY(hf_search_check(t, &o));
-    HF_TRY(hf_search_memory(t, &o, lim ? lim->ranks : 1, &m));
+    /* the one check of the options (search.h), before anything is estimated or built */
+    HF_TRY(hf_search_check(t, so));
+    HF_TRY(hf_search_memory(t, so, b, lim ? lim->ranks : 1, &m));
     if (est)
         *est = m;
     if (!lim || m.total <= lim->bytes)
@@ -235,18 +235,4 @@ hf_err_t hf_campaign_check_row(const hf_target_t *t, const hf_search_opts_t *so,
                     "--max-memory SIZE (job key max_memory, or HEADFUSE_MAX_MEMORY), or see the "
                     "target's bounds without a search: %s",
                     t->name, so->span, tot, m.ranks, parts, limit, lim->source, cmd);
-}
-
-hf_err_t hf_campaign_job_check(const hf_job_t *job, const hf_campaign_memory_t *lim,
-                               hf_campaign_plan_t *plan)
-{
-    for (long i = 0; i < job->nentries; i++) {
-        hf_bounds_t b;
-        hf_bounds_init(&b);
-        hf_err_t e = hf_campaign_check_entry(job, i, &b, lim, plan ? plan + i : NULL);
-        hf_bounds_clear(&b);
-        if (e != HF_OK)
-            return e;
-    }
-    return HF_OK;
 }

@@ -36,9 +36,7 @@ hf_err_t hf_campaign_plan_row(const hf_target_t *t, const hf_search_opts_t *so,
     HF_TRY(hf_campaign_check_row(t, so, b, shortcut, lim, &plan->mem));
     if (shortcut)
         return HF_OK;
-    hf_search_opts_t o = *so;
-    o.bounds = b;
-    HF_TRY(hf_search_engine_planned(t, &o, &plan->engine, &plan->unknowns));
+    HF_TRY(hf_search_engine_planned(t, so, b, &plan->engine, &plan->unknowns));
     plan->node_total = plan->node_ranks * plan->mem.total;
     if (plan->mem.large) {
         /* the slices are dealt over every rank; the candidates are tested on each alike */

@@ -65,10 +65,9 @@ static hf_engine_t auto_resolve(const hf_search_t *s)
 const hf_engine_ops_t hf_engine_auto = {.resolve = auto_resolve, .large_rows = 1};
 
 hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *opts,
-                                  hf_engine_t *engine, long *unknowns)
+                                  const hf_bounds_t *bounds, hf_engine_t *engine, long *unknowns)
 {
     hf_slice_plan_t plan;
-    HF_TRY(hf_search_check(t, opts));
     /* Newt(Q)'s extents from the heads' factors, exact without P/Q (algebra.h) */
     HF_TRY(hf_fraction_slice_plan(t, NULL, 1, &plan));
     long n = hf_search_rbox_size(plan.qdeg, t->d, opts->span);
@@ -85,8 +84,8 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
         int exact = 0;
         fmpz_init(ub);
         hf_err_t e = HF_OK;
-        if (opts->bounds)
-            fmpz_set(ub, opts->bounds->ub);
+        if (bounds)
+            fmpz_set(ub, bounds->ub);
         else
             e = hf_bounds_upper(t, ub, &exact);
         if (e == HF_OK)

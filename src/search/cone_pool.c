@@ -84,12 +84,8 @@ void hf_dd_rayset_clear(rayset_t *R)
     free(R->zero);
     free(R->size);
     free(R->ends);
-    R->ends = NULL;
-    R->loc = NULL;
-    R->owner = NULL;
-    R->zero = NULL;
-    R->size = NULL;
-    R->count = R->cap = 0;
+    /* empty, no rays: the stage's pool and widths stay */
+    *R = (rayset_t){.pool = R->pool, .used = R->used, .words = R->words, .wmax = R->wmax};
 }
 
 hf_err_t hf_dd_rayset_reserve(rayset_t *R, long need)

@@ -78,8 +78,8 @@ static hf_err_t large_memory(const hf_target_t *t, const hf_search_opts_t *opts,
     return HF_OK;
 }
 
-hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, int ranks,
-                          hf_search_memory_t *m)
+hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts,
+                          const hf_bounds_t *bounds, int ranks, hf_search_memory_t *m)
 {
     hf_err_t err = HF_OK;
     memset(m, 0, sizeof *m);
@@ -102,8 +102,8 @@ hf_err_t hf_search_memory(const hf_target_t *t, const hf_search_opts_t *opts, in
     fmpz_t ub;
     fmpz_init(ub);
     int exact = 0;
-    if (opts->bounds)
-        fmpz_set(ub, opts->bounds->ub);
+    if (bounds)
+        fmpz_set(ub, bounds->ub);
     else
         err = hf_bounds_upper(t, ub, &exact);
     double keys = fmpz_get_d(ub), last = npts;

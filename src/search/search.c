@@ -247,11 +247,11 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
     return search_box_fits(opts->span, t->d, large);
 }
 
-hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts, hf_search_t **out)
+hf_err_t hf_search_create(const hf_target_t *t, const hf_search_opts_t *opts,
+                          const hf_bounds_t *bounds, hf_search_t **out)
 {
     *out = NULL;
-    HF_TRY(hf_search_check(t, opts));
-    hf_search_make_t mk = {.top = 1, .bounds = opts->bounds};
+    hf_search_make_t mk = {.top = 1, .bounds = bounds};
     HF_TRY(hf_search_create_internal(t, opts->span, opts->engine, &mk, out));
     hf_search_t *s = *out;
     s->max_atoms = opts->max_atoms;

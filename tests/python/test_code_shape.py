@@ -66,17 +66,11 @@ def strip_comments(text):
         elif text.startswith("//", i):
             j = text.find("\n", i)
             i = n if j < 0 else j
-        elif text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
+        elif text[i] in "\"'":  # a string or character literal, kept empty
+            quote, j = text[i], i + 1
+            while j < n and text[j] != quote:
                 j += 2 if text[j] == "\\" else 1
-            out.append('""')
-            i = j + 1
-        elif text[i] == "'":
-            j = i + 1
-            while j < n and text[j] != "'":
-                j += 2 if text[j] == "\\" else 1
-            out.append("' '")
+            out.append(quote + quote)
             i = j + 1
         else:
             out.append(text[i])
