@@ -630,7 +630,7 @@ static void test_file_round_trip(void)
     hf_target_clear(&t);
 }
 
-/* Every write call of hf_approx_file_write made to fail in turn (hf_h5_fail_after):
+/* Every write call of hf_approx_file_write made to fail in turn (hf_io_fail_after):
  * the write fails naming the file, leaves no PATH.tmp and nothing open, and the
  * previous file is intact. */
 static void test_file_write_faults(void)
@@ -655,16 +655,16 @@ static void test_file_write_faults(void)
     close(fd);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     CU_ASSERT_EQUAL_FATAL(hf_approx_file_write(path, &r, &p), HF_OK);
-    long before = hf_h5_write_calls();
+    long before = hf_io_write_calls();
     p.ranks = 2; /* the version that never makes it */
     CU_ASSERT_EQUAL_FATAL(hf_approx_file_write(tmp, &r, &p), HF_OK);
-    long calls = hf_h5_write_calls() - before;
+    long calls = hf_io_write_calls() - before;
     unlink(tmp);
     CU_ASSERT(calls > 40);
     for (long n = 1; n <= calls; n++) {
-        hf_h5_fail_after(n);
+        hf_io_fail_after(n);
         hf_err_t err = hf_approx_file_write(path, &r, &p);
-        hf_h5_fail_after(0);
+        hf_io_fail_after(0);
         CU_ASSERT_EQUAL(err, HF_ERR_IO);
         CU_ASSERT(strstr(hf_error_msg(), path) == hf_error_msg());
         CU_ASSERT(strstr(hf_error_msg(), "injected failure") != NULL ||

@@ -1,9 +1,14 @@
 /* Unit tests of core's toolbox (core.h): hash, generator, growth (one array, parallel
- * arrays), sort, hash index, integer-vector set, integer parser, whole-file reader. */
+ * arrays), sort, hash index, integer-vector set, integer parser, whole-file reader, the count
+ * of a box's points, and the I/O seam (atomic writes, their write faults, the move). */
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "headfuse/core.h"
 #include "unit.h"
@@ -325,6 +330,173 @@ static void test_parse_bytes(void)
     CU_ASSERT_STRING_EQUAL(buf, "274 MiB");
 }
 
+/* The count of a box's points: the product, 0 for an empty axis, -1 past the cap, the axes
+ * taken in order (an overflow met before an empty axis is -1). */
+static void test_box_points(void)
+{
+    int64_t w[4] = {3, 4, 5, 2};
+    CU_ASSERT_EQUAL(hf_box_points(0, w, LONG_MAX), 1);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, LONG_MAX), 120);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, 120), 120);
+    CU_ASSERT_EQUAL(hf_box_points(4, w, 119), -1);
+    CU_ASSERT_EQUAL(hf_box_points(2, w, 12), 12);
+    int64_t empty[3] = {3, 0, 5}, neg[2] = {2, -1};
+    CU_ASSERT_EQUAL(hf_box_points(3, empty, LONG_MAX), 0);
+    CU_ASSERT_EQUAL(hf_box_points(2, neg, LONG_MAX), 0);
+    int64_t late[3] = {1L << 40, 1L << 40, 0}, big[2] = {INT64_MAX, 2};
+    CU_ASSERT_EQUAL(hf_box_points(3, late, LONG_MAX), -1);
+    CU_ASSERT_EQUAL(hf_box_points(1, big, LONG_MAX), LONG_MAX);
+    CU_ASSERT_EQUAL(hf_box_points(2, big, LONG_MAX), -1);
+    /* 17^15 fits a long, 17^16 does not */
+    int64_t cube[16];
+    for (int a = 0; a < 16; a++)
+        cube[a] = 17;
+    CU_ASSERT_EQUAL(hf_box_points(15, cube, LONG_MAX), 2862423051509815793L);
+    CU_ASSERT_EQUAL(hf_box_points(16, cube, LONG_MAX), -1);
+}
+
+/* ---- the I/O seam ---- */
+
+/* The whole text of path into buf (NUL-terminated); -1 if it cannot be read. */
+static long slurp(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    return (long)got;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The atomic write: a new file, a replaced one, an exclusive one that keeps the first
+ * writer's file; every write call failed in turn leaves the old file and no temporary one,
+ * with one message naming the file; the messages of a missing directory. */
+static void test_io_write_file(void)
+{
+    char dir[] = "/tmp/hf_test_core_XXXXXX", path[256], buf[64];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f.txt", dir);
+    CU_ASSERT_EQUAL(hf_io_write_file(path, "first\n", 6, 0), HF_OK);
+    CU_ASSERT_EQUAL(slurp(path, buf, sizeof buf), 6);
+    CU_ASSERT_STRING_EQUAL(buf, "first\n");
+    long before = hf_io_write_calls();
+    CU_ASSERT_EQUAL(hf_io_write_file(path, "second\n", 7, 0), HF_OK);
+    long calls = hf_io_write_calls() - before;
+    CU_ASSERT_EQUAL(calls, 5); /* open, write, fsync, close, rename */
+    CU_ASSERT_STRING_EQUAL((slurp(path, buf, sizeof buf), buf), "second\n");
+    CU_ASSERT_EQUAL(entries(dir), 1);
+    /* exclusive: made when absent, kept when present */
+    char ex[256];
+    snprintf(ex, sizeof ex, "%s/job.txt", dir);
+    CU_ASSERT_EQUAL(hf_io_write_file(ex, "one", 3, 1), HF_OK);
+    CU_ASSERT_EQUAL(hf_io_write_file(ex, "two", 3, 1), HF_OK);
+    CU_ASSERT_STRING_EQUAL((slurp(ex, buf, sizeof buf), buf), "one");
+    CU_ASSERT_EQUAL(entries(dir), 2);
+    unlink(ex);
+    /* each call failed in turn */
+    static const char *const steps[] = {"cannot create", "writing", "writing", "writing",
+                                        "renaming"};
+    for (long n = 1; n <= calls; n++) {
+        hf_io_fail_after(n);
+        hf_err_t e = hf_io_write_file(path, "third\n", 6, 0);
+        hf_io_fail_after(0);
+        CU_ASSERT_EQUAL(e, HF_ERR_IO);
+        char want[1024];
+        snprintf(want, sizeof want, "%s: %s %s.tmp: %s", path, steps[n - 1], path,
+                 strerror(n == 2 ? ENOSPC : EIO));
+        CU_ASSERT_STRING_EQUAL(hf_error_msg(), want);
+        CU_ASSERT_STRING_EQUAL((slurp(path, buf, sizeof buf), buf), "second\n");
+        CU_ASSERT_EQUAL(entries(dir), 1);
+    }
+    /* the link of an exclusive write */
+    hf_io_fail_after(5);
+    CU_ASSERT_EQUAL(hf_io_write_file(ex, "one", 3, 1), HF_ERR_IO);
+    hf_io_fail_after(0);
+    snprintf(buf, sizeof buf, "%s", strerror(EIO));
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot create: %s", ex, buf);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), want);
+    CU_ASSERT(!exists(ex));
+    CU_ASSERT_EQUAL(entries(dir), 1);
+    /* no such directory */
+    CU_ASSERT_EQUAL(hf_io_write_file("/nonexistent-hf-dir/x", "x", 1, 0), HF_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), "/nonexistent-hf-dir/x: cannot create "
+                                           "/nonexistent-hf-dir/x.tmp: No such file or "
+                                           "directory");
+    hf_fail_after(1);
+    CU_ASSERT_EQUAL(hf_io_write_file(path, "x", 1, 0), HF_ERR_NOMEM);
+    hf_fail_after(0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The commit of a file written by someone else, and the move with its fault. */
+static void test_io_commit_move(void)
+{
+    char dir[] = "/tmp/hf_test_core_XXXXXX", tmp[256], path[256], other[256], buf[64];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(tmp, sizeof tmp, "%s/r.h5.tmp", dir);
+    snprintf(path, sizeof path, "%s/r.h5", dir);
+    snprintf(other, sizeof other, "%s/moved", dir);
+    FILE *f = fopen(tmp, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("data", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(hf_io_commit(tmp, path), HF_OK);
+    CU_ASSERT(!exists(tmp));
+    CU_ASSERT_STRING_EQUAL((slurp(path, buf, sizeof buf), buf), "data");
+    /* failed commits (fsync, close, rename) remove tmp and keep path */
+    for (long n = 1; n <= 3; n++) {
+        f = fopen(tmp, "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("new", f);
+        fclose(f);
+        hf_io_fail_after(n);
+        CU_ASSERT_EQUAL(hf_io_commit(tmp, path), HF_ERR_IO);
+        hf_io_fail_after(0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), n < 3 ? ": writing " : ": renaming "));
+        CU_ASSERT(!exists(tmp));
+        CU_ASSERT_STRING_EQUAL((slurp(path, buf, sizeof buf), buf), "data");
+    }
+    CU_ASSERT_EQUAL(hf_io_commit(tmp, path), HF_ERR_IO); /* no tmp */
+    CU_ASSERT_PTR_NOT_NULL(strstr(hf_error_msg(), ": cannot reopen "));
+    /* a move, a move failed on purpose (not made, not counted) and by the injection */
+    CU_ASSERT_EQUAL(hf_io_move(path, other, 0), HF_OK);
+    CU_ASSERT(!exists(path) && exists(other));
+    long before = hf_io_write_calls();
+    CU_ASSERT_EQUAL(hf_io_move(other, path, 1), HF_ERR_IO);
+    CU_ASSERT_EQUAL(hf_io_write_calls(), before);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot move to %s: %s", other, path, strerror(EIO));
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), want);
+    hf_io_fail_after(1);
+    CU_ASSERT_EQUAL(hf_io_move(other, path, 0), HF_ERR_IO);
+    hf_io_fail_after(0);
+    CU_ASSERT_STRING_EQUAL(hf_error_msg(), want);
+    CU_ASSERT(!exists(path) && exists(other));
+    unlink(other);
+    rmdir(dir);
+}
+
 int hf_register_tests(void)
 {
     static const hf_unit_case_t cases[] = {
@@ -339,6 +511,9 @@ int hf_register_tests(void)
         {"parse_long", test_parse_long},
         {"read_stream", test_read_stream},
         {"parse_bytes and bytes_text", test_parse_bytes},
+        {"box_points", test_box_points},
+        {"io write_file", test_io_write_file},
+        {"io commit and move", test_io_commit_move},
         {NULL, NULL},
     };
     return hf_unit_suite("core", cases);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "headfuse/store.h"
 #include "store/store_impl.h"
 #include "unit.h"
@@ -775,11 +776,11 @@ static void test_shard_disk_full(void)
     hf_shard_t *sh;
     CU_ASSERT_EQUAL_FATAL(hf_shard_create(path, FP, NULL, &sh), HF_OK);
     write_units(sh, 0, 6);
-    hf_shard_debug_fail_reserve = 1;
+    hf_knob_set(HF_KNOB_SHARD_FAIL_RESERVE, 1);
     CU_ASSERT_EQUAL(hf_shard_add_found(sh, 0, 4, 6, 0, "{\"lost\": 1}"), HF_OK);
     hf_unit_record_t u = unit_rec(0, 4, 6, 1);
     CU_ASSERT_EQUAL(hf_shard_finish_unit(sh, &u), HF_ERR_IO);
-    hf_shard_debug_fail_reserve = 0;
+    hf_knob_unset(HF_KNOB_SHARD_FAIL_RESERVE);
     CU_ASSERT(strstr(hf_error_msg(), path) != NULL);
     CU_ASSERT(strstr(hf_error_msg(), "No space left") != NULL);
     write_units(sh, 6, 3);
@@ -2094,7 +2095,7 @@ static void test_result_unit_ranges(void)
     hid_t ft = hf_h5_unit_type(1);
     f = open_rw(path);
     CU_ASSERT_FATAL(ft >= 0 && H5Ldelete(f, "units", H5P_DEFAULT) >= 0);
-    CU_ASSERT_FATAL(hf_h5_dataset_write(f, "units", ft, all, 1, &n, r.units) >= 0);
+    CU_ASSERT_FATAL(hf_h5_dataset_write(f, "units", ft, all, 1, &n, r.units, 0) >= 0);
     H5Fclose(f);
     H5Tclose(ft);
     CU_ASSERT_EQUAL(hf_result_read(path, &back), HF_ERR_CORRUPT);
@@ -2375,18 +2376,18 @@ static void test_fault_shard_sweep(void)
     int ok[SWEEP_UNITS], created;
     scratch_make();
     scratch_path(path, sizeof path, "shard.sweep.h5");
-    long before = hf_h5_write_calls();
+    long before = hf_io_write_calls();
     CU_ASSERT_EQUAL_FATAL(shard_scenario(path, &created, ok), 0);
-    long calls = hf_h5_write_calls() - before;
+    long calls = hf_io_write_calls() - before;
     check_shard_after_fault(path, ok, 0);
     CU_ASSERT(calls > 20);
     int fds = open_fds();
     long kinds[3] = {0, 0, 0}; /* creation failed / a unit failed / only the close failed */
     for (long n = 1; n <= calls; n++) {
         unlink(path);
-        hf_h5_fail_after(n);
+        hf_io_fail_after(n);
         int failures = shard_scenario(path, &created, ok);
-        hf_h5_fail_after(0);
+        hf_io_fail_after(0);
         CU_ASSERT(failures >= 1);
         CU_ASSERT_EQUAL(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
         CU_ASSERT_EQUAL(open_fds(), fds);
@@ -2429,18 +2430,18 @@ static void test_fault_result_sweep(void)
     next.rows[0].nodes = 99999;
     next.ranks = 8;
     CU_ASSERT_EQUAL_FATAL(hf_result_write(path, &good), HF_OK);
-    long before = hf_h5_write_calls();
+    long before = hf_io_write_calls();
     CU_ASSERT_EQUAL_FATAL(hf_result_write(fresh, &next), HF_OK);
-    long calls = hf_h5_write_calls() - before;
+    long calls = hf_io_write_calls() - before;
     CU_ASSERT(calls > 50);
     unlink(fresh);
     int fds = open_fds();
     for (long n = 1; n <= calls; n++) {
         const char *where[2] = {path, fresh};
         for (int k = 0; k < 2; k++) {
-            hf_h5_fail_after(n);
+            hf_io_fail_after(n);
             hf_err_t err = hf_result_write(where[k], &next);
-            hf_h5_fail_after(0);
+            hf_io_fail_after(0);
             CU_ASSERT_EQUAL(err, HF_ERR_IO);
             CU_ASSERT(strstr(hf_error_msg(), where[k]) == hf_error_msg());
         }

@@ -1,6 +1,7 @@
 /* The small tools every module shares, each written once: a hash, a seeded generator,
- * growable arrays, a sort with a context, a hash index, a set of integer vectors, a reader
- * of whole files and a strict integer parser. */
+ * growable arrays, a sort with a context, a hash index, a set of integer vectors, the count
+ * of a box's points, a reader of whole files, a strict integer parser and the I/O seam
+ * (atomic writes, write faults). */
 #ifndef HEADFUSE_CORE_H
 #define HEADFUSE_CORE_H
 
@@ -159,6 +160,19 @@ long hf_ivset_insert(hf_ivset_t *s, const int64_t *key, int *added);
 /* Index of key[b], or -1 when absent. */
 long hf_ivset_find(const hf_ivset_t *s, const int64_t *key);
 
+/* ---------------------------------------------------------------- boxes */
+
+/* The points of a box of d widths w[0..d-1] (the integers along each axis), the axes taken
+ * in order: 0 at the first width of 0 or less (an empty box), -1 as soon as the product of
+ * the widths so far exceeds cap, else the product (at most cap). The one count of a box's
+ * points: the search's box {0..S}^d (hf_search_box_points) and multiplier box B_R
+ * (hf_search_rbox_size), the exact test's R-space and K's box. Its one cap is the caller's
+ * limit, 1 <= cap <= LONG_MAX, because the limits differ on purpose: what a long holds (the
+ * box {0..S}^d; B_R, saturated there), 2^62 (mixed-radix indices of K's box in a word), a
+ * fraction of the direct form's unknowns (whether R-space pays); a product is never
+ * formed past it. */
+long hf_box_points(int d, const int64_t *w, long cap);
+
 /* ---------------------------------------------------------------- whole files */
 
 /* The rest of the stream f as one NUL-terminated buffer: *out (malloc'd) and *len, its
@@ -189,5 +203,59 @@ hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out);
 hf_parse_t hf_parse_bytes(const char *s, double *out);
 /* bytes for people: "812 B", "23.4 MiB", "1.50 GiB" (three significant digits). */
 void hf_bytes_text(double bytes, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- the I/O seam */
+
+/* SQLite's VFS in small (src/core/io.c): every file the project writes whole takes its name
+ * here, by one atomic write (a temporary file next to it, fsync of the file, rename, fsync of
+ * the directory), and every call that puts something on disk, the store's HDF5 calls
+ * included (src/store/store_impl.h), is counted by the one write fault injection below
+ * (docs/reliability.md, "Fault injection"). */
+
+/* Write n bytes of data as the file path, atomically: into a temporary file next to it, then
+ * fsync, rename (or link), fsync of the directory, so that a crash leaves the old file or the
+ * whole new one, never an empty or partial one.
+ *   exclusive = 0: path is replaced; the temporary file is PATH.tmp.
+ *   exclusive = 1: path is created only if it does not exist (link(2)); when another process
+ *                  made it first, HF_OK and path is left as that process wrote it. The
+ *                  temporary file is PATH.PID.tmp, so that processes racing to make it
+ *                  never share one.
+ * The temporary file is removed on failure. Errors (HF_ERR_IO, or HF_ERR_NOMEM) name path:
+ * "PATH: cannot create TMP: REASON", "PATH: writing TMP: REASON" (write, fsync, close),
+ * "PATH: renaming TMP: REASON", "PATH: cannot create: REASON" (the link). */
+hf_err_t hf_io_write_file(const char *path, const void *data, size_t n, int exclusive);
+
+/* Commit tmp, a file written and closed by its writer (HDF5, MPI-IO), as path: fsync it, rename
+ * it over path, fsync the directory. On failure tmp is removed and path is left as it was.
+ * Errors name path: "PATH: cannot reopen TMP: REASON", "PATH: writing TMP: REASON" (fsync,
+ * close), "PATH: renaming TMP: REASON". */
+hf_err_t hf_io_commit(const char *tmp, const char *path);
+
+/* Rename from to to (a file or a directory in the same file system), then fsync the
+ * directory of to, so that the move survives a crash once this returns. fail != 0 makes it
+ * fail with EIO without moving anything (a test's fault point, as a kill there would leave
+ * it). Errors: "FROM: cannot move to TO: REASON". */
+hf_err_t hf_io_move(const char *from, const char *to, int fail);
+
+/* fsync of the directory holding path, so that a name just created or renamed there
+ * survives a crash. Best effort: it comes after the file is complete under its name, so a
+ * failure is not reported as the file's (the old file is gone by then). */
+void hf_io_sync_dir(const char *path);
+
+/* Write fault injection, for tests. */
+/* Make the Nth write call from now fail, once (0 disables). Write calls are the calls of
+ * this file's functions that create, write, fsync, close, rename or link a file (not the
+ * directory's fsync, which is best effort), and the store's HDF5 and system calls that
+ * create, write, flush or close a shard, RESULT.h5 or APPROX.h5 (store_impl.h). A failing
+ * system call is not made (a close is made, then reported as failed) and sets errno: ENOSPC
+ * for a write, EIO otherwise. The list is in docs/reliability.md, "Fault injection". */
+void hf_io_fail_after(long n);
+/* Write calls made by this process so far (to size a sweep over N). */
+long hf_io_write_calls(void);
+/* Count one write call: nonzero when it is the one that must fail. For the store's wrappers
+ * of its calls (HF_H5W and the others, store_impl.h). */
+int hf_io_fault(void);
+/* Nonzero if the last write call counted was failed on purpose. */
+int hf_io_fault_injected(void);
 
 #endif

@@ -39,6 +39,9 @@ HF_SEARCH_STOP_PHASES(HF_STOP_DECLARE)
 typedef struct hf_group_s hf_group_t;
 
 /* The box limits HF_SEARCH_BOX_MAX and HF_SEARCH_LARGE_BOX_MAX: target.h. */
+/* (S + 1)^d, the points of the box {0..S}^d, or -1 above LONG_MAX (core's hf_box_points; the
+ * limits are the callers'). */
+long hf_search_box_points(int d, int span);
 
 typedef struct {
     int span;           /* S >= 1: keys in {0..S}^d */

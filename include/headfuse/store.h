@@ -177,7 +177,8 @@ void hf_result_clear(hf_result_t *r);
 hf_err_t hf_result_add_row(hf_result_t *r, const hf_row_t *row, const hf_supports_t *sup,
                            const char *target_json);
 
-/* Write atomically (PATH.tmp then rename). Errors name the path. */
+/* Write atomically (PATH.tmp, fsync, rename, fsync of the directory: headfuse/core.h). Errors
+ * name the path. */
 hf_err_t hf_result_write(const char *path, const hf_result_t *r);
 /* Read a result file into r (initialised), replacing its value; on failure r keeps its
  * value. A missing, truncated or malformed file -> HF_ERR_CORRUPT or
@@ -316,23 +317,8 @@ hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const lo
                           const long *run_a, const long *run_cnt, const int64_t *keys,
                           const fmpz *c, const fmpz *u);
 /* Collective: close, and with status HF_OK on every process commit the file as PATH (fsync,
- * rename: the one commit of the store); otherwise remove it. Returns the agreed status. */
+ * rename, fsync of the directory: hf_io_commit, headfuse/core.h); otherwise remove it.
+ * Returns the agreed status. */
 hf_err_t hf_witness_close(hf_witness_t **w, hf_err_t status);
-
-/* fsync of the directory holding path, so that a name just created or renamed there
- * survives a crash. Best effort: it comes after the file is complete under its name. */
-void hf_store_sync_dir(const char *path);
-
-/* ---- write fault injection (for tests) ---- */
-
-/* Make the Nth store write call from now fail, once (0 disables). Write calls are
- * the HDF5 calls that create, write, flush or close what a shard, RESULT.h5 or
- * APPROX.h5 writer has written, and the system calls that put RESULT.h5/APPROX.h5
- * on disk (create PATH.tmp, write, fsync, close, rename) or create and reserve a
- * shard. The failing call records an error naming the file and the step, as a real
- * failure would. The list is in docs/reliability.md, "Fault injection". */
-void hf_h5_fail_after(long n);
-/* Store write calls made by this process so far (to size a sweep over N). */
-long hf_h5_write_calls(void);
 
 #endif

@@ -39,7 +39,7 @@ static void print_counts(void)
 {
     const char *r = hf_env(HF_ENV_MPI_RANK);
     fprintf(stderr, "headfuse: fault points: h5_write=%ld alloc=%ld (pid %ld, rank %s)\n",
-            hf_h5_write_calls(), hf_alloc_calls(), (long)getpid(), r ? r : "0");
+            hf_io_write_calls(), hf_alloc_calls(), (long)getpid(), r ? r : "0");
     char line[512];
     int n = snprintf(line, sizeof line, "headfuse: stop checks:");
 #define X(id, text)                                                                                \
@@ -122,7 +122,7 @@ hf_err_t hf_campaign_faults_from_env(void)
     HF_TRY(stop_at_from_env(only < 0 || me == only));
     if (only >= 0 && me != only)
         h5 = alloc = 0;
-    hf_h5_fail_after(h5);
+    hf_io_fail_after(h5);
     hf_fail_after(alloc);
     if (count > 0)
         atexit(print_counts);

@@ -72,27 +72,6 @@ static int same_row(const char *a, const char *b)
     return la == lb && !strncmp(da, db, la);
 }
 
-/* Write path atomically (a temporary file renamed over it). */
-static hf_err_t write_atomic(const char *path, const char *text)
-{
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f || fputs(text, f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) {
-        int err = errno;
-        if (f)
-            fclose(f);
-        unlink(tmp);
-        return hf_error(HF_ERR_IO, "%s: cannot write: %s", tmp, strerror(err));
-    }
-    if (rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return hf_error(HF_ERR_IO, "%s: cannot write: %s", path, strerror(err));
-    }
-    return HF_OK;
-}
-
 /* Testing hook (docs/reliability.md, "Fault injection"): HEADFUSE_FAIL_STATE_MOVE=N
  * makes the Nth rename of a state migration fail with EIO, as a process killed there
  * would leave it. */
@@ -107,15 +86,13 @@ static int move_fails(void)
     return left > 0 && --left == 0;
 }
 
-/* rename(from, to); with `once`, only when from exists and to does not (each journal
- * step can be run again). */
+/* Move from to to (hf_io_move: renamed, the directory fsynced); with `once`, only when from
+ * exists and to does not (each journal step can be run again). */
 static hf_err_t move_path(const char *from, const char *to, int once)
 {
     if (once && (!hf_campaign_path_exists(from) || hf_campaign_path_exists(to)))
         return HF_OK;
-    if (move_fails() ? (errno = EIO, 1) : rename(from, to) != 0)
-        return hf_error(HF_ERR_IO, "%s: cannot move to %s: %s", from, to, strerror(errno));
-    return HF_OK;
+    return hf_io_move(from, to, move_fails());
 }
 
 /* One phase of the journal: A moves entry-<o>[.h5] to moving-<n>[.h5], B moving-<n>[.h5]
@@ -161,7 +138,7 @@ static hf_err_t run_journal(hf_campaign_state_t *st, int phase, const long *pair
         char *text = journal_text('B', pairs, npairs);
         if (!text)
             return HF_ERR_NOMEM;
-        hf_err_t e = write_atomic(jpath, text);
+        hf_err_t e = hf_io_write_file(jpath, text, strlen(text), 0);
         free(text);
         HF_TRY(e);
     }
@@ -268,9 +245,10 @@ hf_err_t hf_campaign_migrate_state(hf_campaign_state_t *st, char *old, const cha
     if (e == HF_OK && !journal)
         e = HF_ERR_NOMEM;
     if (e == HF_OK)
-        e = write_atomic(hf_campaign_state_path(st, "job.txt.new"), text);
+        e = hf_io_write_file(hf_campaign_state_path(st, "job.txt.new"), text, strlen(text), 0);
     if (e == HF_OK)
-        e = write_atomic(hf_campaign_state_path(st, "migrate.txt"), journal);
+        e = hf_io_write_file(hf_campaign_state_path(st, "migrate.txt"), journal, strlen(journal),
+                             0);
     if (e == HF_OK)
         e = run_journal(st, 'A', pairs, npairs);
     free(journal);

@@ -97,31 +97,12 @@ hf_err_t hf_campaign_read_file(const char *path, char **out)
  * whole job with --resume; array tasks of one job run concurrently and only compare). */
 static hf_err_t claim_state(hf_campaign_state_t *st, const char *text, int adapt)
 {
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%s/job.txt", st->dir);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (!hf_campaign_path_exists(path)) {
-        FILE *f = fopen(tmp, "wb");
-        /* on disk before it is linked: a requeued job after a crash finds the whole text */
-        if (!f || fputs(text, f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-            int e = errno;
-            if (f)
-                fclose(f);
-            unlink(tmp);
-            return hf_error(HF_ERR_IO, "%s: cannot write: %s", tmp, strerror(e));
-        }
-        if (fclose(f) != 0) {
-            int e = errno;
-            unlink(tmp);
-            return hf_error(HF_ERR_IO, "%s: cannot write: %s", tmp, strerror(e));
-        }
-        int rc = link(tmp, path); /* fails with EEXIST when another task was first */
-        int err = errno;
-        unlink(tmp);
-        if (rc != 0 && err != EEXIST)
-            return hf_error(HF_ERR_IO, "%s: cannot create: %s", path, strerror(err));
-        hf_store_sync_dir(path); /* and its name */
-    }
+    /* on disk before it is linked: a requeued job after a crash finds the whole text; when
+     * another task was first, its job.txt stays (and is compared below) */
+    if (!hf_campaign_path_exists(path))
+        HF_TRY(hf_io_write_file(path, text, strlen(text), 1));
     char *old;
     HF_TRY(hf_campaign_read_file(path, &old));
     hf_err_t e = HF_OK;

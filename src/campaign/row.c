@@ -49,17 +49,6 @@ int hf_campaign_row_matches(const hf_result_t *r, long i, const char *t_json,
            hf_engine_satisfies(o->engine, w->engine) && !strcmp(r->target_json[i], t_json);
 }
 
-static long box_points(int d, int span)
-{
-    long p = 1;
-    for (int j = 0; j < d; j++) {
-        if (p > (1L << 40) / (span + 1))
-            return -1; /* astronomically many */
-        p *= span + 1;
-    }
-    return p;
-}
-
 hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
                                const hf_bounds_t *b, const char *max_name, int *shortcut)
 {
@@ -76,7 +65,7 @@ hf_err_t hf_campaign_certified(const hf_target_t *t, const hf_search_opts_t *o,
         flint_free(ls);
         return e;
     }
-    long points = box_points(t->d, o->span);
+    long points = hf_search_box_points(t->d, o->span);
     /* LB = UB is m* within the span only where a head of UB atoms fits the span: the product
      * head (otherwise the span may hold no support of that size, or none at all) */
     *shortcut = b->ub_exact && fmpz_equal(lb, b->ub) && hf_search_product_fits(t, o->span) &&

@@ -1,5 +1,5 @@
 /* The hash, array growth (one array or parallel ones), the whole-file reader, sort with a
- * context, integer parser and sizes in bytes of core.h. */
+ * context, the count of a box's points, integer parser and sizes in bytes of core.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -162,6 +162,19 @@ hf_err_t hf_sort_keys(const int64_t *key, long n, long *idx)
     free(cnt);
     free(tmp);
     return HF_OK;
+}
+
+long hf_box_points(int d, const int64_t *w, long cap)
+{
+    long n = 1;
+    for (int a = 0; a < d; a++) {
+        if (w[a] <= 0)
+            return 0;
+        if (n > cap / w[a])
+            return -1;
+        n *= (long)w[a];
+    }
+    return n;
 }
 
 hf_parse_t hf_parse_long(const char *s, long len, long lo, long hi, long *out)

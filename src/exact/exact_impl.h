@@ -103,7 +103,7 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
                                 int *applicable);
 
 /* Size of the R-space unknown box for keys (0 when some width is below Q's extent, -1
- * when it exceeds `cap`). */
+ * when it exceeds `cap`, the axes taken in order: core's hf_box_points). */
 long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long cap);
 
 /* Shared by both decisions (exact.c). */

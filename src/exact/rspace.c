@@ -101,7 +101,7 @@ static hf_err_t rs_map_grow(rs_map_t *mp)
 long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long cap)
 {
     int d = e->d;
-    long n = 1;
+    int64_t w[HF_D_MAX];
     for (int a = 0; a < d; a++) {
         int64_t lo = keys[a], hi = keys[a];
         for (long i = 1; i < m; i++) {
@@ -109,14 +109,9 @@ long hf_exact_rspace_size(const hf_exact_t *e, long m, const int64_t *keys, long
             lo = k < lo ? k : lo;
             hi = k > hi ? k : hi;
         }
-        int64_t w = hi - lo - e->qext[a] + 1;
-        if (w <= 0)
-            return 0;
-        if (w > cap || n > cap / w)
-            return -1;
-        n *= (long)w;
+        w[a] = hi - lo - e->qext[a] + 1;
     }
-    return n <= cap ? n : -1;
+    return hf_box_points(d, w, cap);
 }
 
 /* Everything one call builds; freed by rs_free. */
@@ -405,7 +400,6 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
     *feasible = 0;
     *reason = HF_REASON_BAD_SUPPORT;
 
-    int64_t box = 1;
     for (int a = 0; a < d; a++) {
         kmin[a] = kmax[a] = keys[a];
         for (long i = 1; i < m; i++) {
@@ -414,10 +408,9 @@ hf_err_t hf_exact_rspace_decide(hf_exact_t *e, long m, const int64_t *keys, int 
             kmax[a] = k > kmax[a] ? k : kmax[a];
         }
         w.rad[a] = kmax[a] - kmin[a] + 1;
-        if (w.rad[a] > RS_BOX_MAX / box)
-            return HF_OK; /* not applicable */
-        box *= w.rad[a];
     }
+    if (hf_box_points(d, w.rad, RS_BOX_MAX) < 0)
+        return HF_OK; /* not applicable */
     long n = hf_exact_rspace_size(e, m, keys, LONG_MAX);
     if (n < 0 || (n > 0 && (double)m * (double)n > (double)RS_POS_MAX))
         return HF_OK;

@@ -10,7 +10,6 @@
  * (chain:d=3: slack 12; at span 5 the layered engine takes 47 CPU minutes, at span 6 it does
  * not finish, while the double description of its 100 unknowns takes 3.5 minutes). */
 #include <limits.h>
-#include <math.h>
 
 #include "headfuse/bounds.h"
 #include "search/search_impl.h"
@@ -78,8 +77,8 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
         return HF_OK;
     /* the largest size as hf_search_create has it when auto resolves (max_atoms comes
      * later); the box's points capped at LONG_MAX */
-    double points = pow(opts->span + 1.0, t->d);
-    long last = points >= (double)LONG_MAX ? LONG_MAX : (long)points;
+    long last = hf_search_box_points(t->d, opts->span);
+    last = last < 0 ? LONG_MAX : last;
     if (n > HF_SEARCH_CONE_AUTO_MAX && n <= AUTO_CONE_UNKNOWNS_MAX) {
         fmpz_t ub;
         int exact = 0;

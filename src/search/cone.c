@@ -143,15 +143,13 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
     fmpz_init(g);
     *empty = 0;
     hf_search_extents(f, c->info.extent);
-    long n = 1;
-    for (int a = 0; a < d; a++) {
-        if (c->info.extent[a] > s->span) {
-            *empty = 1;
-            goto done;
-        }
-        brad[a] = s->span - c->info.extent[a] + 1;
-        n *= brad[a];
+    long n = hf_search_rbox_size(c->info.extent, d, s->span);
+    if (n == 0) {
+        *empty = 1;
+        goto done;
     }
+    for (int a = 0; a < d; a++)
+        brad[a] = s->span - c->info.extent[a] + 1;
     c->n = n;
     c->info.unknowns = n;
     off = hf_malloc((size_t)(nq ? nq : 1) * sizeof *off);

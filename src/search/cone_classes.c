@@ -305,11 +305,9 @@ hf_err_t hf_cone_classes(hf_search_t *s, hf_cone_t *c, const hf_search_split_t *
 {
     int d = s->d;
     int64_t brad[HF_D_MAX];
-    long n = 1;
-    for (int a = 0; a < d; a++) {
+    long n = hf_search_rbox_size(s->qext, d, s->span);
+    for (int a = 0; a < d; a++)
         brad[a] = s->span - s->qext[a] + 1;
-        n *= brad[a];
-    }
     c->n = n;
     c->info.unknowns = n;
     cls_t T;

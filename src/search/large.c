@@ -356,11 +356,9 @@ hf_err_t hf_search_large_emit(const hf_search_t *s, const fmpz *R, hf_search_emi
                               void *ctx)
 {
     int64_t brad[HF_D_MAX];
-    long n = 1;
-    for (int a = 0; a < s->d; a++) {
+    long n = hf_search_rbox_size(s->qext, s->d, s->span);
+    for (int a = 0; a < s->d; a++)
         brad[a] = s->span - s->qext[a] + 1;
-        n *= brad[a];
-    }
     const hf_fraction_t *part;
     long np = hf_search_large_slices(s, &part);
     for (long i = 0; i < np; i++)
@@ -370,8 +368,5 @@ hf_err_t hf_search_large_emit(const hf_search_t *s, const fmpz *R, hf_search_emi
 
 long hf_search_large_unknowns(const hf_search_t *s)
 {
-    long n = 1;
-    for (int a = 0; a < s->d; a++)
-        n *= s->span - s->qext[a] + 1;
-    return n;
+    return hf_search_rbox_size(s->qext, s->d, s->span);
 }

@@ -18,23 +18,22 @@ HF_SEARCH_STOP_PHASES(HF_STOP_DEFINE)
 
 /* ---------------------------------------------------------------- creation */
 
-/* (S + 1)^d, or -1 above max. */
-static long search_box_points(long base, int d, long max)
+long hf_search_box_points(int d, int span)
 {
-    long n = 1;
-    for (int j = 0; j < d; j++) {
-        if (n > max / base)
-            return -1;
-        n *= base;
-    }
-    return n;
+    int64_t w[HF_D_MAX];
+    if (d < 0 || d > HF_D_MAX)
+        return -1;
+    for (int a = 0; a < d; a++)
+        w[a] = span + 1L;
+    return hf_box_points(d, w, LONG_MAX);
 }
 
 /* The box against its limit (search.h; docs/targets.md, "Limits"): a large row never lists
  * its points (they are 64-bit box offsets), every other search indexes them in 32 bits. */
 static hf_err_t search_box_fits(int span, int d, int large)
 {
-    if (search_box_points(span + 1L, d, large ? HF_SEARCH_LARGE_BOX_MAX : HF_SEARCH_BOX_MAX) >= 0)
+    long n = hf_search_box_points(d, span);
+    if (n >= 0 && n <= (large ? HF_SEARCH_LARGE_BOX_MAX : HF_SEARCH_BOX_MAX))
         return HF_OK;
     if (large)
         return hf_error(HF_ERR_INPUT,
@@ -96,7 +95,7 @@ static hf_err_t search_box(hf_search_t *s)
 {
     HF_TRY(search_box_fits(s->span, s->d, s->large));
     s->base = s->span + 1;
-    s->npts = search_box_points(s->base, s->d, HF_SEARCH_LARGE_BOX_MAX);
+    s->npts = hf_search_box_points(s->d, s->span);
     s->nlayer = s->npts / s->base;
     s->pw = hf_malloc((size_t)s->d * sizeof *s->pw);
     if (!s->pw)
@@ -242,7 +241,8 @@ hf_err_t hf_search_check(const hf_target_t *t, const hf_search_opts_t *opts)
     /* a box past 32 bits only for a large row: hf_search_large_estimated says large only where
      * hf_search_create makes one (cone, or auto taking the cone) */
     int large = 0;
-    if (search_box_points(opts->span + 1L, t->d, HF_SEARCH_BOX_MAX) < 0)
+    long npts = hf_search_box_points(t->d, opts->span);
+    if (npts < 0 || npts > HF_SEARCH_BOX_MAX)
         HF_TRY(hf_search_large_estimated(t, opts->span, opts->engine, &large));
     return search_box_fits(opts->span, t->d, large);
 }

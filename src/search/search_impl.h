@@ -226,7 +226,9 @@ hf_err_t hf_search_candidate_rows(hf_search_t *s, long m, hf_run_t *run, const h
 /* Extents of Newt(Q) per coordinate (max - min exponent of Q). */
 void hf_search_extents(const hf_fraction_t *f, int64_t *ext);
 /* Points of the box B_R = prod_j [0, S - e_j] (the cone engine's unknowns) for this span: 0
- * if some extent e_j of Newt(Q) exceeds it (then no support fits the span at all). */
+ * if some extent e_j of Newt(Q) exceeds it (then no support fits the span at all), LONG_MAX
+ * when more (core's hf_box_points, saturated). The one count of B_R's points (cone.c,
+ * cone_classes.c, large.c, auto.c, shape.c). */
 long hf_search_rbox_points(const hf_fraction_t *f, int span);
 /* The same from the extents e[d] of Newt(Q). */
 long hf_search_rbox_size(const int64_t *e, int d, int span);

@@ -280,16 +280,11 @@ long hf_search_rbox_points(const hf_fraction_t *f, int span)
 
 long hf_search_rbox_size(const int64_t *e, int d, int span)
 {
-    long n = 1;
-    for (int a = 0; a < d; a++) {
-        int64_t ext = e[a];
-        if (ext > span)
-            return 0;
-        if (n > LONG_MAX / (span - ext + 1))
-            return LONG_MAX;
-        n *= span - ext + 1;
-    }
-    return n;
+    int64_t w[HF_D_MAX];
+    for (int a = 0; a < d; a++)
+        w[a] = span - e[a] + 1;
+    long n = hf_box_points(d, w, LONG_MAX);
+    return n < 0 ? LONG_MAX : n;
 }
 
 hf_err_t hf_search_target_drop(const hf_target_t *t, const int *keep, int dkeep, hf_target_t *out)

@@ -140,12 +140,12 @@ static herr_t write_heads(hid_t f, const hf_approx_result_t *r)
         hsize_t kd[2] = {(hsize_t)h->m, (hsize_t)h->d}, bd[1] = {(hsize_t)h->m},
                 vd[2] = {(hsize_t)h->m, (hsize_t)h->dv};
         if (hf_h5_attr_write_i32(hg, "m", h->m) < 0 ||
-            hf_h5_dataset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys) <
+            hf_h5_dataset_write(hg, "keys", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, kd, h->keys, 0) <
                 0 ||
-            hf_h5_dataset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases) <
-                0 ||
-            hf_h5_dataset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values) <
-                0)
+            hf_h5_dataset_write(hg, "biases", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, bd, h->biases,
+                                0) < 0 ||
+            hf_h5_dataset_write(hg, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, h->values,
+                                0) < 0)
             rc = -1;
         if (HF_H5W_CLOSE(H5Gclose(hg)) < 0)
             rc = -1;
@@ -203,7 +203,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     for (int i = 0; i < r->nrows; i++)
         row_to_disk(r, r->rows + i, rows + i);
     hsize_t nr = (hsize_t)r->nrows;
-    if (hf_h5_dataset_write(f, "table", tf, tm, 1, &nr, rows) < 0)
+    if (hf_h5_dataset_write(f, "table", tf, tm, 1, &nr, rows, 0) < 0)
         goto fail;
     step = "writing /heads";
     if (write_heads(f, r) < 0)
@@ -212,7 +212,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     rf = restart_type(1);
     rm = restart_type(0);
     hsize_t nl = (hsize_t)r->nlog;
-    if (rf < 0 || rm < 0 || hf_h5_dataset_write(f, "restarts", rf, rm, 1, &nl, r->log) < 0)
+    if (rf < 0 || rm < 0 || hf_h5_dataset_write(f, "restarts", rf, rm, 1, &nl, r->log, 0) < 0)
         goto fail;
     step = "closing the file";
     herr_t rc = HF_H5W_CLOSE(H5Fclose(f));
@@ -220,8 +220,7 @@ hf_err_t hf_approx_file_write(const char *path, const hf_approx_result_t *r,
     if (rc < 0)
         goto fail;
     /* the one commit of a finished file: fsync, rename, fsync of the directory */
-    if ((err = hf_store_commit(tmp, path)) != HF_OK)
-        unlink(tmp);
+    err = hf_io_commit(tmp, path);
     goto done;
 fail:
     err = hf_h5_fail(HF_ERR_IO, path, step);

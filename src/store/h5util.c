@@ -42,38 +42,15 @@ static herr_t capture(hid_t stack, void *client)
     return 0;
 }
 
-/* ---- write fault injection ---- */
-
-static long fault_countdown; /* the call at which it reaches 0 fails; <= 0: off */
-static long fault_calls;     /* write calls counted so far */
-
-void hf_h5_fail_after(long n)
-{
-    fault_countdown = n > 0 ? n : 0;
-}
-
-long hf_h5_write_calls(void)
-{
-    return fault_calls;
-}
-
-static int fault_fired; /* the last counted call was failed on purpose */
-
-int hf_h5_fault_injected(void)
-{
-    return fault_fired;
-}
+/* ---- write fault injection: core's countdown decides (headfuse/core.h) ---- */
 
 int hf_h5_fault(const char *call)
 {
-    fault_calls++;
-    fault_fired = 0;
-    if (fault_countdown <= 0 || --fault_countdown > 0)
+    if (!hf_io_fault())
         return 0;
-    fault_fired = 1;
     /* the name of the call, without its arguments, for hf_h5_fail's message */
     snprintf(last_desc, sizeof last_desc, "%.*s: injected failure (write call %ld)",
-             (int)strcspn(call, "("), call, fault_calls);
+             (int)strcspn(call, "("), call, hf_io_write_calls());
     last_locked = 0;
     return 1;
 }
@@ -499,19 +476,56 @@ herr_t hf_h5_attr_write_f64(hid_t obj, const char *name, double value)
 
 /* ---- datasets ---- */
 
-herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                           const hsize_t *dims, const void *buf)
+/* Datasets at least this large are chunked (about CHUNK_BYTES each) and compressed
+ * (shuffle, deflate 1) when the writer asks: a witness is mostly small integers
+ * (docs/hdf5-format.md, "Conventions"). Smaller ones stay contiguous. */
+#define COMPRESS_MIN_BYTES ((hsize_t)64 << 10)
+#define CHUNK_BYTES ((hsize_t)1 << 20)
+
+hid_t hf_h5_dcpl(size_t el, int rank, const hsize_t *dims)
 {
-    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hsize_t count = 1;
+    for (int i = 0; i < rank; i++)
+        count *= dims[i];
+    if (rank < 1 || rank > 3 || count * el < COMPRESS_MIN_BYTES)
+        return H5P_DEFAULT;
+    /* from the last dimension on, as much of each as keeps a chunk near CHUNK_BYTES */
+    hsize_t chunk[3], inner = el;
+    for (int i = rank - 1; i >= 0; i--) {
+        hsize_t k = CHUNK_BYTES / inner;
+        chunk[i] = k < 1 ? 1 : k < dims[i] ? k : dims[i];
+        inner *= chunk[i];
+    }
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+        H5Pset_deflate(dcpl, 1) < 0) {
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+        return H5I_INVALID_HID;
+    }
+    return dcpl;
+}
+
+herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                           const hsize_t *dims, const void *buf, int compress)
+{
+    herr_t rc = -1;
+    hid_t space = H5Screate_simple(rank, dims, NULL), ds = H5I_INVALID_HID;
+    hsize_t count = 1;
+    for (int i = 0; i < rank; i++)
+        count *= dims[i];
     if (space < 0)
         return -1;
-    hid_t ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    herr_t rc = ds < 0 ? -1 : 0;
-    hsize_t n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= dims[i];
-    if (rc == 0 && n > 0)
-        rc = HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    hid_t dcpl = compress ? hf_h5_dcpl(H5Tget_size(ftype), rank, dims) : H5P_DEFAULT;
+    if (dcpl == H5I_INVALID_HID)
+        goto done;
+    ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    if (dcpl != H5P_DEFAULT)
+        H5Pclose(dcpl);
+    if (ds < 0)
+        goto done;
+    rc = count ? HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf)) : 0;
+done:
     if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
         rc = -1;
     H5Sclose(space);
@@ -731,44 +745,4 @@ uint32_t hf_store_checksum(const char *s, size_t n)
         h *= 16777619u;
     }
     return h;
-}
-
-/* ---- the one atomic commit of a finished file ---- */
-
-/* Best effort (store.h): it comes after the rename, when the file is complete under its
- * name, so a failure is not reported as the file's (the caller's old file is gone by then). */
-void hf_store_sync_dir(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
-hf_err_t hf_store_commit(const char *tmp, const char *path)
-{
-    int fd = open(tmp, O_RDONLY);
-    if (fd < 0)
-        return hf_error(HF_ERR_IO, "%s: cannot reopen %s: %s", path, tmp, strerror(errno));
-    int rc = HF_SYSW(EIO, fsync(fd));
-    int e = errno;
-    if (HF_SYSW_CLOSE(close(fd)) < 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc < 0)
-        return hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(e));
-    if (HF_SYSW(EIO, rename(tmp, path)) < 0)
-        return hf_error(HF_ERR_IO, "%s: renaming %s: %s", path, tmp, strerror(errno));
-    hf_store_sync_dir(path);
-    return HF_OK;
 }

@@ -255,13 +255,6 @@ typedef struct {
     char what[200]; /* room for "/rows/N: " and a step */
 } wctx_t;
 
-/* Create dataset `name` under loc and write buf (chunked and compressed when large). */
-static herr_t write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                            const hsize_t *dims, const void *buf)
-{
-    return hf_supports_dataset_write(loc, name, ftype, mtype, rank, dims, buf);
-}
-
 static hf_err_t write_row_group(hid_t rows, long i, const hf_supports_t *s, const char *json,
                                 const char *group_note, wctx_t *c)
 {
@@ -317,7 +310,7 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
 
     snprintf(c->what, sizeof c->what, "writing /table");
     hsize_t nr = (hsize_t)r->nrows;
-    if (write_dataset(file, "table", rowf, rowm, 1, &nr, r->rows) < 0 ||
+    if (hf_h5_dataset_write(file, "table", rowf, rowm, 1, &nr, r->rows, 1) < 0 ||
         (table = H5Dopen2(file, "table", H5P_DEFAULT)) < 0 ||
         hf_h5_attr_write_i64(table, "null_value", -1) < 0)
         goto done;
@@ -343,7 +336,7 @@ static hf_err_t write_contents(hid_t file, const hf_result_t *r, wctx_t *c)
 
     snprintf(c->what, sizeof c->what, "writing /units");
     hsize_t nu = (hsize_t)r->nunits;
-    if (write_dataset(file, "units", unitf, unitm, 1, &nu, r->units) < 0)
+    if (hf_h5_dataset_write(file, "units", unitf, unitm, 1, &nu, r->units, 1) < 0)
         goto done;
     err = HF_OK;
 done:
@@ -386,58 +379,36 @@ static hf_err_t check_result(const char *path, const hf_result_t *r)
     return HF_OK;
 }
 
-/* Write all n bytes to fd. */
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = HF_SYSW(ENOSPC, write(fd, p, n));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A file whose witnesses are all held in memory is built in memory (HDF5's core driver) and
- * its image written with plain write(2)s: HDF5 1.10 cannot close a file whose final flush
- * failed (a full disk) and then crashes at exit, which in memory cannot happen. */
-static hf_err_t write_image(const char *path, const char *tmp, hid_t file)
+ * its image written by core's atomic write: HDF5 1.10 cannot close a file whose final flush
+ * failed (a full disk) and then crashes at exit, which in memory cannot happen. The image
+ * (hf_malloc'ed, *n bytes) goes to *image. */
+static hf_err_t take_image(const char *path, hid_t file, void **image, size_t *n)
 {
-    hf_err_t err = HF_OK;
-    void *image = NULL;
-    ssize_t n;
+    ssize_t len;
     if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0 ||
-        (n = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0)
+        (len = HF_H5W(H5Fget_file_image(file, NULL, 0))) < 0)
         return hf_h5_fail(HF_ERR_IO, path, "building the file image");
-    if (!(image = hf_malloc((size_t)n)))
+    if (!(*image = hf_malloc((size_t)len)))
         return HF_ERR_NOMEM;
-    if (HF_H5W(H5Fget_file_image(file, image, (size_t)n)) != n) {
-        free(image);
+    if (HF_H5W(H5Fget_file_image(file, *image, (size_t)len)) != len)
         return hf_h5_fail(HF_ERR_IO, path, "building the file image");
-    }
-    int fd = HF_SYSW(EIO, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-    if (fd < 0)
-        err = hf_error(HF_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-    else if (write_all(fd, image, (size_t)n) < 0)
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-    if (fd >= 0 && HF_SYSW_CLOSE(close(fd)) < 0 && err == HF_OK)
-        err = hf_error(HF_ERR_IO, "%s: writing %s: %s", path, tmp, strerror(errno));
-    free(image);
-    return err;
+    *n = (size_t)len;
+    return HF_OK;
 }
 
-/* Write the file to tmp. A file with a large row's witness held in another file (supports.c)
- * is written by HDF5 itself, the witness copied in chunk by chunk: no image of it is ever
- * in memory. Its failed final flush (a full disk) leaves the library unable to close it:
- * it is then abandoned (hf_h5_abandon), and the process ends with the error. */
+/* Write the file as path (through tmp): in memory, then its image written atomically, or, for a
+ * file with a large row's witness held in another file (supports.c), by HDF5 itself into tmp,
+ * the witness copied in chunk by chunk (no image of it is ever in memory), then committed. The
+ * latter's failed final flush (a full disk) leaves the library unable to close it: it is then
+ * abandoned (hf_h5_abandon), and the process ends with the error. */
 static hf_err_t write_file(const char *path, const char *tmp, const hf_result_t *r)
 {
     hf_err_t err = HF_OK;
     wctx_t c = {path, ""};
     int in_memory = 1;
+    void *image = NULL;
+    size_t nimage = 0;
     for (long i = 0; i < r->nrows; i++)
         in_memory &= !r->supports[i].file;
     hid_t fapl = hf_h5_fapl(0), file = H5I_INVALID_HID;
@@ -452,7 +423,7 @@ static hf_err_t write_file(const char *path, const char *tmp, const hf_result_t 
         goto done;
     }
     if (in_memory)
-        err = write_image(path, tmp, file);
+        err = take_image(path, file, &image, &nimage);
     else if (HF_H5W(H5Fflush(file, H5F_SCOPE_GLOBAL)) < 0)
         err = hf_h5_fail(HF_ERR_IO, path, "flushing the file");
 done:
@@ -464,6 +435,10 @@ done:
     }
     if (fapl >= 0)
         H5Pclose(fapl);
+    /* durable before it becomes visible under its final name, and the name durable too */
+    if (err == HF_OK)
+        err = in_memory ? hf_io_write_file(path, image, nimage, 0) : hf_io_commit(tmp, path);
+    free(image);
     return err;
 }
 
@@ -499,9 +474,6 @@ hf_err_t hf_result_write(const char *path, const hf_result_t *r)
     memcpy(tmp + n, ".tmp", 5);
     hf_h5_quiet_begin(&q);
     err = write_file(path, tmp, r);
-    /* durable before it becomes visible under its final name, and the name durable too */
-    if (err == HF_OK)
-        err = hf_store_commit(tmp, path);
     if (err != HF_OK)
         unlink(tmp);
     free(tmp);
@@ -705,94 +677,94 @@ done:
     return err;
 }
 
-/* The file into r, uninitialised: initialised here (clear it even on error). */
-static hf_err_t result_read(const char *path, hf_result_t *r)
+/* The format of an open result file: *format 4 (this one), 3 (the same table, witnesses as
+ * rational strings), 2 or 1 (older tables too); any other is HF_ERR_CORRUPT, saying so when
+ * a newer headfuse wrote it. */
+static hf_err_t read_format(hid_t file, const char *path, int *format)
 {
-    hf_h5_quiet_t q;
+    char *name = NULL;
     hf_err_t err = HF_OK;
-    hid_t file = H5I_INVALID_HID, rowm = H5I_INVALID_HID, unitm = H5I_INVALID_HID;
-    hid_t rows = H5I_INVALID_HID, unitm1 = H5I_INVALID_HID;
-    hid_t rowm_old[2] = {H5I_INVALID_HID, H5I_INVALID_HID}; /* formats 2 and 1 */
-    char *format_name = NULL;
-    void *buf = NULL;
-    long n = 0;
-
-    hf_result_init(r);
-    hf_h5_quiet_begin(&q);
-    HF_CHECK(err, hf_h5_open_read(path, "result", 0, &file), done);
-    if (H5Aexists(file, "format") <= 0) {
-        err =
-            hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (no format attribute)", path);
-        goto done;
-    }
-    HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format_name), done);
-    /* 4: this format; 3: the same table, witnesses as rational strings; 2 and 1 older
-     * tables too */
-    int format = !strcmp(format_name, RESULT_FORMAT)     ? 4
-                 : !strcmp(format_name, RESULT_FORMAT_3) ? 3
-                 : !strcmp(format_name, RESULT_FORMAT_2) ? 2
-                 : !strcmp(format_name, RESULT_FORMAT_1) ? 1
-                                                         : 0;
-    int current = format >= 3; /* the table of format 3 */
-    if (!format) {
+    if (H5Aexists(file, "format") <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: not a headfuse result file (no format attribute)",
+                        path);
+    HF_TRY(hf_h5_attr_read_str(file, "format", path, "/", &name));
+    *format = !strcmp(name, RESULT_FORMAT)     ? 4
+              : !strcmp(name, RESULT_FORMAT_3) ? 3
+              : !strcmp(name, RESULT_FORMAT_2) ? 2
+              : !strcmp(name, RESULT_FORMAT_1) ? 1
+                                               : 0;
+    if (!*format) {
         /* "headfuse-result-N" of a later N: a newer headfuse wrote it */
-        const char *tail = format_name + strlen(RESULT_FORMAT_PREFIX);
+        const char *tail = name + strlen(RESULT_FORMAT_PREFIX);
         char *end = NULL;
-        long v = strncmp(format_name, RESULT_FORMAT_PREFIX, strlen(RESULT_FORMAT_PREFIX))
+        long v = strncmp(name, RESULT_FORMAT_PREFIX, strlen(RESULT_FORMAT_PREFIX))
                      ? 0
                      : strtol(tail, &end, 10);
         if (v > 4 && end && !*end && isdigit((unsigned char)*tail))
             err = hf_error(HF_ERR_CORRUPT,
                            "%s: written by a newer headfuse (format '%s'); this headfuse reads "
                            "'%s', '%s', '%s' and '%s': read it with the headfuse that wrote it",
-                           path, format_name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
+                           path, name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
                            RESULT_FORMAT_1);
         else
             err = hf_error(HF_ERR_CORRUPT,
                            "%s: not a headfuse result file (format '%s', expected '%s', '%s', "
                            "'%s' or '%s')",
-                           path, format_name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
+                           path, name, RESULT_FORMAT, RESULT_FORMAT_3, RESULT_FORMAT_2,
                            RESULT_FORMAT_1);
-        goto done;
     }
-    HF_CHECK(err, read_provenance(file, path, r), done);
+    free(name);
+    return err;
+}
+
+/* Row i of /table as read (older: 0, or 1 and 2 for the rows of formats 2 and 1) made a row
+ * of this format; the name of an invalid field, or NULL. */
+static const char *row_upgrade(hf_row_t *w, int older)
+{
+    if (older == 2) {
+        /* the rows of a format-1 file do not say how they were searched */
+        w->max_atoms = -1;
+        snprintf(w->engine, sizeof w->engine, "unknown");
+        snprintf(w->lb_rule, sizeof w->lb_rule, "unknown");
+    }
+    /* before format 3, m* was the int64 alone */
+    if (older)
+        snprintf(w->m_star_dec, sizeof w->m_star_dec, "%" PRId64,
+                 w->m_star < 0 ? (int64_t)-1 : w->m_star);
+    /* never trust a terminator from the file */
+    w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
+    w->status[HF_STATUS_LEN - 1] = w->engine[HF_ENGINE_LEN - 1] = '\0';
+    w->lb_rule[HF_RULE_LEN - 1] = w->m_star_dec[HF_BIGINT_LEN - 1] = '\0';
+    /* before "infeasible" existed, a row without a support in its span said "exhaustive"
+     * with m_star -1 */
+    if (!strcmp(w->status, "exhaustive") && !strcmp(w->m_star_dec, "-1"))
+        snprintf(w->status, sizeof w->status, "infeasible");
+    return row_bad_field(w);
+}
+
+/* /table into r->rows (rows of format 3 and later, or of formats 2 and 1 in a file of those:
+ * `current` 0), each checked, and room for their supports and targets: r->nrows set. */
+static hf_err_t read_table(hid_t file, const char *path, int current, hf_result_t *r)
+{
+    hf_err_t err = HF_OK;
+    hid_t rowm = H5I_INVALID_HID;
+    hid_t rowm_old[2] = {H5I_INVALID_HID, H5I_INVALID_HID}; /* formats 2 and 1 */
+    void *buf = NULL;
+    long n = 0;
+    int older = 0;
     if ((rowm = hf_h5_row_type(0)) < 0 ||
         (rowm_old[0] = hf_h5_row_type_older(0, HF_H5_ROW_V2_FIELDS)) < 0 ||
-        (rowm_old[1] = hf_h5_row_type_older(0, HF_H5_ROW_V1_FIELDS)) < 0 ||
-        (unitm = hf_h5_unit_type(0)) < 0 || (unitm1 = hf_h5_unit_type_v1(0)) < 0) {
+        (rowm_old[1] = hf_h5_row_type_older(0, HF_H5_ROW_V1_FIELDS)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
-
-    /* a file of format 3 has the rows of format 3; formats 1 and 2 one of the older */
-    int older = 0, v1_units = 0;
     HF_CHECK(err,
              read_compound(file, "table", rowm, rowm_old, current ? 0 : 2, sizeof(hf_row_t), path,
                            &buf, &n, &older),
              done);
     r->rows = buf;
-    buf = NULL;
     for (long i = 0; i < n; i++) {
-        hf_row_t *w = &r->rows[i];
-        if (older == 2) {
-            /* the rows of a format-1 file do not say how they were searched */
-            w->max_atoms = -1;
-            snprintf(w->engine, sizeof w->engine, "unknown");
-            snprintf(w->lb_rule, sizeof w->lb_rule, "unknown");
-        }
-        /* before format 3, m* was the int64 alone */
-        if (older)
-            snprintf(w->m_star_dec, sizeof w->m_star_dec, "%" PRId64,
-                     w->m_star < 0 ? (int64_t)-1 : w->m_star);
-        /* never trust a terminator from the file */
-        w->name[HF_NAME_LEN - 1] = w->lb[HF_BIGINT_LEN - 1] = w->ub[HF_BIGINT_LEN - 1] = '\0';
-        w->status[HF_STATUS_LEN - 1] = w->engine[HF_ENGINE_LEN - 1] = '\0';
-        w->lb_rule[HF_RULE_LEN - 1] = w->m_star_dec[HF_BIGINT_LEN - 1] = '\0';
-        /* before "infeasible" existed, a row without a support in its span said
-         * "exhaustive" with m_star -1 */
-        if (!strcmp(w->status, "exhaustive") && !strcmp(w->m_star_dec, "-1"))
-            snprintf(w->status, sizeof w->status, "infeasible");
-        const char *bad = row_bad_field(w);
+        const char *bad = row_upgrade(&r->rows[i], older);
         if (bad) {
             err = hf_error(HF_ERR_CORRUPT, "%s: /table[%ld]: invalid %s", path, i, bad);
             goto done;
@@ -805,57 +777,81 @@ static hf_err_t result_read(const char *path, hf_result_t *r)
         goto done;
     }
     r->nrows = r->caprows = n; /* from here hf_result_clear frees what was read */
+done:
+    for (int i = 0; i < 2; i++)
+        if (rowm_old[i] >= 0)
+            H5Tclose(rowm_old[i]);
+    if (rowm >= 0)
+        H5Tclose(rowm);
+    return err;
+}
 
-    if ((rows = H5Gopen2(file, "rows", H5P_DEFAULT)) < 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: /rows: missing or unreadable", path);
-        goto done;
-    }
+/* The groups /rows/<i>, one a row of /table: the supports and target of each. */
+static hf_err_t read_rows(hid_t file, const char *path, hf_result_t *r)
+{
+    hf_err_t err = HF_OK;
+    hid_t rows = H5Gopen2(file, "rows", H5P_DEFAULT);
+    if (rows < 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: /rows: missing or unreadable", path);
     H5G_info_t info;
-    if (H5Gget_info(rows, &info) < 0) {
+    if (H5Gget_info(rows, &info) < 0)
         err = hf_h5_fail(HF_ERR_CORRUPT, path, "/rows");
-        goto done;
-    }
-    if ((long)info.nlinks != n) {
+    else if ((long)info.nlinks != r->nrows)
         err = hf_error(HF_ERR_CORRUPT, "%s: /rows: has %llu entries but /table has %ld rows", path,
-                       (unsigned long long)info.nlinks, n);
-        goto done;
-    }
-    for (long i = 0; i < n; i++)
-        HF_CHECK(err, read_row_group(rows, i, path, r), done);
+                       (unsigned long long)info.nlinks, r->nrows);
+    for (long i = 0; err == HF_OK && i < r->nrows; i++)
+        err = read_row_group(rows, i, path, r);
+    H5Gclose(rows);
+    return err;
+}
 
-    /* /units without lo and hi: a file written before cell ranges, of whole units */
-    HF_CHECK(err,
-             read_compound(file, "units", unitm, &unitm1, 1, sizeof(hf_unit_record_t), path, &buf,
-                           &r->nunits, &v1_units),
-             done);
+/* /units into r->units, each checked; /units without lo and hi: a file written before cell
+ * ranges, of whole units. */
+static hf_err_t read_units(hid_t file, const char *path, hf_result_t *r)
+{
+    hid_t mt[2] = {hf_h5_unit_type(0), hf_h5_unit_type_v1(0)}; /* this format's, the first */
+    void *buf = NULL;
+    int v1_units = 0;
+    hf_err_t err = mt[0] < 0 || mt[1] < 0
+                       ? hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes")
+                       : read_compound(file, "units", mt[0], &mt[1], 1, sizeof(hf_unit_record_t),
+                                       path, &buf, &r->nunits, &v1_units);
+    for (int i = 0; i < 2; i++)
+        if (mt[i] >= 0)
+            H5Tclose(mt[i]);
+    HF_TRY(err);
     r->units = buf;
-    buf = NULL;
     for (long i = 0; i < r->nunits; i++) {
         if (v1_units) {
             r->units[i].lo = 0;
             r->units[i].hi = HF_CELLS_ALL;
         }
         const char *bad = unit_bad(&r->units[i], r->nrows);
-        if (bad) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /units[%ld]: %s", path, i, bad);
-            goto done;
-        }
+        if (bad)
+            return hf_error(HF_ERR_CORRUPT, "%s: /units[%ld]: %s", path, i, bad);
     }
+    return HF_OK;
+}
+
+/* The file into r, uninitialised: initialised here (clear it even on error). */
+static hf_err_t result_read(const char *path, hf_result_t *r)
+{
+    hf_h5_quiet_t q;
+    hf_err_t err = HF_OK;
+    hid_t file = H5I_INVALID_HID;
+    int format = 0;
+    hf_result_init(r);
+    hf_h5_quiet_begin(&q);
+    HF_CHECK(err, hf_h5_open_read(path, "result", 0, &file), done);
+    HF_CHECK(err, read_format(file, path, &format), done);
+    HF_CHECK(err, read_provenance(file, path, r), done);
+    /* a file of format 3 or 4 has the rows of format 3; formats 1 and 2 one of the older */
+    HF_CHECK(err, read_table(file, path, format >= 3, r), done);
+    HF_CHECK(err, read_rows(file, path, r), done);
+    err = read_units(file, path, r);
 done:
-    if (rows >= 0)
-        H5Gclose(rows);
-    if (unitm1 >= 0)
-        H5Tclose(unitm1);
-    if (unitm >= 0)
-        H5Tclose(unitm);
-    for (int i = 0; i < 2; i++)
-        if (rowm_old[i] >= 0)
-            H5Tclose(rowm_old[i]);
-    if (rowm >= 0)
-        H5Tclose(rowm);
     if (file >= 0)
         H5Fclose(file);
-    free(format_name);
     if (err != HF_OK)
         hf_result_clear(r);
     hf_h5_quiet_end(&q);

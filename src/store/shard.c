@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "store/store_impl.h"
 
 /* Format 3 keeps large records in /bigtext (rows of BIG_BLOCK bytes, compressed); format 2
@@ -39,8 +40,6 @@
 #define BIG_BLOCK ((hsize_t)1 << 20)
 #define RESERVE_STEP ((hsize_t)4 << 20)
 #define RESERVE_SLACK ((hsize_t)256 << 10) /* metadata a unit may add */
-
-int hf_shard_debug_fail_reserve;
 
 struct hf_shard_s {
     char *path;
@@ -118,7 +117,7 @@ hf_err_t hf_shard_create(const char *path, const char *fingerprint, const char *
         (sh->file = HF_H5W(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl))) < 0) {
         /* H5Fcreate that met a write error keeps the half-made file, without an ID,
          * and cannot close it (at exit either) */
-        create_failed = fapl >= 0 && !hf_h5_fault_injected();
+        create_failed = fapl >= 0 && !hf_io_fault_injected();
         err = hf_h5_fail(HF_ERR_IO, path, "cannot create shard");
         goto fail;
     }
@@ -350,13 +349,14 @@ static hf_err_t reserve(hf_shard_t *sh, hsize_t need)
     if (lim.rlim_cur != RLIM_INFINITY && want > (hsize_t)lim.rlim_cur)
         return hf_error(HF_ERR_IO, "%s: no room for more units: %s (file size limit %llu bytes)",
                         sh->path, strerror(EFBIG), (unsigned long long)lim.rlim_cur);
-    if (sh->fd < 0 || (want <= sh->reserved && !hf_shard_debug_fail_reserve))
+    int fail = hf_knob(HF_KNOB_SHARD_FAIL_RESERVE, 0) != 0; /* a test's full disk */
+    if (sh->fd < 0 || (want <= sh->reserved && !fail))
         return HF_OK;
     hsize_t to = want + (eoa / 8 > RESERVE_STEP ? eoa / 8 : RESERVE_STEP);
     if (lim.rlim_cur != RLIM_INFINITY && to > (hsize_t)lim.rlim_cur)
         to = (hsize_t)lim.rlim_cur;
-    int rc = hf_shard_debug_fail_reserve ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
-    if (rc < 0 && errno == ENOSPC && !hf_shard_debug_fail_reserve) {
+    int rc = fail ? (errno = ENOSPC, -1) : reserve_range(sh->fd, eoa, to);
+    if (rc < 0 && errno == ENOSPC && !fail) {
         to = want; /* nearly full: just what this unit needs */
         rc = reserve_range(sh->fd, eoa, to);
     }
@@ -642,37 +642,20 @@ static hf_err_t big_read(hid_t ds, const hf_found_mem_t *f, const char *path, un
     return HF_OK;
 }
 
-/* Read one shard whole into out (cleared on error): check the format (2, or 1: whole
- * units, read as ranges [0, HF_CELLS_ALL) and found records with lo 0) and the job
- * fingerprint (a shard of another search is HF_ERR_INPUT, naming what it holds), read
- * the /units, /found and /text logs, drop never-written records a kill left at the end
- * of /units, refuse any other invalid unit record, and keep the found records of
- * completed ranges only, each checked against the text's bounds and its checksum
- * (records of ranges in flight may be partial and are dropped unread). Runs inside the
- * read guard (hf_shard_read). out is uninitialised: initialised here, empty on error. */
-static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
+/* The format (1, 2 or 3: *version) and the fingerprint of an open shard: another format is
+ * HF_ERR_CORRUPT, a shard of another search HF_ERR_INPUT naming what it holds. */
+static hf_err_t check_header(hid_t file, const char *path, const char *fingerprint, int *version)
 {
-    hf_h5_quiet_t q;
     hf_err_t err = HF_OK;
-    hid_t file = H5I_INVALID_HID, umt = H5I_INVALID_HID, fmt = H5I_INVALID_HID;
-    char *format = NULL, *fp = NULL, *text = NULL;
-    hf_unit_record_t *units = NULL;
-    hf_found_mem_t *found = NULL;
-    unit_key_t *keys = NULL;
-    hsize_t nu = 0, nf = 0, nt = 0, nbig = 0;
-    hid_t big = H5I_INVALID_HID;
-    void *buf;
-
-    hf_shard_data_init(out);
-    hf_h5_quiet_begin(&q);
-    HF_CHECK(err, hf_h5_open_read(path, "shard", 1, &file), done);
-    if (H5Aexists(file, "format") <= 0) {
-        err = hf_error(HF_ERR_CORRUPT, "%s: not a headfuse shard (no format attribute)", path);
-        goto done;
-    }
+    char *format = NULL, *fp = NULL;
+    if (H5Aexists(file, "format") <= 0)
+        return hf_error(HF_ERR_CORRUPT, "%s: not a headfuse shard (no format attribute)", path);
     HF_CHECK(err, hf_h5_attr_read_str(file, "format", path, "/", &format), done);
-    int v1 = !strcmp(format, SHARD_FORMAT_1), v3 = !strcmp(format, SHARD_FORMAT);
-    if (!v1 && !v3 && strcmp(format, SHARD_FORMAT_2) != 0) {
+    *version = !strcmp(format, SHARD_FORMAT)     ? 3
+               : !strcmp(format, SHARD_FORMAT_2) ? 2
+               : !strcmp(format, SHARD_FORMAT_1) ? 1
+                                                 : 0;
+    if (!*version) {
         err = hf_error(HF_ERR_CORRUPT,
                        "%s: not a headfuse shard (format '%s', expected '%s', '%s' or '%s')", path,
                        format, SHARD_FORMAT, SHARD_FORMAT_2, SHARD_FORMAT_1);
@@ -698,112 +681,156 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
                            "not say which; fingerprint '%s', expected '%s')",
                            path, fp, fingerprint);
         free(about);
-        goto done;
     }
+done:
+    free(fp);
+    free(format);
+    return err;
+}
+
+/* A shard's logs as shard_read reads them, phase by phase. */
+typedef struct {
+    hf_unit_record_t *units; /* nu records */
+    hf_found_mem_t *found;   /* nf records */
+    char *text;              /* /text: nt bytes */
+    unit_key_t *keys;        /* the completed ranges of units, sorted */
+    hsize_t nu, nf, nt, nbig;
+    hid_t big; /* /bigtext (format 3, nbig bytes), or H5I_INVALID_HID */
+} shard_logs_t;
+
+static void logs_clear(shard_logs_t *L)
+{
+    if (L->big >= 0)
+        H5Dclose(L->big);
+    free(L->keys);
+    free(L->text);
+    free(L->found);
+    free(L->units);
+}
+
+/* The /units, /found and /text logs (and /bigtext in format 3) whole; format 1's records
+ * made ranges: a unit record completes its whole unit, a found record has lo 0. */
+static hf_err_t read_logs(hid_t file, const char *path, int version, shard_logs_t *L)
+{
+    hf_err_t err = HF_OK;
+    int v1 = version == 1;
+    hid_t mt[2] = {H5I_INVALID_HID, H5I_INVALID_HID}; /* of /units and of /found */
+    void *buf;
     /* format 1's memory types leave lo and hi alone: they are set below */
-    if ((umt = v1 ? hf_h5_unit_type_v1(0) : hf_h5_unit_type(0)) < 0 ||
-        (fmt = v1 ? hf_h5_found_type_v1(0) : hf_h5_found_type(0)) < 0) {
+    if ((mt[0] = v1 ? hf_h5_unit_type_v1(0) : hf_h5_unit_type(0)) < 0 ||
+        (mt[1] = v1 ? hf_h5_found_type_v1(0) : hf_h5_found_type(0)) < 0) {
         err = hf_h5_fail(HF_ERR_INTERNAL, path, "building datatypes");
         goto done;
     }
-    HF_CHECK(err, read_log(file, "units", umt, sizeof *units, path, &buf, &nu), done);
-    units = buf;
-    HF_CHECK(err, read_log(file, "found", fmt, sizeof *found, path, &buf, &nf), done);
-    found = buf;
-    HF_CHECK(err, read_log(file, "text", H5T_NATIVE_UINT8, TEXT_BLOCK, path, &buf, &nt), done);
-    text = buf;
-    nt *= TEXT_BLOCK; /* bytes from here */
-    if (v3)
-        HF_CHECK(err, big_open(file, path, &big, &nbig), done);
-    for (hsize_t i = 0; v1 && i < nu; i++) {
-        units[i].lo = 0; /* a format-1 record completes its whole unit */
-        units[i].hi = HF_CELLS_ALL;
+    HF_CHECK(err, read_log(file, "units", mt[0], sizeof *L->units, path, &buf, &L->nu), done);
+    L->units = buf;
+    HF_CHECK(err, read_log(file, "found", mt[1], sizeof *L->found, path, &buf, &L->nf), done);
+    L->found = buf;
+    HF_CHECK(err, read_log(file, "text", H5T_NATIVE_UINT8, TEXT_BLOCK, path, &buf, &L->nt), done);
+    L->text = buf;
+    L->nt *= TEXT_BLOCK; /* bytes from here */
+    if (version == 3)
+        HF_CHECK(err, big_open(file, path, &L->big, &L->nbig), done);
+    for (hsize_t i = 0; v1 && i < L->nu; i++) {
+        L->units[i].lo = 0;
+        L->units[i].hi = HF_CELLS_ALL;
     }
-    for (hsize_t i = 0; v1 && i < nf; i++)
-        found[i].lo = 0;
+    for (hsize_t i = 0; v1 && i < L->nf; i++)
+        L->found[i].lo = 0;
+done:
+    for (int i = 0; i < 2; i++)
+        if (mt[i] >= 0)
+            H5Tclose(mt[i]);
+    return err;
+}
 
-    /* A kill can leave a dataset's new length on disk before its data: such
-     * never-written records read as the fill value (row -1) and can only be at
-     * the end of /units. Anything else out of range is damage. */
-    while (nu > 0 && units[nu - 1].row == -1 && units[nu - 1].m == -1)
-        nu--;
-    keys = hf_malloc((size_t)nu * sizeof *keys);
-    if (!keys) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (hsize_t i = 0; i < nu; i++) {
-        const hf_unit_record_t *u = &units[i];
+/* The unit records checked, and their completed ranges sorted into L->keys. A kill can leave
+ * a dataset's new length on disk before its data: such never-written records read as the
+ * fill value (row -1) and can only be at the end of /units, where they are dropped. Anything
+ * else out of range is damage. */
+static hf_err_t index_units(const char *path, shard_logs_t *L)
+{
+    while (L->nu > 0 && L->units[L->nu - 1].row == -1 && L->units[L->nu - 1].m == -1)
+        L->nu--;
+    if (!(L->keys = hf_malloc((size_t)L->nu * sizeof *L->keys)))
+        return HF_ERR_NOMEM;
+    for (hsize_t i = 0; i < L->nu; i++) {
+        const hf_unit_record_t *u = &L->units[i];
         if (u->row < 0 || u->m < 0 || u->unit < 0 || u->lo < 0 || u->hi <= u->lo || u->rank < 0 ||
-            u->nodes < 0 || u->found < 0 || !(u->seconds >= 0)) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /units[%llu]: invalid record", path,
-                           (unsigned long long)i);
-            goto done;
-        }
-        keys[i] = (unit_key_t){u->row, u->m, u->unit, u->lo};
+            u->nodes < 0 || u->found < 0 || !(u->seconds >= 0))
+            return hf_error(HF_ERR_CORRUPT, "%s: /units[%llu]: invalid record", path,
+                            (unsigned long long)i);
+        L->keys[i] = (unit_key_t){u->row, u->m, u->unit, u->lo};
     }
-    qsort(keys, (size_t)nu, sizeof *keys, key_cmp);
+    qsort(L->keys, (size_t)L->nu, sizeof *L->keys, key_cmp);
+    return HF_OK;
+}
 
-    /* Found records of completed ranges were flushed before the completion record
-     * was written, so they must be intact; those of ranges in flight may be only
-     * partly written and are dropped unchecked. */
-    long keep = 0;
-    for (hsize_t i = 0; i < nf; i++) {
-        const hf_found_mem_t *f = &found[i];
-        unit_key_t k = {f->row, f->m, f->unit, f->lo};
-        if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
+/* Whether found record f belongs to a completed range. */
+static int found_kept(const shard_logs_t *L, const hf_found_mem_t *f)
+{
+    unit_key_t k = {f->row, f->m, f->unit, f->lo};
+    return bsearch(&k, L->keys, (size_t)L->nu, sizeof *L->keys, key_cmp) != NULL;
+}
+
+/* Found records of completed ranges were flushed before the completion record was written,
+ * so they must be intact: each within its text's bounds, and those in /text with their
+ * checksum (those in /bigtext are checked when read). Those of ranges in flight may be only
+ * partly written and are dropped unchecked. *keep: the records kept. */
+static hf_err_t check_found(const char *path, const shard_logs_t *L, long *keep)
+{
+    *keep = 0;
+    for (hsize_t i = 0; i < L->nf; i++) {
+        const hf_found_mem_t *f = &L->found[i];
+        if (!found_kept(L, f))
             continue;
-        if (f->offset < 0 && f->length >= 0) { /* in /bigtext: read and checked below */
+        int bad;
+        if (f->offset < 0 && f->length >= 0) { /* in /bigtext */
             hsize_t at = (hsize_t)(-1 - f->offset);
-            if (big < 0 || at % BIG_BLOCK != 0 || at > nbig || (hsize_t)f->length > nbig - at) {
-                err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
-                               (unsigned long long)i);
-                goto done;
-            }
-            keep++;
-            continue;
+            bad = L->big < 0 || at % BIG_BLOCK != 0 || at > L->nbig ||
+                  (hsize_t)f->length > L->nbig - at;
+        } else {
+            bad = f->offset < 0 || f->length < 0 || (hsize_t)f->offset > L->nt ||
+                  (hsize_t)f->length > L->nt - (hsize_t)f->offset;
         }
-        if (f->offset < 0 || f->length < 0 || (hsize_t)f->offset > nt ||
-            (hsize_t)f->length > nt - (hsize_t)f->offset) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
-                           (unsigned long long)i);
-            goto done;
-        }
-        if (hf_store_checksum(text + f->offset, (size_t)f->length) != f->checksum) {
-            err = hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: record text checksum mismatch", path,
-                           (unsigned long long)i);
-            goto done;
-        }
-        keep++;
+        if (bad)
+            return hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: invalid record", path,
+                            (unsigned long long)i);
+        if (f->offset >= 0 &&
+            hf_store_checksum(L->text + f->offset, (size_t)f->length) != f->checksum)
+            return hf_error(HF_ERR_CORRUPT, "%s: /found[%llu]: record text checksum mismatch", path,
+                            (unsigned long long)i);
+        (*keep)++;
     }
-    out->units = units;
-    units = NULL;
-    out->nunits = (long)nu;
+    return HF_OK;
+}
+
+/* The units and the keep found records of completed ranges (their texts read) into out. */
+static hf_err_t take_found(const char *path, shard_logs_t *L, long keep, hf_shard_data_t *out)
+{
+    out->units = L->units;
+    L->units = NULL;
+    out->nunits = (long)L->nu;
     out->found_row = hf_malloc((size_t)keep * sizeof *out->found_row);
     out->found_m = hf_malloc((size_t)keep * sizeof *out->found_m);
     out->found_unit = hf_malloc((size_t)keep * sizeof *out->found_unit);
     out->found_lo = hf_malloc((size_t)keep * sizeof *out->found_lo);
     out->found_record = hf_calloc((size_t)keep, sizeof *out->found_record);
     if (!out->found_row || !out->found_m || !out->found_unit || !out->found_lo ||
-        !out->found_record) {
-        err = HF_ERR_NOMEM;
-        goto done;
-    }
-    for (hsize_t i = 0; i < nf; i++) {
-        const hf_found_mem_t *f = &found[i];
-        unit_key_t k = {f->row, f->m, f->unit, f->lo};
-        if (!bsearch(&k, keys, (size_t)nu, sizeof *keys, key_cmp))
+        !out->found_record)
+        return HF_ERR_NOMEM;
+    for (hsize_t i = 0; i < L->nf; i++) {
+        const hf_found_mem_t *f = &L->found[i];
+        if (!found_kept(L, f))
             continue; /* its range was in flight when the shard was last written */
         long j = out->nfound;
         char *rec = NULL;
         if (f->offset < 0) {
-            HF_CHECK(err, big_read(big, f, path, (unsigned long long)i, &rec), done);
+            HF_TRY(big_read(L->big, f, path, (unsigned long long)i, &rec));
         } else {
-            if (!(rec = hf_malloc((size_t)f->length + 1))) {
-                err = HF_ERR_NOMEM;
-                goto done;
-            }
-            memcpy(rec, text + f->offset, (size_t)f->length);
+            if (!(rec = hf_malloc((size_t)f->length + 1)))
+                return HF_ERR_NOMEM;
+            memcpy(rec, L->text + f->offset, (size_t)f->length);
             rec[f->length] = '\0';
         }
         out->found_record[j] = rec;
@@ -813,21 +840,37 @@ static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_d
         out->found_lo[j] = f->lo;
         out->nfound++;
     }
+    return HF_OK;
+}
+
+/* Read one shard whole into out (cleared on error): check the format (3, 2, or 1: whole
+ * units, read as ranges [0, HF_CELLS_ALL) and found records with lo 0) and the job
+ * fingerprint (a shard of another search is HF_ERR_INPUT, naming what it holds), read
+ * the /units, /found and /text logs, drop never-written records a kill left at the end
+ * of /units, refuse any other invalid unit record, and keep the found records of
+ * completed ranges only, each checked against the text's bounds and its checksum
+ * (records of ranges in flight may be partial and are dropped unread). Runs inside the
+ * read guard (hf_shard_read). out is uninitialised: initialised here, empty on error. */
+static hf_err_t shard_read(const char *path, const char *fingerprint, hf_shard_data_t *out)
+{
+    hf_h5_quiet_t q;
+    hf_err_t err = HF_OK;
+    hid_t file = H5I_INVALID_HID;
+    shard_logs_t L = {NULL, NULL, NULL, NULL, 0, 0, 0, 0, H5I_INVALID_HID};
+    int version = 0;
+    long keep = 0;
+    hf_shard_data_init(out);
+    hf_h5_quiet_begin(&q);
+    HF_CHECK(err, hf_h5_open_read(path, "shard", 1, &file), done);
+    HF_CHECK(err, check_header(file, path, fingerprint, &version), done);
+    HF_CHECK(err, read_logs(file, path, version, &L), done);
+    HF_CHECK(err, index_units(path, &L), done);
+    HF_CHECK(err, check_found(path, &L, &keep), done);
+    err = take_found(path, &L, keep, out);
 done:
-    if (big >= 0)
-        H5Dclose(big);
-    if (fmt >= 0)
-        H5Tclose(fmt);
-    if (umt >= 0)
-        H5Tclose(umt);
+    logs_clear(&L);
     if (file >= 0)
         H5Fclose(file);
-    free(keys);
-    free(text);
-    free(found);
-    free(units);
-    free(fp);
-    free(format);
     if (err != HF_OK)
         hf_shard_data_clear(out);
     hf_h5_quiet_end(&q);

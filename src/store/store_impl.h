@@ -7,19 +7,22 @@
 #include <hdf5.h>
 #include <stdint.h>
 
+#include "headfuse/core.h"
 #include "headfuse/store.h"
 
-/* Write fault injection (hf_h5_fail_after in headfuse/store.h). Every call that
- * creates, changes or flushes a file of the store goes through one of these:
+/* Write fault injection (hf_io_fail_after, headfuse/core.h: one countdown for the whole tree,
+ * which decides). Every call that creates, changes or flushes a file of the store goes
+ * through one of these:
  *
  *   HF_H5W(call)         HDF5 create/write/flush: when the countdown hits this call it
  *                        is NOT made and -1 is returned, as HDF5 returns on failure;
  *   HF_H5W_CLOSE(call)   closing an object that was written (H5Dclose, H5Gclose,
  *                        H5Aclose, H5Fclose may flush): the call IS made, so nothing is
  *                        left open, and then reported as failed (-1);
- *   HF_SYSW(e, call)     a system call that puts a file on disk (open with O_CREAT,
- *                        write, fsync, rename, fallocate): not made, errno = e, -1;
- *   HF_SYSW_CLOSE(call)  close(2) of such a file: made, then -1 with errno = EIO.
+ *   HF_SYSW(e, call)     a system call that makes or reserves a shard (open with O_CREAT,
+ *                        fallocate): not made, errno = e, -1.
+ * The atomic writes of whole files (RESULT.h5, APPROX.h5: create, write, fsync, close,
+ * rename) count their system calls in core (hf_io_write_file, hf_io_commit).
  *
  * An injected HDF5 failure leaves "CALL: injected failure" as the description that
  * hf_h5_fail appends, so the message names the file, the step and the call. Calls on
@@ -28,12 +31,9 @@
  * without faults every counted call is one whose failure the caller reports. */
 int hf_h5_fault(const char *call);
 int hf_h5_fault_after(const char *call, int errnum, int rc);
-/* Nonzero if the last call counted by HF_H5W/HF_SYSW was failed on purpose. */
-int hf_h5_fault_injected(void);
 #define HF_H5W(call) (hf_h5_fault(#call) ? -1 : (call))
 #define HF_H5W_CLOSE(call) hf_h5_fault_after(#call, 0, (call))
 #define HF_SYSW(errnum, call) (hf_h5_fault(#call) ? (errno = (errnum), -1) : (call))
-#define HF_SYSW_CLOSE(call) hf_h5_fault_after(#call, EIO, (call))
 
 /* HDF5 prints its error stack to stderr by default. Every public store function
  * replaces that on entry by a handler that only records the failure (for
@@ -196,9 +196,17 @@ herr_t hf_h5_attr_write_f64(hid_t obj, const char *name, double value);
 /* A scalar attribute of file type ftype from buf of memory type mtype (replaced if it
  * exists). */
 herr_t hf_h5_attr_write(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *buf);
-/* A dataset of rank 1 or 2 written in one go (an empty one when a dimension is 0). */
+/* The store's one dataset writer: dataset `name` under loc, of rank 1 to 3 and shape dims (an
+ * empty one when a dimension is 0), file type ftype, written in one go from buf of memory type
+ * mtype. compress = 1: chunked (about 1 MiB a chunk) with the shuffle and deflate filters when
+ * it has 64 KiB or more (RESULT.h5's convention, docs/hdf5-format.md); 0: contiguous (APPROX.h5,
+ * whose format says nothing of compression). */
 herr_t hf_h5_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                           const hsize_t *dims, const void *buf);
+                           const hsize_t *dims, const void *buf, int compress);
+/* The creation properties of a compressed dataset of elements of el bytes: chunks of about
+ * 1 MiB and shuffle + deflate from 64 KiB on; H5P_DEFAULT when smaller; H5I_INVALID_HID on
+ * failure (also for a large row's witness, written by MPI-IO: witness.c). */
+hid_t hf_h5_dcpl(size_t el, int rank, const hsize_t *dims);
 hf_err_t hf_h5_attr_read_str(hid_t obj, const char *name, const char *path, const char *where,
                              char **out);
 hf_err_t hf_h5_attr_read_i64(hid_t obj, const char *name, const char *path, const char *where,
@@ -226,23 +234,11 @@ hf_err_t hf_supports_write_group(hid_t g, const hf_supports_t *s, char *what, si
  * (rational strings: weights and values). */
 hf_err_t hf_supports_read_group(hid_t g, const char *path, const char *where, int old,
                                 hf_supports_t *s);
-/* A dataset of `rank` dims written in one go, chunked and compressed when large. */
-herr_t hf_supports_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                                 const hsize_t *dims, const void *buf);
-/* Its creation properties: chunks of about 1 MiB and shuffle + deflate from 64 KiB on (elements
- * of el bytes); H5P_DEFAULT when smaller; H5I_INVALID_HID on failure. */
-hid_t hf_supports_dcpl(size_t el, int rank, const hsize_t *dims);
 /* Whether n integers all fit int64; the fixed-length size (NUL included) of their decimal
  * strings; the strings themselves into out (n * size bytes). */
 int hf_supports_fits_i64(const fmpz *x, long n);
 size_t hf_supports_decimal_size(const fmpz *x, long n);
 hf_err_t hf_supports_decimals(const fmpz *x, long n, size_t size, char *out);
-
-/* The one commit of a finished file written as tmp: fsync it, rename it to path, fsync the
- * directory (best effort), so that path is either its old file or the whole new one, after a
- * crash too. HF_ERR_IO naming path and the step; path is then unchanged. tmp is left for the
- * caller to remove on failure. */
-hf_err_t hf_store_commit(const char *tmp, const char *path);
 
 /* 32-bit FNV-1a of n bytes: a found record's text is checked as a whole, beyond
  * the per-chunk Fletcher32 of the datasets holding it. */
@@ -251,8 +247,5 @@ uint32_t hf_store_checksum(const char *s, size_t n);
 /* Test hook: write the buffered found records WITHOUT a completion record and
  * flush, as if the process was killed between the two flushes. */
 hf_err_t hf_shard_debug_write_found(hf_shard_t *sh);
-/* Test hook: nonzero makes the disk reservation before each unit fail as on a
- * full disk. */
-extern int hf_shard_debug_fail_reserve;
 
 #endif

@@ -297,62 +297,6 @@ hf_err_t hf_supports_decimals(const fmpz *x, long n, size_t size, char *out)
     return HF_OK;
 }
 
-/* Datasets at least this large are chunked (about CHUNK_BYTES each) and compressed
- * (shuffle, deflate 1): a witness is mostly small integers (docs/hdf5-format.md,
- * "Conventions"). Smaller ones stay contiguous. */
-#define COMPRESS_MIN_BYTES ((hsize_t)64 << 10)
-#define CHUNK_BYTES ((hsize_t)1 << 20)
-
-hid_t hf_supports_dcpl(size_t el, int rank, const hsize_t *dims)
-{
-    hsize_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
-    if (rank < 1 || rank > 3 || count * el < COMPRESS_MIN_BYTES)
-        return H5P_DEFAULT;
-    /* from the last dimension on, as much of each as keeps a chunk near CHUNK_BYTES */
-    hsize_t chunk[3], inner = el;
-    for (int i = rank - 1; i >= 0; i--) {
-        hsize_t k = CHUNK_BYTES / inner;
-        chunk[i] = k < 1 ? 1 : k < dims[i] ? k : dims[i];
-        inner *= chunk[i];
-    }
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-        H5Pset_deflate(dcpl, 1) < 0) {
-        if (dcpl >= 0)
-            H5Pclose(dcpl);
-        return H5I_INVALID_HID;
-    }
-    return dcpl;
-}
-
-herr_t hf_supports_dataset_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
-                                 const hsize_t *dims, const void *buf)
-{
-    herr_t rc = -1;
-    hid_t space = H5Screate_simple(rank, dims, NULL), ds = H5I_INVALID_HID;
-    hsize_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
-    if (space < 0)
-        return -1;
-    hid_t dcpl = hf_supports_dcpl(H5Tget_size(ftype), rank, dims);
-    if (dcpl == H5I_INVALID_HID)
-        goto done;
-    ds = HF_H5W(H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    if (dcpl != H5P_DEFAULT)
-        H5Pclose(dcpl);
-    if (ds < 0)
-        goto done;
-    rc = count ? HF_H5W(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf)) : 0;
-done:
-    if (ds >= 0 && HF_H5W_CLOSE(H5Dclose(ds)) < 0)
-        rc = -1;
-    H5Sclose(space);
-    return rc;
-}
-
 /* n integers as a dataset: int64 when all fit, else fixed-length decimal strings. */
 static hf_err_t write_ints(hid_t g, const char *name, int rank, const hsize_t *dims, const fmpz *x,
                            long n)
@@ -363,8 +307,7 @@ static hf_err_t write_ints(hid_t g, const char *name, int rank, const hsize_t *d
             return HF_ERR_NOMEM;
         for (long i = 0; i < n; i++)
             b[i] = fmpz_get_si(x + i);
-        herr_t rc =
-            hf_supports_dataset_write(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, rank, dims, b);
+        herr_t rc = hf_h5_dataset_write(g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, rank, dims, b, 1);
         free(b);
         return rc < 0 ? HF_ERR_IO : HF_OK;
     }
@@ -374,7 +317,7 @@ static hf_err_t write_ints(hid_t g, const char *name, int rank, const hsize_t *d
         return HF_ERR_NOMEM;
     hf_err_t e = hf_supports_decimals(x, n, size, b);
     hid_t t = e == HF_OK ? hf_h5_fixed_str_type(size) : H5I_INVALID_HID;
-    herr_t rc = t < 0 ? -1 : hf_supports_dataset_write(g, name, t, t, rank, dims, b);
+    herr_t rc = t < 0 ? -1 : hf_h5_dataset_write(g, name, t, t, rank, dims, b, 1);
     if (t >= 0)
         H5Tclose(t);
     free(b);
@@ -417,7 +360,7 @@ hf_err_t hf_supports_write_group(hid_t g, const hf_supports_t *s, char *what, si
     long atoms = supports_atoms(s);
     snprintf(what, nwhat, "writing keys");
     hid_t kt = keys_file_type(s->keys, (size_t)(atoms * s->d));
-    if (hf_supports_dataset_write(g, "keys", kt, H5T_NATIVE_INT64, 3, kd, s->keys) < 0)
+    if (hf_h5_dataset_write(g, "keys", kt, H5T_NATIVE_INT64, 3, kd, s->keys, 1) < 0)
         return HF_ERR_IO;
     snprintf(what, nwhat, "writing weights");
     HF_TRY(write_ints(g, "weights", 2, kd, s->weights, atoms));

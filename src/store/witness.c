@@ -89,12 +89,10 @@ hf_err_t hf_witness_create(MPI_Comm comm, const char *path, long n, long m, int 
     if (fapl >= 0)
         H5Pclose(fapl);
     st = hf_agree_all(comm, fault_status(w, "H5Gcreate2", st));
-    if (st == HF_OK && ((w->g = H5Gcreate2(w->file, "supports", H5P_DEFAULT, H5P_DEFAULT,
-                                           H5P_DEFAULT)) < 0 ||
-                        hf_h5_attr_write_i64(w->g, "n", n) < 0 ||
-                        hf_h5_attr_write_i64(w->g, "m", m) < 0 ||
-                        hf_h5_attr_write_i32(w->g, "d", d) < 0 ||
-                        hf_h5_attr_write_i32(w->g, "dv", dv) < 0))
+    if (st == HF_OK &&
+        ((w->g = H5Gcreate2(w->file, "supports", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+         hf_h5_attr_write_i64(w->g, "n", n) < 0 || hf_h5_attr_write_i64(w->g, "m", m) < 0 ||
+         hf_h5_attr_write_i32(w->g, "d", d) < 0 || hf_h5_attr_write_i32(w->g, "dv", dv) < 0))
         st = hf_h5_fail(HF_ERR_IO, path, "creating /supports");
     hsize_t dims[3][3] = {{(hsize_t)n, (hsize_t)m, (hsize_t)d},
                           {(hsize_t)n, (hsize_t)m, 0},
@@ -105,7 +103,7 @@ hf_err_t hf_witness_create(MPI_Comm comm, const char *path, long n, long m, int 
         if (st != HF_OK)
             break;
         hid_t t = witness_dtype(ty, k), sp = H5Screate_simple(rank[k], dims[k], NULL);
-        hid_t dcpl = t >= 0 ? hf_supports_dcpl(H5Tget_size(t), rank[k], dims[k]) : H5I_INVALID_HID;
+        hid_t dcpl = t >= 0 ? hf_h5_dcpl(H5Tget_size(t), rank[k], dims[k]) : H5I_INVALID_HID;
         if (t < 0 || sp < 0 || dcpl == H5I_INVALID_HID ||
             (w->ds[k] = H5Dcreate2(w->g, names[k], t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
             st = hf_h5_fail(HF_ERR_IO, path, names[k]);
@@ -167,9 +165,9 @@ static hf_err_t pack_one(const hf_witness_t *w, int k, const int64_t *keys, cons
 /* This process's atoms of the block in memory, in the datasets' element types, and in the
  * order of their places in the file: HDF5 fills a union of hyperslabs in the file's order,
  * whatever the order the runs were added in (a process's runs come slice by slice). */
-static hf_err_t pack_block(const hf_witness_t *w, long nruns, const long *run_j,
-                           const long *run_a, const long *run_cnt, long atoms,
-                           const int64_t *keys, const fmpz *c, const fmpz *u, void *buf[3])
+static hf_err_t pack_block(const hf_witness_t *w, long nruns, const long *run_j, const long *run_a,
+                           const long *run_cnt, long atoms, const int64_t *keys, const fmpz *c,
+                           const fmpz *u, void *buf[3])
 {
     long d = w->d, dv = w->dv, cnt[3] = {atoms * d, atoms, atoms * dv}, per[3] = {d, 1, dv};
     size_t size[3] = {w->ty.keys_u8 ? 1 : 8, w->ty.wsize ? w->ty.wsize : 8,
@@ -228,8 +226,7 @@ hf_err_t hf_witness_write(hf_witness_t *w, hf_err_t status, long nruns, const lo
          * block HDF5 then copies rows whole, not element by element (ten times faster) */
         hsize_t mdims[3] = {1, (hsize_t)(atoms ? atoms : 1), (hsize_t)inner};
         hid_t fs = H5Dget_space(w->ds[k]), ms = H5Screate_simple(rank, mdims, NULL);
-        hid_t mt = k == 0 ? (w->ty.keys_u8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_INT64)
-                          : H5I_INVALID_HID;
+        hid_t mt = k == 0 ? (w->ty.keys_u8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_INT64) : H5I_INVALID_HID;
         hid_t owned = k ? witness_dtype(&w->ty, k) : H5I_INVALID_HID;
         if (k)
             mt = (k == 1 ? w->ty.wsize : w->ty.usize) ? owned : H5T_NATIVE_INT64;
@@ -289,7 +286,7 @@ hf_err_t hf_witness_close(hf_witness_t **wp, hf_err_t status)
     st = hf_agree_all(w->comm, st);
     /* rank 0 puts the finished file in place (every process has closed it) */
     if (w->rank == 0 && st == HF_OK && w->tmp)
-        st = hf_store_commit(w->tmp, w->path);
+        st = hf_io_commit(w->tmp, w->path);
     st = hf_agree_root(w->comm, st);
     if (w->rank == 0 && st != HF_OK && w->tmp)
         unlink(w->tmp);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 #include <flint/fmpz.h>
@@ -508,41 +507,10 @@ char *hf_target_to_json(const hf_target_t *t)
 
 hf_err_t hf_target_save_json(const hf_target_t *t, const char *path)
 {
-    hf_err_t err = HF_OK;
-    char *text = NULL, *tmp = NULL;
-    FILE *f = NULL;
+    char *text = NULL;
     HF_TRY(write_json(t, &text));
-    /* Write a temporary file and rename it: a crash never leaves a half-written target. */
-    size_t n = strlen(path) + 5;
-    tmp = hf_malloc(n);
-    if (!tmp) {
-        err = HF_ERR_NOMEM;
-        goto cleanup;
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    f = fopen(tmp, "wb");
-    if (!f) {
-        err = hf_error(HF_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    size_t len = strlen(text);
-    int bad = fwrite(text, 1, len, f) != len;
-    /* on disk before the rename: a crash leaves the old file or the whole new one */
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    f = NULL;
-    if (bad) {
-        err = hf_error(HF_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        goto cleanup;
-    }
-    if (rename(tmp, path) != 0) {
-        err = hf_error(HF_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        goto cleanup;
-    }
-cleanup:
-    free(tmp);
+    /* core's atomic write: a crash leaves the old file or the whole new one */
+    hf_err_t err = hf_io_write_file(path, text, strlen(text), 0);
     free(text);
     return err;
 }
