@@ -32,6 +32,8 @@
     X(SHARD_FAIL_RESERVE, NULL, 0, 0, "nonzero: a shard's space reservation fails with ENOSPC")    \
     X(SUPPORTS_HOLD_MAX, "HEADFUSE_SUPPORTS_HOLD_MAX", 0, 1,                                       \
       "atoms of a row's supports above which they are read in pieces from their file")             \
+    X(FAIL_STATE_MOVE, "HEADFUSE_FAIL_STATE_MOVE", 0, 0,                                           \
+      "the Nth move of a job state's migration fails with EIO (fault injection)")                  \
     X(FACES3D_UNSHARED, NULL, 0, 0, "nonzero: the 3-D face accounting counts no shared faces")     \
     X(FACES3D_ZONE_THRESHOLD, NULL, 0, 0, "the 3-D zone count's threshold")                        \
     X(FACES3D_SKIP_EDGE_SEGMENTS, NULL, 0, 0, "nonzero: the 3-D count skips its edge segments")
@@ -61,7 +63,7 @@ void hf_control_reset(void);
     X(READ_GUARD, "HEADFUSE_READ_GUARD", "0: readers run in this process, not a forked child")     \
     X(READ_TIMEOUT, "HEADFUSE_READ_TIMEOUT", "seconds a guarded reader may take (0: no limit)")    \
     X(EXPECT_RANKS, "HF_EXPECT_RANKS", "the ranks a job expects (a wrong launch exits 7)")         \
-    X(FAIL_STATE_MOVE, "HEADFUSE_FAIL_STATE_MOVE", "fault injection: a job state's move fails")    \
+    X(FAIL_STATE_MOVE, "HEADFUSE_FAIL_STATE_MOVE", "the knob FAIL_STATE_MOVE")    \
     X(FAIL_H5_WRITE, "HEADFUSE_FAIL_H5_WRITE", "fault injection: the Nth store write fails")       \
     X(FAIL_ALLOC, "HEADFUSE_FAIL_ALLOC", "fault injection: the Nth allocation fails")              \
     X(FAULT_COUNT, "HEADFUSE_FAULT_COUNT", "print the fault points and stop checks at exit")       \

@@ -98,10 +98,9 @@ typedef struct {
 } hf_supports_t;
 
 /* Supports held in memory read from a file have at most this many atoms in all (n m); more
- * stay in the file (hf_supports_in_file). Tests lower it (hf_supports_set_hold_max,
- * HEADFUSE_SUPPORTS_HOLD_MAX) to read small supports in pieces. */
+ * stay in the file (hf_supports_in_file). Tests lower it (the knob HF_KNOB_SUPPORTS_HOLD_MAX,
+ * control.h; HEADFUSE_SUPPORTS_HOLD_MAX) to read small supports in pieces. */
 #define HF_SUPPORTS_HOLD_MAX (1L << 20)
-void hf_supports_set_hold_max(long atoms);
 
 void hf_supports_init(hf_supports_t *s, long m, int d, int dv);
 void hf_supports_clear(hf_supports_t *s);

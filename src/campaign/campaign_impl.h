@@ -1,14 +1,13 @@
 /* Internal to the campaign module: the row library (row.c: fingerprints, the settling of a
  * row, what a stop says), the phases of one entry and the context they share (entry.c
  * calls entry_admit.c, entry_create.c, entry_run.c, entry_reduce.c, entry_share.c), and
- * what the files of a job run share (job_run.c, the run loop; job_state.c, the state
- * directory and rows; job_migrate.c, the journalled move of an edited job's state;
- * job_preflight.c, the checks before any work).
+ * what the files of a job run share (job_run.c, the run loop; job_paths.c, the state's
+ * paths and files; job_state.c, the state directory and rows; job_migrate.c, the
+ * journalled move of an edited job's state; job_preflight.c, the checks before any work).
  *
  * The files call one way (docs/architecture.md, the campaign's row): row.c, memory.c,
- * large.c at the bottom; plan.c; job_state.c with job_migrate.c (these two still call each
- * other: the state's path helpers live in job_state.c); job_preflight.c; the entry's phases,
- * then entry.c; search_file.c and job_run.c at the top. */
+ * large.c at the bottom; plan.c; job_paths.c; job_migrate.c; job_state.c; job_preflight.c;
+ * the entry's phases, then entry.c; search_file.c and job_run.c at the top. */
 #ifndef HF_CAMPAIGN_IMPL_H
 #define HF_CAMPAIGN_IMPL_H
 
@@ -144,7 +143,7 @@ typedef struct {
     char file[4096 + 32]; /* scratch for path building */
 } hf_campaign_state_t;
 
-/* Paths in the state (into st->file: valid until the next call). */
+/* Paths in the state (job_paths.c; into st->file: valid until the next call). */
 const char *hf_campaign_entry_dir(hf_campaign_state_t *st, long i); /* entry-<i>/ */
 const char *hf_campaign_entry_row(hf_campaign_state_t *st, long i); /* entry-<i>.h5 */
 const char *hf_campaign_state_path(hf_campaign_state_t *st, const char *name);

@@ -99,14 +99,10 @@ hf_err_t hf_campaign_faults_from_env(void)
     long h5, alloc, count, only = -2;
     /* the knobs that variables set (control.h), e.g. HEADFUSE_LARGE_MIN_TERMS=N: rows of
      * more than N estimated terms of Q are large rows (docs/search.md, "Large rows"), so
-     * that small ones test the large rows' path */
+     * that small ones test the large rows' path; HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of
+     * more than N atoms are read in pieces from their file (verify's slices, on small rows);
+     * HEADFUSE_FAIL_STATE_MOVE=N: the Nth move of a job state's migration fails */
     HF_TRY(hf_control_from_env());
-    /* HEADFUSE_SUPPORTS_HOLD_MAX=N: supports of more than N atoms are read in pieces from
-     * their file (verify's slices, on small rows) */
-    long hold = 0;
-    HF_TRY(env_count(HF_ENV_SUPPORTS_HOLD_MAX, &hold));
-    if (hf_env(HF_ENV_SUPPORTS_HOLD_MAX))
-        hf_supports_set_hold_max(hold);
     const char *fr = hf_env(HF_ENV_FAULT_RANK); /* unset: every rank */
     HF_TRY(env_count(HF_ENV_FAIL_H5_WRITE, &h5));
     HF_TRY(env_count(HF_ENV_FAIL_ALLOC, &alloc));

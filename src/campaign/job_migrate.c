@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "campaign/campaign_impl.h"
 
 /* When the job file gained entries (say `span: 1..3` became `1..4`), --resume keeps the
@@ -75,15 +76,13 @@ static int same_row(const char *a, const char *b)
 /* Testing hook (docs/reliability.md, "Fault injection"): HEADFUSE_FAIL_STATE_MOVE=N
  * makes the Nth rename of a state migration fail with EIO, as a process killed there
  * would leave it. */
+static long moves; /* this process's moves so far */
+
 static int move_fails(void)
 {
-    static long left = -1;
-    if (left < 0) {
-        const char *v = getenv("HEADFUSE_FAIL_STATE_MOVE");
-        if (!v || hf_parse_long(v, -1, 0, LONG_MAX, &left) != HF_PARSE_OK)
-            left = 0; /* a test hook: anything but a count turns it off */
-    }
-    return left > 0 && --left == 0;
+    /* a test hook: unset, or anything but a count, is off (the knob, control.h) */
+    long n = hf_knob(HF_KNOB_FAIL_STATE_MOVE, 0);
+    return ++moves == n;
 }
 
 /* Move from to to (hf_io_move: renamed, the directory fsynced); with `once`, only when from

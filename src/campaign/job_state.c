@@ -5,7 +5,8 @@
  *   entry-<i>.h5   entry i's finished row: a one-row result file, written atomically
  * and the rows: entry i's kept and read back, RESULT.h5 assembled from them, and the rows
  * of an existing RESULT.h5 that a --resume of an extended job keeps (seeds). The move of an
- * edited job's state is job_migrate.c. */
+ * edited job's state is job_migrate.c; the state's paths and files, which both use, are
+ * job_paths.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -16,31 +17,7 @@
 
 #include "campaign/campaign_impl.h"
 
-/* ------------------------------------------------------------------ state files */
-
-const char *hf_campaign_entry_dir(hf_campaign_state_t *st, long i)
-{
-    snprintf(st->file, sizeof st->file, "%s/entry-%ld", st->dir, i);
-    return st->file;
-}
-
-const char *hf_campaign_entry_row(hf_campaign_state_t *st, long i)
-{
-    snprintf(st->file, sizeof st->file, "%s/entry-%ld.h5", st->dir, i);
-    return st->file;
-}
-
-const char *hf_campaign_state_path(hf_campaign_state_t *st, const char *name)
-{
-    snprintf(st->file, sizeof st->file, "%s/%s", st->dir, name);
-    return st->file;
-}
-
-int hf_campaign_path_exists(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0;
-}
+/* ------------------------------------------------------------------ job.txt */
 
 /* The description of the job in job.txt: one line per entry with a hash of its target
  * (so a changed data file is noticed too). Malloc'd. */
@@ -79,16 +56,6 @@ static hf_err_t job_text(const hf_job_t *job, char **out)
         s = NULL;
     }
     *out = s;
-    return e;
-}
-
-hf_err_t hf_campaign_read_file(const char *path, char **out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hf_error(HF_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-    hf_err_t e = hf_read_stream(f, path, 0, out, NULL);
-    fclose(f);
     return e;
 }
 

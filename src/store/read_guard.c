@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "headfuse/control.h"
 #include "headfuse/core.h"
 #include "store_impl.h"
 
@@ -56,7 +57,7 @@ static int guard_on(void)
     return 0;
 #endif
     if (guard_state < 0) {
-        const char *e = getenv("HEADFUSE_READ_GUARD");
+        const char *e = hf_env(HF_ENV_READ_GUARD);
         guard_state = !(e && strcmp(e, "0") == 0);
     }
     return guard_state;
@@ -67,7 +68,7 @@ static int guard_on(void)
  * overrides it (0: no limit). */
 static unsigned time_limit(off_t bytes, long files)
 {
-    const char *e = getenv("HEADFUSE_READ_TIMEOUT");
+    const char *e = hf_env(HF_ENV_READ_TIMEOUT);
     if (e && *e) {
         long v;
         if (hf_parse_long(e, -1, 0, 999999, &v) == HF_PARSE_OK)

@@ -15,6 +15,7 @@
 
 #include <flint/fmpz_vec.h>
 
+#include "headfuse/control.h"
 #include "headfuse/stop.h"
 #include "store/store_impl.h"
 
@@ -782,18 +783,11 @@ hf_err_t hf_supports_read(hf_supports_reader_t *r, long j, long a0, long cnt, in
                     u, NULL);
 }
 
-static long hold_max = HF_SUPPORTS_HOLD_MAX;
-
-void hf_supports_set_hold_max(long atoms)
-{
-    hold_max = atoms;
-}
-
 hf_err_t hf_supports_read_group(hid_t g, const char *path, const char *where, int old,
                                 hf_supports_t *s)
 {
     long m = s->m > 0 ? s->m : 0, n = s->n, atoms = n * m;
-    if (atoms > hold_max) {
+    if (atoms > hf_knob(HF_KNOB_SUPPORTS_HOLD_MAX, HF_SUPPORTS_HOLD_MAX)) {
         /* too large to hold: read in pieces from the file when wanted (check the datasets'
          * shapes now) */
         hf_supports_reader_t *r = NULL;
