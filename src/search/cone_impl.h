@@ -107,7 +107,7 @@ static inline long bits_weight(const uint64_t *b, long words, const long *weight
  * and bound) the pair tests of each large step are dealt across them and the new rays
  * exchanged: every process ends with the same rays as one process alone. */
 /* Steps of the double description with fewer (positive, negative) pairs than
- * hf_cone_split_threshold(nranks) run whole on every process: hf_cone_split_pairs_min
+ * hf_cone_split_threshold(nranks) run whole on every process: HF_CONE_SPLIT_PAIRS_MIN
  * (2^16, about a millisecond of pair tests) whatever the rank count (a threshold that grew
  * with the ranks left more steps whole on every rank and measured worse in the simulated
  * runs, docs/performance.md §16); tests set it to 0 to deal every step (the knob
