@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/campaign.h"
 #include "headfuse/control.h"
 #include "families.h"
 #include "headfuse/bounds.h"
@@ -347,13 +348,15 @@ static hf_err_t search_loop(const hf_target_t *t, const loop_opts_t *o, found_t 
         err = hf_error(HF_ERR_INTERNAL, "test: the search is not a large row");
     memset(out, 0, sizeof *out);
     out->m_star = -1;
+    hf_group_t *g = NULL;
     if (err == HF_OK)
-        err = hf_search_make_group(s);
+        err = hf_campaign_group(s, t, &g);
     if (err != HF_OK) {
         hf_search_destroy(&s);
         return err;
     }
-    out->group = hf_group_order(hf_search_group(s));
+    out->group = hf_group_order(g);
+    hf_group_destroy(&g);
     long last = o->all_sizes ? o->max_m : hf_search_last_size(s);
     for (long m = hf_search_first_size(s); m <= last && err == HF_OK; m++) {
         long nu = 0, before = f->n;
@@ -1278,9 +1281,10 @@ static void test_vector_values(void)
             hf_head_clear(&h);
         }
         CU_ASSERT_EQUAL_FATAL(hf_search_create(&t, &so, NULL, &s), HF_OK);
-        CU_ASSERT_PTR_NULL(hf_search_group(s)); /* made only when asked */
-        CU_ASSERT_EQUAL_FATAL(hf_search_make_group(s), HF_OK);
-        CU_ASSERT_EQUAL(hf_group_order(hf_search_group(s)), same ? 4 : 2);
+        hf_group_t *g = NULL; /* the campaign makes it from the search's P/Q */
+        CU_ASSERT_EQUAL_FATAL(hf_campaign_group(s, &t, &g), HF_OK);
+        CU_ASSERT_EQUAL(hf_group_order(g), same ? 4 : 2);
+        hf_group_destroy(&g);
         hf_search_destroy(&s);
         CU_ASSERT_EQUAL(compare_modes(&t, 2, 0, 0, &n), 4);
         CU_ASSERT_EQUAL(n, 1);

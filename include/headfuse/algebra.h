@@ -21,7 +21,7 @@
 #define HF_ALGEBRA_STOP_PHASES(X) X(FRACTION, "building P/Q")
 HF_ALGEBRA_STOP_PHASES(HF_STOP_DECLARE)
 
-typedef struct {
+typedef struct hf_fraction_s {
     int d, dv;
     fmpz_mpoly_ctx_t ctx; /* d variables, lex order */
     fmpz_mpoly_struct *P; /* dv numerators */

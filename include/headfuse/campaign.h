@@ -152,6 +152,13 @@ typedef struct {
     const hf_campaign_memory_t *memory;
 } hf_campaign_cfg_t;
 
+/* The target's symmetry group (symmetry.h) for the row of search s of t: from the P/Q the
+ * search holds, or for a large row, which holds only its slices, from the whole P/Q built
+ * once where the group needs it (hf_group_needs_fraction), else the group unknown. The
+ * search never needs the group: the campaign makes it on one rank while that rank would
+ * wait (hf_sched_idle_t). *out: a new group (hf_group_destroy). Not collective. */
+hf_err_t hf_campaign_group(const hf_search_t *s, const hf_target_t *t, hf_group_t **out);
+
 /* Collective: the number of orbits under grp among the sorted supports of sup (read on
  * rank 0 only; the others may pass an empty one) into *n_sym on rank 0: -1 when the
  * group's order is unknown and there are several supports; one support is one orbit.

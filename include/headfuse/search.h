@@ -34,10 +34,6 @@
     X(TABLES, "building the layered engine's face tables")
 HF_SEARCH_STOP_PHASES(HF_STOP_DECLARE)
 
-/* The symmetry group (headfuse/symmetry.h, which needs FLINT's polynomials: not included
- * here, so that this header stays usable beside PETSc's, whose complex I clashes with them). */
-typedef struct hf_group_s hf_group_t;
-
 /* The box limits HF_SEARCH_BOX_MAX and HF_SEARCH_LARGE_BOX_MAX: target.h. */
 /* (S + 1)^d, the points of the box {0..S}^d, or -1 above LONG_MAX (core's hf_box_points; the
  * limits are the callers'). */
@@ -240,13 +236,15 @@ void hf_search_set_split(hf_search_t *s, const hf_search_split_t *split);
 hf_err_t hf_search_run_unit(hf_search_t *s, long m, long unit, hf_search_found_fn found,
                             void *found_ctx, hf_search_poll_fn poll, void *poll_ctx, long *nodes);
 
-/* The target's symmetry group (headfuse/symmetry.h): its order for the row, and the
- * orbits of the minimal supports. Made by hf_search_make_group (once; not collective), not
- * when the search is created, since the search itself never needs it: a run on several
- * ranks makes it on one rank while that rank would wait (hf_sched_idle_t). NULL until
- * made. Owned by the search. */
-hf_err_t hf_search_make_group(hf_search_t *s);
-const hf_group_t *hf_search_group(const hf_search_t *s);
+/* P/Q (headfuse/algebra.h, which needs FLINT's polynomials: not included here, so that this
+ * header stays usable beside PETSc's, whose complex I clashes with them). */
+typedef struct hf_fraction_s hf_fraction_t;
+/* What the target's symmetry group is built from (the search never needs the group: the
+ * campaign makes it, hf_campaign_group): P/Q as the search holds it, NULL for a large row,
+ * which holds only its slices; a large row's estimated terms of P and Q together
+ * (LONG_MAX when not known; 0 for another search). */
+const hf_fraction_t *hf_search_fraction(const hf_search_t *s);
+long hf_search_large_terms(const hf_search_t *s);
 
 /* A minimum proven over all integer keys, not only within a span (docs/search.md,
  * "Certified over all keys"). Two dimensions: when the Newton polygon has only

@@ -100,6 +100,7 @@ typedef struct {
     /* run */
     long last_m;          /* the largest size dealt */
     hf_sched_idle_t idle; /* the symmetry group, made by a rank while it would wait */
+    hf_group_t *group;    /* that group, on the rank that made it (x->owner) */
     hf_sched_outcome_t oc;
     int owner; /* the rank that makes the group */
     /* reduce */

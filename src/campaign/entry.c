@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "campaign/campaign_impl.h"
+#include "headfuse/symmetry.h"
 
 /* The context of one call, and the row's header: the target, the span, max_atoms, nothing
  * decided yet. */
@@ -47,6 +48,7 @@ static void entry_end(hf_campaign_entry_ctx_t *x)
         hf_shard_destroy(&x->shard);
     free(x->done);
     hf_search_destroy(&x->s);
+    hf_group_destroy(&x->group);
     hf_bounds_clear(&x->own);
     hf_supports_clear(&x->sup);
 }

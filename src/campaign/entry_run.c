@@ -45,7 +45,8 @@ static hf_err_t hook_unit_done(void *vctx, long m, long unit, int64_t lo, int64_
 
 static hf_err_t make_group(void *ctx)
 {
-    return hf_search_make_group(ctx);
+    hf_campaign_entry_ctx_t *x = ctx;
+    return x->group ? HF_OK : hf_campaign_group(x->s, x->t, &x->group);
 }
 
 /* A stop during the run: say truthfully what is kept, ranges of cells of this run (mine:
@@ -73,7 +74,7 @@ hf_err_t hf_campaign_entry_run(hf_campaign_entry_ctx_t *x)
     int rank = x->rank, size = x->size;
     hook_ctx_t hc = {x->shard, x->cfg->row, rank, 0};
     /* the symmetry group, which only the row needs: made by a rank while it would wait */
-    x->idle = (hf_sched_idle_t){.run = make_group, .ctx = x->s};
+    x->idle = (hf_sched_idle_t){.run = make_group, .ctx = x};
     hf_sched_hooks_t hooks = {hook_found, hook_unit_done, &hc};
     hf_sched_opts_t so = {.first_m = hf_search_first_size(x->s),
                           .last_m = hf_search_last_size(x->s),

@@ -12,8 +12,8 @@
 #include "headfuse/symmetry.h"
 
 /* The group from the rank that made it (status: what making it returned there) to every
- * rank: *grp is the search's on that rank, else *own, unpacked from its words. Collective. */
-static hf_err_t share_group(MPI_Comm comm, int owner, hf_search_t *s, hf_err_t status,
+ * rank: *grp is made on that rank, else *own, unpacked from its words. Collective. */
+static hf_err_t share_group(MPI_Comm comm, int owner, const hf_group_t *made, hf_err_t status,
                             const hf_group_t **grp, hf_group_t **own)
 {
     int rank, size;
@@ -21,12 +21,12 @@ static hf_err_t share_group(MPI_Comm comm, int owner, hf_search_t *s, hf_err_t s
     MPI_Comm_size(comm, &size);
     HF_TRY(hf_agree_all(comm, rank == owner ? status : HF_OK));
     if (size == 1) {
-        *grp = hf_search_group(s);
+        *grp = made;
         return HF_OK;
     }
     int64_t *w = NULL;
     long n = 0;
-    hf_err_t e = rank == owner ? hf_group_pack(hf_search_group(s), &w, &n) : HF_OK;
+    hf_err_t e = rank == owner ? hf_group_pack(made, &w, &n) : HF_OK;
     int64_t len = e == HF_OK ? n : -1;
     MPI_Bcast(&len, 1, MPI_INT64_T, owner, comm);
     if (len < 0)
@@ -39,7 +39,7 @@ static hf_err_t share_group(MPI_Comm comm, int owner, hf_search_t *s, hf_err_t s
     if (e == HF_OK && rank != owner)
         e = hf_group_unpack(w, (long)len, own);
     free(w);
-    *grp = rank == owner ? hf_search_group(s) : *own;
+    *grp = rank == owner ? made : *own;
     return hf_agree_all(comm, e);
 }
 
@@ -124,14 +124,31 @@ hf_err_t hf_campaign_count_orbits(MPI_Comm comm, const hf_group_t *grp, const hf
     return hf_agree_root(comm, e);
 }
 
+hf_err_t hf_campaign_group(const hf_search_t *s, const hf_target_t *t, hf_group_t **out)
+{
+    *out = NULL;
+    const hf_fraction_t *frac = hf_search_fraction(s);
+    if (frac)
+        return hf_group_create(t, frac, out);
+    if (!hf_group_needs_fraction(t->d, hf_search_large_terms(s)))
+        return hf_group_create_unknown(t->d, out);
+    hf_fraction_t f;
+    hf_fraction_init(&f);
+    hf_err_t err = hf_fraction_from_target(&f, t);
+    if (err == HF_OK)
+        err = hf_group_create(t, &f, out);
+    hf_fraction_clear(&f);
+    return err;
+}
+
 hf_err_t hf_campaign_entry_share(hf_campaign_entry_ctx_t *x)
 {
-    const hf_group_t *grp = NULL; /* the search's, or own: the owner's, received */
+    const hf_group_t *grp = NULL; /* x->group, or own: the owner's, received */
     hf_group_t *own = NULL;
     hf_row_t *row = x->row;
     if (x->rank == x->owner)
         hf_sched_idle_run(&x->idle);
-    hf_err_t e = share_group(x->comm, x->owner, x->s, x->idle.status, &grp, &own);
+    hf_err_t e = share_group(x->comm, x->owner, x->group, x->idle.status, &grp, &own);
     if (e == HF_OK) {
         row->group_order = hf_group_order(grp);
         const char *why = hf_group_unknown_reason(grp);

@@ -267,17 +267,9 @@ hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp)
     return err;
 }
 
-hf_err_t hf_search_large_group(hf_search_t *s)
+long hf_search_large_terms(const hf_search_t *s)
 {
-    if (!hf_group_needs_fraction(s->d, s->lg->terms))
-        return hf_group_create_unknown(s->d, &s->group);
-    hf_fraction_t f;
-    hf_fraction_init(&f);
-    hf_err_t err = hf_fraction_from_target(&f, &s->t);
-    if (err == HF_OK)
-        err = hf_group_create(&s->t, &f, &s->group);
-    hf_fraction_clear(&f);
-    return err;
+    return s->lg ? s->lg->terms : 0;
 }
 
 long hf_search_large_slices(const hf_search_t *s, const hf_fraction_t **part)

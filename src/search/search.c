@@ -268,7 +268,6 @@ void hf_search_destroy(hf_search_t **sp)
     if (s->ops->destroy)
         s->ops->destroy(s);
     hf_search_newton_drop(s);
-    hf_group_destroy(&s->group);
     free(s->combo);
     free(s->keys);
     free(s->cand);
@@ -326,18 +325,9 @@ long hf_search_last_size(const hf_search_t *s)
     return s->last;
 }
 
-hf_err_t hf_search_make_group(hf_search_t *s)
+const hf_fraction_t *hf_search_fraction(const hf_search_t *s)
 {
-    if (s->group || !s->top)
-        return HF_OK;
-    if (s->large)
-        return hf_search_large_group(s);
-    return hf_group_create(&s->t, &s->frac, &s->group);
-}
-
-const hf_group_t *hf_search_group(const hf_search_t *s)
-{
-    return s->group;
+    return s->large ? NULL : &s->frac;
 }
 
 const hf_search_stats_t *hf_search_stats(const hf_search_t *s)

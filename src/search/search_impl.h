@@ -73,7 +73,7 @@ typedef struct {
 /* How a search is made: hf_search_create's (top = 1), or by an engine or a shape rule for
  * a target of its own. */
 typedef struct {
-    int top;                   /* made by hf_search_create: UB, the within-span bound, group,
+    int top;                   /* made by hf_search_create: UB, the within-span bound,
                                 * witnesses, the test hook */
     hf_search_t *parent;       /* the search whose engine makes this one: shares its split and
                                 * may share engine state (the layered tables), or NULL */
@@ -159,7 +159,6 @@ struct hf_search_s {
     char *lb_str, *ub_str;
     long lb; /* LONG_MAX when it does not fit */
     long first, last;
-    hf_group_t *group;                /* the target's symmetry group (top-level searches) */
     struct hf_newton_cache_s *newton; /* Newt(Q) while the search is made (shape.c) */
 
     long base;       /* S + 1 */
@@ -336,9 +335,6 @@ hf_err_t hf_search_large_share(const hf_target_t *t, int span, int nranks, hf_sl
                                double *share);
 /* The slices dealt to the processes of sp (NULL: one process holds them all); once. */
 hf_err_t hf_search_large_deal(hf_search_t *s, const hf_search_split_t *sp);
-/* The symmetry group of a large row, as hf_group_create would give it from the whole P/Q:
- * built whole for it only where the group needs it (hf_group_needs_fraction). */
-hf_err_t hf_search_large_group(hf_search_t *s);
 /* This process's slices of P/Q (each in t's d variables); their number. */
 long hf_search_large_slices(const hf_search_t *s, const hf_fraction_t **part);
 
