@@ -398,8 +398,8 @@ static hf_err_t cbo_rec(cbo_t *w, const long *B, long nb, const uint64_t *U, lon
         if (size2 > w->m)
             continue;
         /* the sizes' walk has no unit to abandon: its own phase, checked here */
-        if (++w->closures % 256 == 0 && ((w->run->poll && w->run->poll(w->run->poll_ctx)) ||
-                                         (w->sizes && hf_stop_check(HF_STOP_SIZES) != HF_OK))) {
+        if (++w->closures % 256 == 0 &&
+            hf_search_stop_asked(w->run->poll, w->run->poll_ctx, w->sizes ? HF_STOP_SIZES : NULL)) {
             err = hf_error(HF_ERR_INTERRUPTED, "search: size %ld: %s stopped on request", w->m,
                            w->sizes ? "the walk over the faces' sizes" : "unit");
             break;

@@ -243,7 +243,7 @@ static inline int dd_pairs_poll(long *work, hf_search_poll_fn poll, void *poll_c
     if (*work < DD_POLL_WORK)
         return 0;
     *work = 0;
-    return (poll && poll(poll_ctx)) || hf_stop_check(HF_STOP_RAYS) != HF_OK;
+    return hf_search_stop_asked(poll, poll_ctx, HF_STOP_RAYS);
 }
 
 /* The error of a run stopped on request (HF_ERR_INTERRUPTED). */

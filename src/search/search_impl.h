@@ -204,6 +204,15 @@ const hf_search_split_t *hf_search_split(const hf_search_t *s);
 
 /* Room for candidates of m points in the sink's scratch. */
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
+/* The engines' one question whether to stop: the poll hook they were given (the
+ * scheduler's: progress, and in a dealt step the other ranks' requests; NULL: none), then
+ * core's stop flag for their phase (headfuse/stop.h; NULL: the hook alone, where the caller
+ * of the hook checks the flag). Nonzero: stop now. */
+static inline int hf_search_stop_asked(hf_search_poll_fn poll, void *poll_ctx, const char *phase)
+{
+    return (poll && poll(poll_ctx)) || (phase && hf_stop_check(phase) != HF_OK);
+}
+
 /* The candidate sink: every engine hands each candidate here, m distinct box points idx
  * (sorted). It is counted (run->nodes) and the poll hook called every
  * HF_SEARCH_POLL_EVERY; a candidate not in canonical position is dropped; the engine's
