@@ -24,9 +24,9 @@
 
 /* Most points of the box {0..S}^d (docs/targets.md, "Limits"), a representation limit, not a
  * proxy for memory. Point indices are 32 bits (the cone's rows and the candidates' points are
- * uint32_t), except in a large row (src/search/large.c: candidates decided by classes, box points as
- * 64-bit offsets, supports streamed), which never lists its box: its limit is what a long
- * holds. The search (hf_search_check) allows it only where the search will be a large row. A support's
+ * uint32_t), except in a large row (src/search/large.c: candidates decided by classes, box points
+ * as 64-bit offsets, supports streamed), which never lists its box: its limit is what a long holds.
+ * The search (hf_search_check) allows it only where the search will be a large row. A support's
  * keys are distinct points of the box, so no support is larger either. */
 #define HF_SEARCH_BOX_MAX ((1L << 32) - 1)
 #define HF_SEARCH_LARGE_BOX_MAX LONG_MAX
