@@ -50,10 +50,9 @@ long hf_knob(hf_knob_t k, long dflt);
 /* Set a knob (tests, benchmarks, hf_control_from_env), or take its value back. */
 void hf_knob_set(hf_knob_t k, long value);
 void hf_knob_unset(hf_knob_t k);
-/* Every knob unset: the modules' defaults (the tests, between cases). */
-void hf_control_reset(void);
 
-/* The environment variables the program reads: id, name, what it says. */
+/* The environment variables the program reads as they are: id, name, what it says. The
+ * knobs' variables are the knob table's env column, read by hf_control_from_env. */
 #define HF_ENV_TABLE(X)                                                                            \
     X(MAX_MEMORY, "HEADFUSE_MAX_MEMORY", "the memory a rank may take (docs/cluster.md)")           \
     X(SLURM_CPUS_PER_TASK, "SLURM_CPUS_PER_TASK", "Slurm: cores of a task")                        \
@@ -63,16 +62,11 @@ void hf_control_reset(void);
     X(READ_GUARD, "HEADFUSE_READ_GUARD", "0: readers run in this process, not a forked child")     \
     X(READ_TIMEOUT, "HEADFUSE_READ_TIMEOUT", "seconds a guarded reader may take (0: no limit)")    \
     X(EXPECT_RANKS, "HF_EXPECT_RANKS", "the ranks a job expects (a wrong launch exits 7)")         \
-    X(FAIL_STATE_MOVE, "HEADFUSE_FAIL_STATE_MOVE", "the knob FAIL_STATE_MOVE")    \
     X(FAIL_H5_WRITE, "HEADFUSE_FAIL_H5_WRITE", "fault injection: the Nth store write fails")       \
     X(FAIL_ALLOC, "HEADFUSE_FAIL_ALLOC", "fault injection: the Nth allocation fails")              \
     X(FAULT_COUNT, "HEADFUSE_FAULT_COUNT", "print the fault points and stop checks at exit")       \
     X(FAULT_RANK, "HEADFUSE_FAULT_RANK", "the faults and the stop on this rank alone")             \
-    X(STOP_AT, "HEADFUSE_STOP_AT", "PHASE:N: a stop at the Nth check of a phase")                  \
-    X(LARGE_MIN_TERMS, "HEADFUSE_LARGE_MIN_TERMS", "the knob LARGE_MIN_TERMS")                     \
-    X(SUPPORTS_HOLD_MAX, "HEADFUSE_SUPPORTS_HOLD_MAX", "the knob SUPPORTS_HOLD_MAX")               \
-    X(CONE_SPLIT_PAIRS_MIN, "HF_CONE_SPLIT_PAIRS_MIN", "the knob CONE_SPLIT_PAIRS_MIN")            \
-    X(CONE_CELL_NEGATIVES, "HF_CONE_CELL_NEGATIVES", "the knob CONE_CELL_NEGATIVES")
+    X(STOP_AT, "HEADFUSE_STOP_AT", "PHASE:N: a stop at the Nth check of a phase")
 
 typedef enum {
 #define HF_ENV_ENUM(id, name, text) HF_ENV_##id,

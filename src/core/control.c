@@ -46,12 +46,6 @@ void hf_knob_unset(hf_knob_t k)
     knobs.set[k] = 0;
 }
 
-void hf_control_reset(void)
-{
-    for (int k = 0; k < HF_KNOB_COUNT; k++)
-        knobs.set[k] = 0;
-}
-
 const char *hf_env(hf_env_t v)
 {
     return getenv(env_names[v]);
