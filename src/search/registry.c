@@ -6,18 +6,13 @@
 
 #include "search/search_impl.h"
 
-static const hf_engine_ops_t *const engine_ops[] = {
-#define HF_ENGINE_OPS(code, name, prunes, ops, text) [code] = &ops,
-    HF_ENGINE_TABLE(HF_ENGINE_OPS)
-#undef HF_ENGINE_OPS
-};
-
 static const struct {
     const char *name, *text;
     int prunes;
+    const hf_engine_ops_t *ops;
 } engine_rows[] = {
-#define HF_ENGINE_ROW(code, ename, eprunes, ops, etext)                                            \
-    [code] = {.name = ename, .text = etext, .prunes = eprunes},
+#define HF_ENGINE_ROW(code, ename, eprunes, eops, etext)                                           \
+    [code] = {.name = ename, .text = etext, .prunes = eprunes, .ops = &eops},
     HF_ENGINE_TABLE(HF_ENGINE_ROW)
 #undef HF_ENGINE_ROW
 };
@@ -49,7 +44,7 @@ hf_engine_t hf_engine_reference(void)
 
 const hf_engine_ops_t *hf_engine_ops(hf_engine_t e)
 {
-    return known(e) ? engine_ops[e] : NULL;
+    return known(e) ? engine_rows[e].ops : NULL;
 }
 
 const char *hf_engine_name(hf_engine_t e)
@@ -69,13 +64,13 @@ const char *hf_engine_text(hf_engine_t e)
 
 int hf_engine_counts_unknowns(hf_engine_t e)
 {
-    return known(e) && engine_ops[e]->small_exact;
+    return known(e) && engine_rows[e].ops->small_exact;
 }
 
 int hf_engine_small_exact(hf_engine_t *out)
 {
     for (int e = 0; e < ENGINE_COUNT; e++)
-        if (engine_ops[e]->small_exact) {
+        if (engine_rows[e].ops->small_exact) {
             *out = (hf_engine_t)e;
             return 1;
         }
