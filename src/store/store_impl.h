@@ -222,6 +222,27 @@ hf_err_t hf_h5_dataset_dims(hid_t ds, int rank, const char *path, const char *wh
  * (by name), each of the same class and a size no larger (no truncation). */
 hf_err_t hf_h5_check_compound(hid_t file_type, hid_t expected, const char *path, const char *where);
 
+/* ---- RESULT.h5: the value and its validation (result.c), writer (result_write.c),
+ * reader (result_read.c) ---- */
+
+/* Format 2 added the rows' max_atoms, engine and lb_rule, the "infeasible" status and
+ * the job_text root attribute; format 3 the rows' m_star_dec (m* in decimal, exact beyond
+ * 64 bits); format 4 the witnesses as integers (weights and weighted_values, keys of the
+ * narrowest type, supports.c). Files of formats 1 to 3 are still read
+ * (docs/hdf5-format.md). */
+#define RESULT_FORMAT "headfuse-result-4"
+#define RESULT_FORMAT_3 "headfuse-result-3"
+#define RESULT_FORMAT_2 "headfuse-result-2"
+#define RESULT_FORMAT_1 "headfuse-result-1"
+#define RESULT_FORMAT_PREFIX "headfuse-result-"
+
+/* NULL when valid, else what is wrong: the name of a row's first bad field; supports that
+ * do not match their row (same d, and size m_star when there are any); a unit record of a
+ * table of nrows rows. The writer refuses what the reader would reject. */
+const char *hf_result_row_bad(const hf_row_t *w);
+const char *hf_result_supports_bad(const hf_supports_t *s, const hf_row_t *w);
+const char *hf_result_unit_bad(const hf_unit_record_t *u, long nrows);
+
 /* ---- supports' datasets (supports.c) ---- */
 
 /* The datasets keys, weights and weighted_values of s in row group g (copied from the file
