@@ -409,6 +409,28 @@ static void test_deal_idle_task(void)
     }
 }
 
+/* The idle task's outcome agreed after the deal (hf_sched_idle_agree): an error on any rank
+ * that ran it fails every rank, also when another rank ran it too and succeeded (the double
+ * run of two ranks that waited at once, set here by hand: a fault there once went unseen);
+ * a rank that did not run it adds nothing. */
+static void test_idle_agree(void)
+{
+    for (int fails = -1; fails < nranks; fails++) {
+        hf_sched_idle_t idle = {.run = idle_spin};
+        if (rank == 0 || rank == nranks - 1 || rank == fails) {
+            idle.ran = 1;
+            idle.status =
+                rank == fails ? hf_error(HF_ERR_NOMEM, "out of memory on rank %d", rank) : HF_OK;
+        }
+        hf_err_t e = hf_sched_idle_agree(MPI_COMM_WORLD, &idle);
+        CU_ASSERT_EQUAL(e, fails < 0 ? HF_OK : HF_ERR_NOMEM);
+        hf_error_clear();
+        /* one that ran it but did not fail: OK whatever the others that did not run it */
+        idle = (hf_sched_idle_t){.run = idle_spin, .ran = rank == fails, .status = HF_OK};
+        CU_ASSERT_EQUAL(hf_sched_idle_agree(MPI_COMM_WORLD, &idle), HF_OK);
+    }
+}
+
 /* A rank that fails in the middle of the round, or enters it failed: every rank returns
  * (none waits), that rank with its own error; no cell runs twice. */
 static void test_deal_failure_on_one_rank(void)
@@ -682,6 +704,7 @@ int hf_register_tests(void)
         {"deal: a failure on one rank ends the round on all", test_deal_failure_on_one_rank},
         {"deal: rounds smaller than the ranks", test_deal_small_rounds},
         {"deal: the idle task runs once, on rank 0 or the last", test_deal_idle_task},
+        {"deal: the idle task's error on any rank that ran it fails every rank", test_idle_agree},
         {"split preparation: the scheduler's result equals one process's",
          test_sched_split_same_result},
         {"split preparation: a stop on one rank stops all, prepared again",

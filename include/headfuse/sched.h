@@ -74,7 +74,8 @@ typedef struct {
  * nothing left to run and the last rank has reported nothing yet (rank 0 then answers
  * nobody until it is done). `ran` is then 1 on that rank and `status` what run returned;
  * `taken` says that rank 0 has it. Rarely both run it: run must give the same on every
- * rank. The caller runs it itself when no rank ran it during hf_sched_run. */
+ * rank, and hf_sched_idle_agree fails the run if it failed on either. The caller runs it
+ * itself when no rank ran it during hf_sched_run. */
 typedef struct {
     hf_err_t (*run)(void *ctx);
     void *ctx;
@@ -83,6 +84,11 @@ typedef struct {
 } hf_sched_idle_t;
 /* Run it here unless it ran already (ran = 1, status = what run returned). */
 void hf_sched_idle_run(hf_sched_idle_t *it);
+/* Collective, once every rank that runs it has: the error of any rank that ran it (the
+ * lowest such rank's message, headfuse/agree.h), else HF_OK. When two ranks ran it, an
+ * error on either fails the run although the other's result would serve: the outcome
+ * does not hang on which rank's result is taken, and a reached fault is never silent. */
+hf_err_t hf_sched_idle_agree(MPI_Comm comm, const hf_sched_idle_t *it);
 
 typedef struct {
     long first_m, last_m;        /* sizes to decide (inclusive) */

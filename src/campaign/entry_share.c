@@ -11,15 +11,17 @@
 #include "headfuse/stop.h"
 #include "headfuse/symmetry.h"
 
-/* The group from the rank that made it (status: what making it returned there) to every
- * rank: *grp is made on that rank, else *own, unpacked from its words. Collective. */
-static hf_err_t share_group(MPI_Comm comm, int owner, const hf_group_t *made, hf_err_t status,
-                            const hf_group_t **grp, hf_group_t **own)
+/* The group from the rank that made it (idle: the task that made it, on every rank) to
+ * every rank: *grp is made on that rank, else *own, unpacked from its words. It fails if
+ * making it failed on any rank that ran the task, the owner or rarely one more
+ * (hf_sched_idle_agree). Collective. */
+static hf_err_t share_group(MPI_Comm comm, int owner, const hf_group_t *made,
+                            const hf_sched_idle_t *idle, const hf_group_t **grp, hf_group_t **own)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    HF_TRY(hf_agree_all(comm, rank == owner ? status : HF_OK));
+    HF_TRY(hf_sched_idle_agree(comm, idle));
     if (size == 1) {
         *grp = made;
         return HF_OK;
@@ -148,7 +150,7 @@ hf_err_t hf_campaign_entry_share(hf_campaign_entry_ctx_t *x)
     hf_row_t *row = x->row;
     if (x->rank == x->owner)
         hf_sched_idle_run(&x->idle);
-    hf_err_t e = share_group(x->comm, x->owner, x->group, x->idle.status, &grp, &own);
+    hf_err_t e = share_group(x->comm, x->owner, x->group, &x->idle, &grp, &own);
     if (e == HF_OK) {
         row->group_order = hf_group_order(grp);
         const char *why = hf_group_unknown_reason(grp);

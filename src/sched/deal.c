@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headfuse/agree.h"
 #include "headfuse/sched.h"
 
 enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
@@ -473,6 +474,11 @@ void hf_sched_idle_run(hf_sched_idle_t *it)
         it->ran = 1;
         it->status = it->run(it->ctx); /* its time is not idle time */
     }
+}
+
+hf_err_t hf_sched_idle_agree(MPI_Comm comm, const hf_sched_idle_t *it)
+{
+    return hf_agree_all(comm, it->ran ? it->status : HF_OK);
 }
 
 /* Rank 0 takes the idle task if the last rank cannot have started it yet, and tells it. */
