@@ -19,46 +19,60 @@
 #define AUTO_CONE_UNKNOWNS_MAX 1024
 
 /* M - LB(T_-) - LB(T_+) for the limit targets of t along -e_{d-1} and +e_{d-1} (the layered
- * engine's bottom and top layers), last the largest size to try, or -1 when it cannot be
- * computed (an allocation failed: then the choice falls back on the unknowns alone). */
-static long layered_slack(const hf_target_t *t, long last)
+ * engine's bottom and top layers) into *slack, last the largest size to try, or -1 when a
+ * limit of the bounds leaves it unknown (then the choice falls back on the unknowns alone).
+ * Any other error (out of memory) is returned: a rank must not choose apart from the others
+ * because an allocation failed there. */
+static hf_err_t layered_slack(const hf_target_t *t, long last, long *slack)
 {
     int64_t w[HF_D_MAX] = {0};
     long lb[2] = {LONG_MAX, LONG_MAX};
     hf_target_t lim;
     fmpz_t x;
+    hf_err_t e = HF_OK;
     hf_target_init_empty(&lim);
     fmpz_init(x);
-    for (int side = 0; side < 2; side++) {
+    for (int side = 0; side < 2 && e == HF_OK; side++) {
         w[t->d - 1] = side ? 1 : -1;
-        if (hf_bounds_limit_target(t, w, &lim) != HF_OK || hf_bounds_lower(&lim, x) != HF_OK)
-            break;
-        lb[side] = fmpz_fits_si(x) ? fmpz_get_si(x) : LONG_MAX;
+        e = hf_bounds_limit_target(t, w, &lim);
+        if (e == HF_OK)
+            e = hf_bounds_lower(&lim, x);
+        if (e == HF_OK)
+            lb[side] = fmpz_fits_si(x) ? fmpz_get_si(x) : LONG_MAX;
     }
     fmpz_clear(x);
     hf_target_clear(&lim);
-    if (lb[0] == LONG_MAX || lb[1] == LONG_MAX) {
+    if (e == HF_ERR_LIMIT) {
         hf_error_clear();
-        return -1;
+        e = HF_OK;
     }
-    long slack = last - lb[0] - lb[1];
-    return slack > 0 ? slack : 0;
+    *slack = -1;
+    if (e == HF_OK && lb[0] != LONG_MAX && lb[1] != LONG_MAX) {
+        long sl = last - lb[0] - lb[1];
+        *slack = sl > 0 ? sl : 0;
+    }
+    return e;
 }
 
 /* auto's choice from the unknowns n of the cone and, between the two thresholds, the
  * layered engine's slack (last: the largest size to try). */
-static hf_engine_t auto_choice(const hf_target_t *t, long n, long last)
+static hf_err_t auto_choice(const hf_target_t *t, long n, long last, hf_engine_t *engine)
 {
+    long slack = 0;
     if (n <= HF_SEARCH_CONE_AUTO_MAX)
-        return HF_ENGINE_CONE;
-    if (n > AUTO_CONE_UNKNOWNS_MAX || t->d < 2)
-        return HF_ENGINE_LAYERED;
-    return layered_slack(t, last) > 0 ? HF_ENGINE_CONE : HF_ENGINE_LAYERED;
+        *engine = HF_ENGINE_CONE;
+    else if (n > AUTO_CONE_UNKNOWNS_MAX || t->d < 2)
+        *engine = HF_ENGINE_LAYERED;
+    else {
+        HF_TRY(layered_slack(t, last, &slack));
+        *engine = slack > 0 ? HF_ENGINE_CONE : HF_ENGINE_LAYERED;
+    }
+    return HF_OK;
 }
 
-static hf_engine_t auto_resolve(const hf_search_t *s)
+static hf_err_t auto_resolve(const hf_search_t *s, hf_engine_t *engine)
 {
-    return auto_choice(&s->t, hf_search_rbox_size(s->qext, s->d, s->span), s->last);
+    return auto_choice(&s->t, hf_search_rbox_size(s->qext, s->d, s->span), s->last, engine);
 }
 
 /* large_rows: when it resolves to the cone (large.c asks the cone's rule of auto's choice) */
@@ -93,6 +107,5 @@ hf_err_t hf_search_engine_planned(const hf_target_t *t, const hf_search_opts_t *
         fmpz_clear(ub);
         HF_TRY(e);
     }
-    *engine = auto_choice(t, n, last);
-    return HF_OK;
+    return auto_choice(t, n, last, engine);
 }

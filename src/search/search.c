@@ -202,8 +202,10 @@ hf_err_t hf_search_create_internal(const hf_target_t *t, int span, hf_engine_t e
      * no support, whatever the engine */
     if (prunes && hf_search_rbox_size(s->qext, s->d, span) == 0)
         s->last = s->first - 1;
-    if (s->ops->resolve)
-        s->ops = hf_engine_ops(engine = s->ops->resolve(s));
+    if (s->ops->resolve) {
+        HF_CHECK(err, s->ops->resolve(s, &engine), fail);
+        s->ops = hf_engine_ops(engine);
+    }
     if (s->large && !s->ops->large_rows) {
         /* auto chose another engine: an ordinary row after all, its box indexed in 32 bits */
         hf_search_large_destroy(s);

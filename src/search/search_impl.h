@@ -87,9 +87,10 @@ typedef struct {
  * Every operation but level and run may be NULL (then: nothing, one cell per unit,
  * "engine NAME", no counters of its own). Every candidate goes to hf_search_candidate. */
 typedef struct {
-    /* auto: the engine to use for this search (s holds the target, fraction, span and
-     * sizes); no other operation is set */
-    hf_engine_t (*resolve)(const hf_search_t *s);
+    /* auto: the engine to use for this search into *engine (s holds the target, fraction,
+     * span and sizes); an error (out of memory) fails the search rather than changing the
+     * choice, which every rank must make alike. No other operation is set. */
+    hf_err_t (*resolve)(const hf_search_t *s, hf_engine_t *engine);
     /* the engine's own state into s->data (mk says how s is being made) */
     hf_err_t (*create)(hf_search_t *s, const hf_search_make_t *mk);
     void (*destroy)(hf_search_t *s);
