@@ -198,7 +198,8 @@ static json_t *span_plan_json(const hf_report_span_t *r)
     json_t *pj = hf_report_plan_json(&r->plan);
     json_object_set_new(pj, "nodes", json_integer(lim->nodes));
     json_object_set_new(pj, "node_memory_bytes",
-                        lim->node_bytes > 0 ? json_real(lim->node_bytes) : json_null());
+                        lim->node_bytes > 0 ? json_integer((json_int_t)lim->node_bytes)
+                                            : json_null());
     json_object_set_new(pj, "node_memory_source", json_string(lim->node_source));
     json_object_set_new(pj, "node_fits", json_boolean(r->node_fits));
     json_object_set_new(pj, "node_checked", json_boolean(lim->node_check));

@@ -101,6 +101,13 @@ grep -q "^plan        time about [0-9]* s for the search on 64 rank(s) (cost mod
 run 0 "$HEADFUSE" target --family chain:d=15 --span 3 --ranks 64 --json
 [ "$(json_get "$(cat out.txt)" 'o["memory"]["plan"]["engine"], o["memory"]["plan"]["busy_ranks"]')" = "('cone', 64)" ] ||
   fail "target --json plan: $(cat out.txt)"
+# a node's memory is a whole number of bytes in both JSON outputs (it was a real in one)
+SLURM_MEM_PER_NODE=256000 run 0 "$HEADFUSE" target --family chain:d=15 --span 3 --ranks 64 --json
+[ "$(json_get "$(cat out.txt)" 'o["memory"]["plan"]["node_memory_bytes"]')" = 268435456000 ] ||
+  fail "target --json node_memory_bytes: $(cat out.txt)"
+SLURM_MEM_PER_NODE=256000 run 0 "$HEADFUSE" run c15.yaml --list --ranks 64 --json
+[ "$(json_get "$(cat out.txt)" 'o["node_memory_bytes"]')" = 268435456000 ] ||
+  fail "--list --json node_memory_bytes: $(cat out.txt)"
 echo "ok: headfuse target --span prints the plan"
 
 # a cone of more than 64 unknowns is warned of before it runs (issue 40, item 2): in the
