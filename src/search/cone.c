@@ -185,7 +185,7 @@ static hf_err_t cone_rows(hf_search_t *s, hf_cone_t *c, int *empty)
         reach_sift(&w, i);
     unsigned long polls = 0;
     while (w.nheap > 0) {
-        HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_ROWS), done);
+        HF_CHECK(err, hf_search_stop_every(&polls, 14, HF_STOP_ROWS), done);
         long k = reach_head(&w, heap[0]);
         _fmpz_vec_zero(row, n);
         /* every list whose head is k: unknown r meets Q's term pos[r] there */
@@ -677,7 +677,9 @@ static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ct
     st->sizes_bound = -1;
     w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
     w.sizes = 1;
-    hf_err_t err = w.in ? hf_stop_check(HF_STOP_SIZES) : HF_ERR_NOMEM;
+    hf_err_t err = !w.in                                             ? HF_ERR_NOMEM
+                   : hf_search_stop_asked(NULL, NULL, HF_STOP_SIZES) ? HF_ERR_INTERRUPTED
+                                                                     : HF_OK;
     for (long j = 0; err == HF_OK && !w.over && j < c->nrays && c->ssize[j] <= bound; j++) {
         const uint64_t *sj = c->supp + j * c->words;
         int root = 1; /* a ray whose support contains a smaller ray's is inside that tree */

@@ -137,7 +137,7 @@ static hf_err_t cls_scan(cls_t *T, const hf_search_t *s, const hf_fraction_t *f,
     uint64_t k, zb;
     long nh;
     while (err == HF_OK && (nh = hf_shifted_next(&w, &k, &zb)) > 0) {
-        HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_ROWS), done);
+        HF_CHECK(err, hf_search_stop_every(&polls, 14, HF_STOP_ROWS), done);
         /* every unknown r meets term t of polynomial p at k */
         for (long i = 0; i < nh; i++) {
             const hf_shifted_hit_t *h = w.hits + i;

@@ -30,9 +30,8 @@ typedef struct {
 static int dd_round_poll(void *vctx)
 {
     dd_round_t *rd = vctx;
-    if (rd->deal_poll && rd->deal_poll(rd->deal_poll_ctx))
-        return 1;
-    return rd->job.ctl->poll && rd->job.ctl->poll(rd->job.ctl->poll_ctx);
+    return hf_search_stop_asked(rd->deal_poll, rd->deal_poll_ctx, NULL) ||
+           hf_search_stop_asked(rd->job.ctl->poll, rd->job.ctl->poll_ctx, NULL);
 }
 
 static hf_err_t dd_round_run(void *vctx, long unit, int64_t lo, hf_search_range_t *range,

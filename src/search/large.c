@@ -315,7 +315,7 @@ static hf_err_t emit_slice(const hf_search_t *s, const hf_fraction_t *f, const f
     uint64_t k, zb;
     long nh;
     while (err == HF_OK && (nh = hf_shifted_next(&w, &k, &zb)) > 0) {
-        HF_CHECK(err, HF_STOP_EVERY(polls, 14, HF_STOP_WRITE), done);
+        HF_CHECK(err, hf_search_stop_every(&polls, 14, HF_STOP_WRITE), done);
         _fmpz_vec_zero(acc, dv + 1);
         for (long i = 0; i < nh; i++) {
             const hf_shifted_hit_t *h = w.hits + i;

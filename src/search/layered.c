@@ -295,7 +295,8 @@ static hf_err_t layered_visit(void *vctx, const long *combo, long *skip)
     assert(r >= 1 && c->t >= 2); /* middles exist only between two layers */
     uint32_t *mid = L->tmp + 2 * c->m;
     hf_run_t *run = c->run;
-    if (run->poll && ++run->visits % HF_SEARCH_VISIT_POLL_EVERY == 0 && run->poll(run->poll_ctx))
+    if (++run->visits % HF_SEARCH_VISIT_POLL_EVERY == 0 &&
+        hf_search_stop_asked(run->poll, run->poll_ctx, NULL))
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", c->m);
     if (c->check0) {
         int ok = 1;

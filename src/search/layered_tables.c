@@ -272,9 +272,8 @@ static int fs_poll(void *vctx)
 {
     fs_round_t *g = vctx;
     hf_search_t *owner = g->owner;
-    if (g->deal_poll && g->deal_poll(g->deal_poll_ctx))
-        return 1;
-    return hf_search_stop_asked(owner->level_poll, owner->level_poll_ctx, HF_STOP_TABLES);
+    return hf_search_stop_asked(g->deal_poll, g->deal_poll_ctx, NULL) ||
+           hf_search_stop_asked(owner->level_poll, owner->level_poll_ctx, HF_STOP_TABLES);
 }
 
 static hf_err_t fs_run_cells(void *vctx, long unit, int64_t lo, hf_search_range_t *range,

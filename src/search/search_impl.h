@@ -205,13 +205,24 @@ const hf_search_split_t *hf_search_split(const hf_search_t *s);
 
 /* Room for candidates of m points in the sink's scratch. */
 hf_err_t hf_search_scratch(hf_search_t *s, long m);
-/* The engines' one question whether to stop: the poll hook they were given (the
+/* The engines' one question whether to stop (nothing else in src/search calls a poll hook
+ * or core's stop check; py.code_shape checks it): the poll hook they were given (the
  * scheduler's: progress, and in a dealt step the other ranks' requests; NULL: none), then
- * core's stop flag for their phase (headfuse/stop.h; NULL: the hook alone, where the caller
- * of the hook checks the flag). Nonzero: stop now. */
+ * core's stop flag for their phase (headfuse/stop.h; NULL: the hook alone, where the
+ * caller of the hook checks the flag). Nonzero: stop now. */
 static inline int hf_search_stop_asked(hf_search_poll_fn poll, void *poll_ctx, const char *phase)
 {
     return (poll && poll(poll_ctx)) || (phase && hf_stop_check(phase) != HF_OK);
+}
+
+/* The same question for the loops of a preparation, which have no hook (the cone's rows, a
+ * large row's witness), asked at the first call of *counter (it starts at 0) and then
+ * every 2^k calls: HF_ERR_INTERRUPTED, core's message saying the phase, or HF_OK. */
+static inline hf_err_t hf_search_stop_every(unsigned long *counter, int k, const char *phase)
+{
+    if ((*counter)++ & ((1UL << k) - 1))
+        return HF_OK;
+    return hf_search_stop_asked(NULL, NULL, phase) ? HF_ERR_INTERRUPTED : HF_OK;
 }
 
 /* The candidate sink: every engine hands each candidate here, m distinct box points idx

@@ -52,7 +52,8 @@ static int sink_canonical(hf_search_t *s, long m, const uint32_t *idx)
 static hf_err_t sink_count(long m, hf_run_t *run)
 {
     run->nodes++;
-    if (run->poll && run->nodes % HF_SEARCH_POLL_EVERY == 0 && run->poll(run->poll_ctx))
+    if (run->nodes % HF_SEARCH_POLL_EVERY == 0 &&
+        hf_search_stop_asked(run->poll, run->poll_ctx, NULL))
         return hf_error(HF_ERR_INTERRUPTED, "search: size %ld: unit abandoned on request", m);
     return HF_OK;
 }

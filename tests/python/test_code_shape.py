@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The code's shape, checked (docs/architecture.md): the module layering (no include reaches
-backwards along the line), engine codes only in the engines and their registry, one file for
-rename() and one for getenv(), no mutable test globals, and the sizes (files, functions, cli).
+backwards along the line), engine codes only in the engines and their registry, the engines
+asking to stop one way, one file for rename() and one for getenv(), no mutable test globals,
+and the sizes (files, functions, cli).
 
 Run from anywhere: python3 tests/python/test_code_shape.py. Exit 0 when every rule holds; each
 broken rule is one line naming the file."""
@@ -186,6 +187,21 @@ class CodeShape(unittest.TestCase):
         for fn in ("rename", "getenv"):
             where = files_calling(fn)
             self.assertLessEqual(len(where), 1, f"{fn}() in more than one file: {where}")
+
+    def test_engines_ask_to_stop_one_way(self):
+        # in src/search only hf_search_stop_asked (search_impl.h) calls a poll hook or
+        # core's stop check: no hf_stop_check, no HF_STOP_EVERY, no hook called on its
+        # context (`poll(poll_ctx)`, `run->poll(run->poll_ctx)`, `deal_poll(...poll_ctx)`)
+        pats = [re.compile(r"\bhf_stop_check\s*\("), re.compile(r"\bHF_STOP_EVERY\s*\("),
+                re.compile(r"poll\s*\(\s*[\w>.\-]*poll_ctx\s*\)")]
+        bad = []
+        for p in sources(("src/search/*.c", "src/search/*.h")):
+            text = strip_comments(read(p))
+            if rel(p) == "src/search/search_impl.h":
+                text = re.sub(r"static inline int hf_search_stop_asked\(.*?\n}\n", "", text,
+                              flags=re.S)
+            bad += [f"{rel(p)}: {m.group(0)}" for pat in pats for m in pat.finditer(text)]
+        self.assertEqual(bad, [], "stop asked other than through hf_search_stop_asked")
 
     def test_engine_codes_in_engines_and_registry(self):
         rows = engine_table()
