@@ -69,12 +69,13 @@ typedef struct {
 } hf_sched_runner_t;
 
 /* A task that needs no other rank (the symmetry group, docs/architecture.md, "The idle task"):
- * in a run with several ranks it is run once, instead of waiting, by the first of two ranks
- * to wait in a round, as rank 0 alone decides: itself when it has nothing left to run and
- * the last rank has reported nothing yet (rank 0 then answers nobody until it is done),
- * else the last rank, told on its first report. `ran` is then 1 on that rank and `status`
- * what run returned; on rank 0 `taken` says it has been given (to rank 0 or the last). The
- * caller runs it itself when no rank ran it during hf_sched_run. */
+ * in a run with several ranks it is run, instead of waiting, by the first of two ranks to
+ * wait in a round: the last rank after it reported its first work, or rank 0 when it has
+ * nothing left to run and the last rank has reported nothing yet (rank 0 then answers
+ * nobody until it is done). `ran` is then 1 on that rank and `status` what run returned;
+ * `taken` says that rank 0 has it. Rarely both run it: run must give the same on every
+ * rank, and hf_sched_idle_agree fails the run if it failed on either. The caller runs it
+ * itself when no rank ran it during hf_sched_run. */
 typedef struct {
     hf_err_t (*run)(void *ctx);
     void *ctx;
@@ -84,10 +85,9 @@ typedef struct {
 /* Run it here unless it ran already (ran = 1, status = what run returned). */
 void hf_sched_idle_run(hf_sched_idle_t *it);
 /* Collective, once every rank that runs it has: the error of any rank that ran it (the
- * lowest such rank's message, headfuse/agree.h), else HF_OK; whichever rank that was,
- * every rank then knows. Were two ranks to run it (the deal once let both when they
- * waited together), an error on either would fail the run: a reached fault is never
- * silent. */
+ * lowest such rank's message, headfuse/agree.h), else HF_OK. When two ranks ran it, an
+ * error on either fails the run although the other's result would serve: the outcome
+ * does not hang on which rank's result is taken, and a reached fault is never silent. */
 hf_err_t hf_sched_idle_agree(MPI_Comm comm, const hf_sched_idle_t *it);
 
 typedef struct {

@@ -14,14 +14,16 @@
  *   to rank 0:   DONE (unit lo hi nodes found qa qb) | ABANDONED |
  *                STOLEN (unit mid hi, or qa qb) | NOSTEAL (unit; -1: between batches)
  *   from rank 0: BATCH qa qb | ITEM unit lo hi | NONE (the round is over for you) | STEAL |
- *                IDLE_RUN (to the last rank: run the idle task now)
+ *                IDLE_TAKEN (to the last rank: rank 0 runs the idle task)
  * A rank answers every STEAL once, while it runs (in its poll) or between batches, so at
  * the end of a round no message is left in flight. The idle task (hf_sched_idle_t) runs
- * at most once per split, and rank 0 alone decides where: on itself when it would park
- * before any report of the last rank came in, else on the last rank, which it tells with
- * IDLE_RUN on that rank's first report, before its answer to it (one tag, in order: the
- * last rank runs the task, then reads the answer). A rank that decides nothing cannot race
- * another: it never runs twice. A steal takes the upper half of the
+ * once per split, on the first of two ranks to wait: the last rank at its first wait
+ * (after it reported its work, before it reads rank 0's answer, which then waits), or rank
+ * 0 when it would park itself before any report of the last rank came in; rank 0 then
+ * first sends IDLE_TAKEN to the last rank, which runs it only if nothing from rank 0 is
+ * waiting to be read (else it reads on, and runs it at its next wait unless that was
+ * IDLE_TAKEN). Both may run it when the two happen together (each makes the same group;
+ * the caller takes one). A steal takes the upper half of the
  * batch's ranges not started yet, or, on the batch's last range, the upper half of its
  * cells not started yet. */
 #include <assert.h>
@@ -34,7 +36,7 @@
 
 enum { TAG_REQ = 101, TAG_ASSIGN = 102 };
 enum { TO_DONE, TO_ABANDONED, TO_STOLEN, TO_NOSTEAL };
-enum { FROM_BATCH, FROM_ITEM, FROM_NONE, FROM_STEAL, FROM_IDLE_RUN };
+enum { FROM_BATCH, FROM_ITEM, FROM_NONE, FROM_STEAL, FROM_IDLE_TAKEN };
 enum { MSG_LEN = 8 }; /* kind, unit, lo, hi, nodes, found, qa, qb */
 enum { W_IDLE, W_BUSY, W_GONE };
 
@@ -336,28 +338,13 @@ static void report(deal_t *D, const work_t *wk, long nodes, long found)
     }
 }
 
-/* The last rank's report (done: its work finished, not abandoned): on its first, the idle
- * task goes to it unless rank 0 has it, sent before the answer to the report, so that the
- * last rank runs it first. From here rank 0 never takes it. */
-static void idle_give(deal_t *D, int last, int done)
-{
-    hf_sched_idle_t *it = D->sp->idle;
-    int first = !D->sp->last_reported;
-    D->sp->last_reported = 1;
-    if (!first || !done || !it || it->ran || it->taken || D->stopping || D->err != HF_OK)
-        return;
-    it->taken = 1;
-    send_kind(D, last, TAG_ASSIGN, FROM_IDLE_RUN, -1);
-    D->sp->stats.coord_messages++;
-}
-
 static void handle(deal_t *D, const int64_t *msg, int r)
 {
     worker_t *w = D->w + r;
     work_t wk = {msg[6], msg[7], {(long)msg[1], msg[2], msg[3]}};
     D->sp->stats.coord_messages++;
     if (r == D->size - 1 && (msg[0] == TO_DONE || msg[0] == TO_ABANDONED))
-        idle_give(D, r, msg[0] == TO_DONE);
+        D->sp->last_reported = 1; /* from here it runs the idle task, or has */
     switch (msg[0]) {
     case TO_DONE:
         report(D, &wk, (long)msg[4], (long)msg[5]);
@@ -494,13 +481,18 @@ hf_err_t hf_sched_idle_agree(MPI_Comm comm, const hf_sched_idle_t *it)
     return hf_agree_all(comm, it->ran ? it->status : HF_OK);
 }
 
-/* Rank 0 takes the idle task when it would park and has given it to nobody yet. */
+/* Rank 0 takes the idle task if the last rank cannot have started it yet, and tells it. */
 static int idle_claim(deal_t *D)
 {
     hf_sched_idle_t *it = D->sp->idle;
+    int last = D->size - 1;
     if (!it || it->ran || it->taken || D->sp->last_reported || D->err != HF_OK)
         return 0;
     it->taken = 1;
+    if (work_index(D, last) < D->npart) { /* it takes part in this round: it reads the news */
+        send_kind(D, last, TAG_ASSIGN, FROM_IDLE_TAKEN, -1);
+        D->sp->stats.coord_messages++;
+    }
     return 1;
 }
 
@@ -551,6 +543,18 @@ static void answer_steal(deal_t *D)
     send_msg(D, 0, TAG_REQ, msg);
 }
 
+/* On the last rank: run the idle task at a wait, unless rank 0 took it. */
+static void worker_idle(deal_t *D)
+{
+    hf_sched_idle_t *it = D->sp->idle;
+    if (!it || it->ran || it->taken || D->rank != D->size - 1 || D->err != HF_OK)
+        return;
+    int flag = 0;
+    MPI_Iprobe(0, TAG_ASSIGN, D->sp->comm, &flag, MPI_STATUS_IGNORE);
+    if (!flag) /* IDLE_TAKEN, had it been sent, would be waiting here */
+        hf_sched_idle_run(D->sp->idle);
+}
+
 static int worker_poll(void *ctx)
 {
     deal_t *D = ctx;
@@ -563,8 +567,8 @@ static int worker_poll(void *ctx)
     if (flag) {
         int64_t msg[MSG_LEN];
         MPI_Recv(msg, MSG_LEN, MPI_INT64_T, 0, TAG_ASSIGN, D->sp->comm, MPI_STATUS_IGNORE);
-        if (msg[0] == FROM_IDLE_RUN) /* not expected while it runs: sent after a report */
-            hf_sched_idle_run(D->sp->idle);
+        if (msg[0] == FROM_IDLE_TAKEN)
+            D->sp->idle->taken = 1;
         else
             answer_steal(D); /* the only other message that comes unasked */
     }
@@ -599,6 +603,7 @@ static void work(deal_t *D)
     run_and_report(D, &wk);
     for (;;) {
         int64_t msg[MSG_LEN];
+        worker_idle(D);
         double t0 = MPI_Wtime();
         MPI_Recv(msg, MSG_LEN, MPI_INT64_T, 0, TAG_ASSIGN, D->sp->comm, MPI_STATUS_IGNORE);
         D->sp->stats.idle += MPI_Wtime() - t0;
@@ -608,8 +613,8 @@ static void work(deal_t *D)
         }
         if (msg[0] == FROM_NONE)
             return;
-        if (msg[0] == FROM_IDLE_RUN) { /* then the answer to its report */
-            hf_sched_idle_run(D->sp->idle);
+        if (msg[0] == FROM_IDLE_TAKEN) {
+            D->sp->idle->taken = 1;
             continue;
         }
         wk = (work_t){msg[0] == FROM_BATCH ? msg[6] : -1,
