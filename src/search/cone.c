@@ -677,9 +677,7 @@ static hf_err_t cone_sizes(hf_search_t *s, hf_search_poll_fn poll, void *poll_ct
     st->sizes_bound = -1;
     w.in = hf_calloc((size_t)(c->nrays ? c->nrays : 1), 1);
     w.sizes = 1;
-    hf_err_t err = !w.in                                             ? HF_ERR_NOMEM
-                   : hf_search_stop_asked(NULL, NULL, HF_STOP_SIZES) ? HF_ERR_INTERRUPTED
-                                                                     : HF_OK;
+    hf_err_t err = w.in ? hf_search_stop_flag(HF_STOP_SIZES) : HF_ERR_NOMEM;
     for (long j = 0; err == HF_OK && !w.over && j < c->nrays && c->ssize[j] <= bound; j++) {
         const uint64_t *sj = c->supp + j * c->words;
         int root = 1; /* a ray whose support contains a smaller ray's is inside that tree */

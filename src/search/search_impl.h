@@ -215,14 +215,19 @@ static inline int hf_search_stop_asked(hf_search_poll_fn poll, void *poll_ctx, c
     return (poll && poll(poll_ctx)) || (phase && hf_stop_check(phase) != HF_OK);
 }
 
-/* The same question for the loops of a preparation, which have no hook (the cone's rows, a
- * large row's witness), asked at the first call of *counter (it starts at 0) and then
- * every 2^k calls: HF_ERR_INTERRUPTED, core's message saying the phase, or HF_OK. */
+/* The same question of the flag alone, for the loops of a preparation, which have no hook
+ * (the cone's rows and sizes, a large row's witness): HF_ERR_INTERRUPTED, core's message
+ * saying the phase, or HF_OK. */
+static inline hf_err_t hf_search_stop_flag(const char *phase)
+{
+    return hf_search_stop_asked(NULL, NULL, phase) ? HF_ERR_INTERRUPTED : HF_OK;
+}
+
+/* hf_search_stop_flag for hot loops: asked at the first call of *counter (it starts at 0)
+ * and then every 2^k calls. */
 static inline hf_err_t hf_search_stop_every(unsigned long *counter, int k, const char *phase)
 {
-    if ((*counter)++ & ((1UL << k) - 1))
-        return HF_OK;
-    return hf_search_stop_asked(NULL, NULL, phase) ? HF_ERR_INTERRUPTED : HF_OK;
+    return ((*counter)++ & ((1UL << k) - 1)) ? HF_OK : hf_search_stop_flag(phase);
 }
 
 /* The candidate sink: every engine hands each candidate here, m distinct box points idx
