@@ -162,16 +162,22 @@ static hf_err_t load_done(MPI_Comm comm, int rank, const hf_campaign_cfg_t *cfg,
     return e;
 }
 
-/* Rank 0: this run's stamp, its shards' names (run-<stamp>-<pid>-r<rank>.h5): the entry's
- * second, or the next one free when a shard of this process with that stamp is in the
- * directory already (a later entry of the same process in the same second). */
+/* A shard's path: run-<stamp>-<pid>-r<rank>.h5 in dir (shards.c reads the names back). */
+static void shard_path(char *buf, size_t n, const char *dir, long long stamp, long long pid,
+                       int rank)
+{
+    snprintf(buf, n, "%s/run-%lld-%lld-r%03d.h5", dir, stamp, pid, rank);
+}
+
+/* Rank 0: this run's stamp, its shards' names: the entry's second, or the next one free
+ * when a shard of this process with that stamp is in the directory already (a later entry
+ * of the same process in the same second). */
 static long long shard_stamp(const hf_campaign_entry_ctx_t *x)
 {
     char path[4096];
     long long stamp = x->started;
     for (;; stamp++) {
-        snprintf(path, sizeof path, "%s/run-%lld-%lld-r000.h5", x->cfg->shard_dir, stamp,
-                 (long long)getpid());
+        shard_path(path, sizeof path, x->cfg->shard_dir, stamp, (long long)getpid(), 0);
         if (access(path, F_OK) != 0)
             return stamp;
     }
@@ -201,7 +207,6 @@ hf_err_t hf_campaign_entry_create(hf_campaign_entry_ctx_t *x)
     long long stamp[2] = {x->rank == 0 ? shard_stamp(x) : 0, (long long)getpid()};
     MPI_Bcast(stamp, 2, MPI_LONG_LONG, 0, x->comm);
     char path[4096];
-    snprintf(path, sizeof path, "%s/run-%lld-%lld-r%03d.h5", cfg->shard_dir, stamp[0], stamp[1],
-             x->rank);
+    shard_path(path, sizeof path, cfg->shard_dir, stamp[0], stamp[1], x->rank);
     return hf_agree_all(x->comm, hf_shard_create(path, x->fp, about, &x->shard));
 }
